@@ -1,0 +1,73 @@
+/**
+ * The toolkit's settings: one JSON file (`--config`, default `config/sandbox.json`) plus the
+ * environment. Every field is documented with its default; a bad value fails before any request.
+ * Credentials never live in the file: they come from the environment (names configurable).
+ */
+import { Schema } from "effect"
+
+const PositiveInt = Schema.Int.pipe(Schema.positive())
+const NonNegative = Schema.Number.pipe(Schema.nonNegative())
+
+export const ServiceSection = Schema.Struct({
+  /**
+   * `sandbox` (default): start the embedded sandbox in-process and use its URLs and credentials.
+   * `remote`: use `platformUrl` / `apiUrl` (or SVC_PLATFORM_URL / SVC_API_URL) and credentials from the environment.
+   */
+  target: Schema.optionalWith(Schema.Literal("sandbox", "remote"), { default: () => "sandbox" as const }),
+  /** Platform host base URL (env SVC_PLATFORM_URL wins). */
+  platformUrl: Schema.optional(Schema.String),
+  /** Token host base URL (env SVC_API_URL wins). */
+  apiUrl: Schema.optional(Schema.String),
+  /** Environment variable holding the platform API key. Default SVC_API_KEY. */
+  apiKeyEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_API_KEY" }),
+  /** Environment variable holding the token host e-mail. Default SVC_EMAIL. */
+  emailEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_EMAIL" }),
+  /** Environment variable holding the token host password. Default SVC_PASSWORD. */
+  passwordEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_PASSWORD" }),
+  /** Per-request timeout in milliseconds. Default 30000. */
+  timeoutMs: Schema.optionalWith(PositiveInt, { default: () => 30_000 })
+})
+
+export const BudgetSection = Schema.Struct({
+  /** Units one run may spend (run cap). Default 5000 (EUR 200). */
+  maxUnits: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 5000 }),
+  /** Units all runs may spend per UTC day, counted from the warehouse ledger. Default: no daily cap. */
+  dailyMaxUnits: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  /** Retries allowed per request made, plus `retryFloor`. Default 0.1. */
+  retryRatio: Schema.optionalWith(NonNegative, { default: () => 0.1 }),
+  /** Retries always allowed. Default 10. */
+  retryFloor: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 10 }),
+  /** Share of records that may fail their schema before the run fails. Default 0.05. */
+  maxRejectRatio: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 1)), { default: () => 0.05 }),
+  /** Units per call by operation, overriding the defaults (premises.search 40). */
+  costs: Schema.optionalWith(Schema.Record({ key: Schema.String, value: NonNegative }), { default: () => ({}) })
+})
+
+export const SandboxSection = Schema.Struct({
+  /** Seed of the sandbox's deterministic world. Default 42. */
+  seed: Schema.optionalWith(Schema.Int, { default: () => 42 }),
+  /** Properties in the sandbox world. Default 20000. */
+  properties: Schema.optionalWith(PositiveInt, { default: () => 20_000 })
+})
+
+export const PipelineEntry = Schema.Struct({
+  /** Parameters of the pipeline (checked by its own schema). */
+  params: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) })
+})
+
+export const Settings = Schema.Struct({
+  $schema: Schema.optional(Schema.String),
+  service: Schema.optionalWith(ServiceSection, { default: () => Schema.decodeSync(ServiceSection)({}) }),
+  /** DuckDB warehouse file. Default `data/warehouse.duckdb`. */
+  warehouse: Schema.optionalWith(Schema.String, { default: () => "data/warehouse.duckdb" }),
+  /** Output folder for Parquet, Arrow and the raw archive. Default `data`. */
+  output: Schema.optionalWith(Schema.String, { default: () => "data" }),
+  budget: Schema.optionalWith(BudgetSection, { default: () => Schema.decodeSync(BudgetSection)({}) }),
+  sandbox: Schema.optionalWith(SandboxSection, { default: () => Schema.decodeSync(SandboxSection)({}) }),
+  /** Per-pipeline parameters, by pipeline name. */
+  pipelines: Schema.optionalWith(Schema.Record({ key: Schema.String, value: PipelineEntry }), { default: () => ({}) }),
+  /** Named sets of pipelines (`nightly`). */
+  sets: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) }), { default: () => ({}) })
+}).annotations({ identifier: "Settings", description: "Settings of the estate-etl toolkit" })
+
+export type Settings = typeof Settings.Type

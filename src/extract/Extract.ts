@@ -1,0 +1,79 @@
+/**
+ * The extract interpreter: a source declaration and the checkpoints of the warehouse become one
+ * `Stream` of pages. A page carries its records, its slice's new position (the checkpoint) and
+ * what it cost.
+ */
+import { Effect, Option, Stream } from "effect"
+import type { Fetched, Slice, Source } from "./Source.js"
+
+export interface Checkpoint {
+  readonly key: string
+  readonly value: unknown
+  readonly done: boolean
+}
+
+export interface Page<R = unknown> {
+  readonly slice: string
+  /** Page number within the slice for this run (0-based). */
+  readonly seq: number
+  readonly fetched: Fetched<R>
+  readonly checkpoint: Checkpoint
+}
+
+/** How a run starts its slices. */
+export interface ExtractPlan {
+  /** `resume`: continue the unfinished run; `fresh`: a new run (incremental slices keep their watermark). */
+  readonly mode: "resume" | "fresh"
+  /** Saved positions by slice key. */
+  readonly positions: ReadonlyMap<string, { readonly value: unknown; readonly done: boolean }>
+  /** This machine's share of the slices: index in 0..count-1. */
+  readonly shard?: { readonly index: number; readonly count: number } | undefined
+}
+
+/** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
+export const shardOf = (key: string, count: number): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
+  return (h >>> 0) % count
+}
+
+/** The position a slice starts from, or none when it has nothing left in this run. */
+const startOf = (slice: Slice<any, any, any>, plan: ExtractPlan): Option.Option<unknown> => {
+  const saved = plan.positions.get(slice.key)
+  if (plan.mode === "resume" && saved) return saved.done ? Option.none() : Option.some(saved.value)
+  return Option.some(slice.pager.start(slice.pager.incremental ? (saved?.value as any) : undefined))
+}
+
+/** The slices of `source` for `params` that this run (and this shard) must walk, with their start. */
+export const activeSlices = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params: P, plan: ExtractPlan) =>
+  Effect.map(source.slices(params), (slices) =>
+    slices.flatMap((slice) => {
+      if (plan.shard && shardOf(slice.key, plan.shard.count) !== plan.shard.index) return []
+      return Option.match(startOf(slice, plan), { onNone: () => [], onSome: (start) => [{ slice, start }] })
+    }))
+
+const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>
+  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
+    state.finished
+      ? Effect.succeed(Option.none())
+      : Effect.map(slice.pager.fetch(state.position), (step) =>
+        Option.some([
+          {
+            slice: slice.key,
+            seq: state.seq,
+            fetched: step.fetched,
+            checkpoint: { key: slice.key, value: step.next, done: step.done }
+          },
+          { position: step.next, seq: state.seq + 1, finished: step.done }
+        ] as const)))
+
+/** The pages of a run, slices interleaved up to the source's concurrency. */
+export const extract = <P, R, E, Ctx>(
+  source: Source<P, R, E, Ctx>,
+  params: P,
+  plan: ExtractPlan
+): Stream.Stream<Page<R>, E, Ctx> =>
+  Stream.unwrap(Effect.map(activeSlices(source, params, plan), (active) =>
+    Stream.fromIterable(active).pipe(
+      Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: source.concurrency ?? 1 })
+    )))

@@ -1,0 +1,67 @@
+/**
+ * Source declarations: what a pipeline pulls, as data. One interpreter (`Extract.ts`) turns a
+ * source into a `Stream` of pages; a new source is a declaration, not new control flow.
+ *
+ * Every source is a set of *slices* (one for a single call or a plain paged source; one per key
+ * for a fan-out), each walked by a *pager* whose position is a small JSON value. The position
+ * after a committed page is that slice's checkpoint, so a crashed run resumes each slice where it
+ * stopped and skips the slices that finished.
+ */
+import type { Effect } from "effect"
+
+/** What one request brought back. */
+export interface Fetched<R = unknown> {
+  /** The records of the page (decoded later, per record, by the normaliser). */
+  readonly records: ReadonlyArray<R>
+  /** The raw response body, kept compressed in the raw archive for paid sources. */
+  readonly raw: string
+  /** Units the service charged for the call (0 on the token host). */
+  readonly units: number
+  /** Charges to enter in the ledger (request id, operation, units). */
+  readonly charges: ReadonlyArray<Charge>
+  /** Total matching records, when the service reports one (plans and progress). */
+  readonly total?: number | undefined
+  /** Whether the service answered "no content" (e.g. a time-series 204). */
+  readonly empty?: boolean | undefined
+}
+
+export interface Charge {
+  readonly requestId: string
+  readonly operation: string
+  readonly units: number
+  readonly at: string
+}
+
+/**
+ * Walks one slice: `fetch` gets the page at a position and says where the next one starts and
+ * whether the slice is finished. The returned position is the slice's checkpoint.
+ */
+export interface Pager<S = unknown, R = unknown, E = unknown, Ctx = never> {
+  /**
+   * The position to start from. `previous` is this slice's position left by the last *finished*
+   * run; incremental pagers (time windows) continue from it, the others start over.
+   */
+  readonly start: (previous: S | undefined) => S
+  readonly fetch: (position: S) => Effect.Effect<PagerStep<S, R>, E, Ctx>
+  /** Incremental pagers keep their last position across runs (a watermark). */
+  readonly incremental?: boolean
+}
+
+export interface PagerStep<S, R> {
+  readonly fetched: Fetched<R>
+  readonly next: S
+  readonly done: boolean
+}
+
+/** One unit of work with its own checkpoint. `key` is stable across runs (used by `--shard`). */
+export interface Slice<R = unknown, E = unknown, Ctx = never> {
+  readonly key: string
+  readonly pager: Pager<any, R, E, Ctx>
+}
+
+/** A whole source for given parameters: its slices and how many run at once. */
+export interface Source<P, R = unknown, E = unknown, Ctx = never> {
+  readonly slices: (params: P) => Effect.Effect<ReadonlyArray<Slice<R, E, Ctx>>, E, Ctx>
+  /** Slices fetched concurrently (fan-out width). Default 1. */
+  readonly concurrency?: number
+}

@@ -1,0 +1,46 @@
+/**
+ * Source constructors: a plain paged source (one slice), a fan-out over keys (one slice per key,
+ * fetched concurrently), and a fan-out whose keys are read from an earlier table.
+ */
+import { Context, Effect } from "effect"
+import type { Pager, Slice, Source } from "./Source.js"
+
+/** One slice walked by one pager (a single call, offset pages or a cursor). */
+export const paged = <P, R, E, Ctx>(pager: (params: P) => Pager<any, R, E, Ctx>): Source<P, R, E, Ctx> => ({
+  slices: (params) => Effect.succeed([{ key: "*", pager: pager(params) }]),
+  concurrency: 1
+})
+
+/**
+ * A fan-out: one slice per key (location id, place, target...), `concurrency` at a time.
+ * `key` names a slice in checkpoints and decides its shard, so it must be stable across runs.
+ */
+export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
+  readonly keys: (params: P) => Effect.Effect<ReadonlyArray<K>, E2, Ctx2> | ReadonlyArray<K>
+  readonly key: (k: K) => string
+  readonly pager: (k: K, params: P) => Pager<any, R, E, Ctx>
+  readonly concurrency: number
+}): Source<P, R, E | E2, Ctx | Ctx2> => ({
+  concurrency: options.concurrency,
+  slices: (params) => {
+    const keys = options.keys(params)
+    return Effect.map(Effect.isEffect(keys) ? keys : Effect.succeed(keys), (ks) =>
+      ks.map((k): Slice<R, E, Ctx> => ({ key: options.key(k), pager: options.pager(k, params) })))
+  }
+})
+
+/** Reads key values from a column of a table in the warehouse (a source fed by an earlier table). */
+export class TableKeys extends Context.Tag("TableKeys")<TableKeys, {
+  readonly read: (table: string, column: string) => Effect.Effect<ReadonlyArray<string>, Error>
+}>() {}
+
+/** Keys for a fan-out from `table.column` (distinct, ordered), optionally grouped in batches. */
+export const keysFromTable = (table: string, column: string): Effect.Effect<ReadonlyArray<string>, Error, TableKeys> =>
+  Effect.flatMap(TableKeys, (t) => t.read(table, column))
+
+/** Splits a list in batches of at most `size` (match-by-listings: 100; time series groups: 10). */
+export const batches = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}

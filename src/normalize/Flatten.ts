@@ -1,0 +1,80 @@
+/**
+ * Declares a table and its row mapping in one place: each column names its type and, when it is
+ * not the record's field of the same name, how to read it. The column list is compiled once;
+ * mapping a record is a tight loop over it (this runs for every record of a bulk load).
+ */
+import type { ColumnType, Disposition, Row, TableSpec } from "./Table.js"
+import { extra } from "./Values.js"
+
+type Value = string | number | bigint | boolean | null
+
+/** A column: its type, or its type and a reader. `!` after the type marks NOT NULL. */
+export type ColumnDef<R, C> = ColumnType | `${ColumnType}!` | readonly [ColumnType | `${ColumnType}!`, (record: R, ctx: C) => unknown]
+
+export interface FlatTable<R, C> {
+  readonly spec: TableSpec
+  /** The row of one record. */
+  readonly row: (record: R, ctx: C) => Row
+}
+
+const convert = (type: ColumnType, v: unknown): Value => {
+  if (v === undefined || v === null) return null
+  switch (type) {
+    case "JSON":
+      return JSON.stringify(v)
+    case "DATE":
+      return typeof v === "string" ? v.slice(0, 10) : null
+    case "BOOLEAN":
+      return typeof v === "boolean" ? v : null
+    case "DOUBLE":
+    case "BIGINT":
+    case "INTEGER":
+      return typeof v === "number" ? (Number.isFinite(v) ? v : null) : typeof v === "bigint" ? v : null
+    default:
+      return typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
+  }
+}
+
+/**
+ * `flatTable("plots", { id: "VARCHAR", lat: ["DOUBLE", (p) => p.coordinates?.lat] }, {...})`.
+ * With `extraOf`, an `extra` JSON column holds the record's fields no column or known key names.
+ */
+export const flatTable = <R, C = unknown>(
+  name: string,
+  columns: Record<string, ColumnDef<R, C>>,
+  options: {
+    readonly primaryKey?: ReadonlyArray<string>
+    readonly disposition: Disposition
+    readonly partitionBy?: ReadonlyArray<string>
+    /** Known field names of the record (its schema's fields): the rest goes to `extra`. */
+    readonly extraOf?: ReadonlyArray<string>
+  }
+): FlatTable<R, C> => {
+  const pk = new Set(options.primaryKey ?? [])
+  const compiled = Object.entries(columns).map(([col, def]) => {
+    const [typeText, read] = typeof def === "string" ? [def, undefined] : [def[0], def[1]]
+    const type = typeText.replace("!", "") as ColumnType
+    return { col, type, read, notNull: typeText.endsWith("!") || pk.has(col) }
+  })
+  const known = options.extraOf ? new Set([...options.extraOf, ...Object.keys(columns)]) : undefined
+  const spec: TableSpec = {
+    name,
+    columns: [
+      ...compiled.map((c) => ({ name: c.col, type: c.type, nullable: !c.notNull })),
+      ...(known ? [{ name: "extra", type: "JSON" as const, nullable: true }] : [])
+    ],
+    primaryKey: options.primaryKey ?? [],
+    disposition: options.disposition,
+    ...(options.partitionBy ? { partitionBy: options.partitionBy } : {})
+  }
+  const row = (record: R, ctx: C): Row => {
+    const out: Row = {}
+    for (let i = 0; i < compiled.length; i++) {
+      const c = compiled[i]!
+      out[c.col] = convert(c.type, c.read ? c.read(record, ctx) : (record as Record<string, unknown>)[c.col])
+    }
+    if (known) out.extra = extra(record as object, known)
+    return out
+  }
+  return { spec, row }
+}

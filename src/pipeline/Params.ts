@@ -1,0 +1,63 @@
+/**
+ * Parameters of a run: the settings file's `pipelines.<name>.params`, then `--param k=v`
+ * overrides, decoded by the pipeline's own schema. A bad value fails here, naming the field and
+ * what is allowed, before any request.
+ */
+import { Either, ParseResult, Schema } from "effect"
+import type { Pipeline } from "./Pipeline.js"
+import { InvalidInput } from "./RunError.js"
+
+/** `k=v` with `v` read as JSON when it parses (numbers, booleans, arrays), else as a string; `a.b=v` nests. */
+export const parseOverride = (text: string): Either.Either<readonly [Array<string>, unknown], InvalidInput> => {
+  const eq = text.indexOf("=")
+  if (eq <= 0) {
+    return Either.left(new InvalidInput({ field: "--param", detail: `expected key=value, got "${text}"` }))
+  }
+  const path = text.slice(0, eq).trim().split(".")
+  const raw = text.slice(eq + 1)
+  let value: unknown = raw
+  try {
+    value = JSON.parse(raw)
+  } catch {
+    // a plain string
+  }
+  return Either.right([path, value] as const)
+}
+
+const setPath = (target: Record<string, unknown>, path: ReadonlyArray<string>, value: unknown) => {
+  let node = target
+  path.slice(0, -1).forEach((k) => {
+    const child = node[k]
+    node = node[k] = typeof child === "object" && child !== null && !Array.isArray(child) ? { ...child } : {}
+  })
+  node[path[path.length - 1]!] = value
+}
+
+/** One line per problem: `<pipeline>.<path>: <what is allowed>`. */
+export const paramError = (pipeline: string, error: ParseResult.ParseError): InvalidInput => {
+  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
+  const first = issues[0]
+  const field = [pipeline, ...(first?.path ?? []).map(String)].join(".")
+  const detail = issues.map((i, n) => (n === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ")
+  return new InvalidInput({ field, detail: detail.replace(/\s+/g, " ") })
+}
+
+/** Decodes the parameters of `pipeline` from the settings' object and the overrides. */
+export const resolveParams = <P>(
+  pipeline: Pipeline<P>,
+  fromSettings: Record<string, unknown>,
+  overrides: ReadonlyArray<string>
+): Either.Either<P, InvalidInput> => {
+  const merged: Record<string, unknown> = { ...fromSettings }
+  for (const o of overrides) {
+    const parsed = parseOverride(o)
+    if (Either.isLeft(parsed)) return Either.left(parsed.left)
+    setPath(merged, parsed.right[0], parsed.right[1])
+  }
+  return Schema.decodeUnknownEither(pipeline.params, { errors: "all", onExcessProperty: "error" })(merged).pipe(
+    Either.mapLeft((e) => paramError(pipeline.name, e))
+  )
+}
+
+/** Parameters as stored in `_runs.params` and compared on resume. */
+export const encodeParams = <P>(pipeline: Pipeline<P>, params: P): unknown => Schema.encodeSync(pipeline.params)(params)

@@ -1,0 +1,61 @@
+/**
+ * The pipeline declaration: what a file under `pipelines/` exports. It says what to fetch (a
+ * source), how its parameters are checked, what it costs, which tables it lands in by which keys,
+ * and how a record becomes rows. No HTTP and no SQL: calls go through the typed host clients,
+ * rows through the warehouse.
+ */
+import type { Effect, Schema } from "effect"
+import type { Source } from "../extract/Source.js"
+import type { RecordMapping } from "../normalize/Normalizer.js"
+import type { TableSpec } from "../normalize/Table.js"
+
+/** What a page's rows may know about where they came from. */
+export interface PageContext {
+  readonly runId: string
+  /** The slice key (fan-out key, place...) the page belongs to. */
+  readonly slice: string
+  /** The run's extraction time (ISO), the same for every page of a run. */
+  readonly extractedAt: string
+}
+
+/** What a plan expects a run to do, before anything paid is called. */
+export interface PlanEstimate {
+  readonly requests: number
+  readonly pages: number
+  /** Records expected, when a free count exists. */
+  readonly records?: number | undefined
+  /** Whether the figures are exact (known page counts) or an upper bound / estimate. */
+  readonly exact: boolean
+  readonly note?: string | undefined
+}
+
+/**
+ * The cost model: which metered operation the pipeline's requests are, and how many requests a
+ * run makes. Units come from the cost table (settings, or the operation's default).
+ */
+export interface CostModel<P, E, Ctx> {
+  /** Operation name in the cost table, e.g. `plots.search`. */
+  readonly operation: string
+  readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E, Ctx>
+}
+
+export interface Pipeline<P = any, R = any, E = any, Ctx = any> {
+  /** CLI and table-prefix name, kebab-case (`plots-germany`). */
+  readonly name: string
+  readonly description: string
+  /** Which host it reads; the platform host is metered. */
+  readonly host: "platform" | "token"
+  /** Parameters: a schema from the settings' JSON (defaults filled in by the schema). */
+  readonly params: Schema.Schema<P, any>
+  readonly source: Source<P, unknown, E, Ctx>
+  readonly cost: CostModel<P, E, Ctx>
+  readonly tables: ReadonlyArray<TableSpec>
+  readonly records: RecordMapping<R, PageContext>
+  /** Keep each page's raw body compressed for `reload`. Default: on for the platform host. */
+  readonly archiveRaw?: boolean
+  /** Whether `--shard i/n` splits this pipeline (fan-out or sliced sources). */
+  readonly shardable?: boolean
+}
+
+/** Identity with inference: declares a pipeline with its types checked. */
+export const definePipeline = <P, R, E, Ctx>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> => pipeline

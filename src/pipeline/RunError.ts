@@ -1,0 +1,68 @@
+/**
+ * How a run ends when it does not finish, and the exit code each ending maps to.
+ * Documented exit codes: 0 done, 2 bad input, 3 budget or retry budget reached (resumable),
+ * 4 payment required, 5 authentication, 1 other.
+ */
+import { Data } from "effect"
+
+/** Bad parameters or settings: found before any request is sent or any unit spent. */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{
+  /** The field (dotted path) or option that is wrong, e.g. `plots-germany.params.limit`. */
+  readonly field: string
+  /** What is wrong and what is allowed, one line. */
+  readonly detail: string
+}> {
+  override get message() {
+    return `${this.field}: ${this.detail}`
+  }
+}
+
+/** The run failed for a reason that is not the input, a budget, payment or a credential. */
+export class RunFailed extends Data.TaggedError("RunFailed")<{
+  readonly reason: "RejectRatio" | "Service" | "Warehouse" | "Internal"
+  readonly pipeline: string
+  readonly runId?: string | undefined
+  readonly detail: string
+}> {
+  override get message() {
+    return `${this.pipeline}${this.runId ? ` (run ${this.runId})` : ""}: ${this.detail}`
+  }
+}
+
+export const ExitCode = {
+  Done: 0,
+  Other: 1,
+  BadInput: 2,
+  Budget: 3,
+  Payment: 4,
+  Authentication: 5
+} as const
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
+
+/** The exit code of an error by its tag (works for the service's and the warehouse's errors). */
+export const exitCodeOf = (error: unknown): ExitCode => {
+  const tag = typeof error === "object" && error !== null && "_tag" in error ? (error as { _tag: string })._tag : ""
+  switch (tag) {
+    case "InvalidInput":
+    case "RequestValidationError":
+      return ExitCode.BadInput
+    case "BudgetExhausted":
+      return ExitCode.Budget
+    case "PaymentRequired":
+      return ExitCode.Payment
+    case "AuthenticationFailed":
+      return ExitCode.Authentication
+    case "WarehouseError": {
+      const reason = (error as { reason?: string }).reason
+      return reason === "Locked" || reason === "Corrupt" || reason === "Foreign" ? ExitCode.BadInput : ExitCode.Other
+    }
+    default:
+      return ExitCode.Other
+  }
+}
+
+/** The `_runs.status` an ending leaves: paused runs resume, failed ones too (from their checkpoints). */
+export const statusOf = (error: unknown): "paused" | "failed" => {
+  const code = exitCodeOf(error)
+  return code === ExitCode.Budget || code === ExitCode.Payment ? "paused" : "failed"
+}
