@@ -1,0 +1,129 @@
+/**
+ * The one place where layers are wired: settings -> the service (the embedded sandbox, or the
+ * real hosts from configuration and the environment) -> host clients with their retry budget,
+ * pacing and cost guard -> the warehouse -> progress output.
+ *
+ * Pointing at the real service is a settings change (`service.target: "remote"`, URLs, and
+ * credentials in the environment), never a code change.
+ */
+import { NodeHttpClient } from "@effect/platform-node"
+import { Context, Effect, Layer, Option, Redacted } from "effect"
+import type { Settings } from "../config/Settings.js"
+import { TableKeys } from "../extract/Sources.js"
+import { Warehouse } from "../load/Warehouse.js"
+import { Progress } from "../pipeline/Progress.js"
+import { InvalidInput } from "../pipeline/RunError.js"
+import { SANDBOX_API_KEY, SANDBOX_USER } from "../sandbox/Credentials.js"
+import { Sandbox, type SandboxHandle } from "../sandbox/Sandbox.js"
+import { CostGuard } from "../service/CostGuard.js"
+import { PlatformClient } from "../service/PlatformClient.js"
+import { RetryBudget } from "../service/RetryBudget.js"
+import { ServiceSettings } from "../service/ServiceSettings.js"
+import { TokenClient } from "../service/TokenClient.js"
+
+export interface EnvironmentOptions {
+  readonly settings: Settings
+  /** Overrides `settings.warehouse`. */
+  readonly warehouse?: string | undefined
+  /** Overrides `settings.budget.maxUnits` (the cap of this invocation). */
+  readonly maxUnits?: number | undefined
+  readonly progress: Layer.Layer<Progress>
+  /** An already running sandbox to use instead of starting one (tests, `demo`). */
+  readonly sandbox?: SandboxHandle | undefined
+}
+
+/** The embedded sandbox of `target: "sandbox"`, started for the layer's scope. */
+export class EmbeddedSandbox extends Context.Tag("cli/EmbeddedSandbox")<EmbeddedSandbox, Option.Option<SandboxHandle>>() {}
+
+const today = () => `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
+
+const envOr = (name: string) => Option.fromNullable(process.env[name]).pipe(Option.filter((v) => v.length > 0))
+
+/** Service settings for the configured target; credentials only from the environment (or the sandbox). */
+const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandle>) =>
+  Effect.gen(function* () {
+    const s = settings.service
+    const base = {
+      requestTimeoutMs: s.timeoutMs,
+      retryBudgetRatio: settings.budget.retryRatio,
+      retryBudgetFloor: settings.budget.retryFloor,
+      unitCosts: settings.budget.costs
+    }
+    if (Option.isSome(sandbox)) {
+      return ServiceSettings.make({
+        ...base,
+        platformUrl: sandbox.value.platformUrl,
+        apiUrl: sandbox.value.apiUrl,
+        apiKey: Redacted.make(SANDBOX_API_KEY),
+        email: SANDBOX_USER.email,
+        password: Redacted.make(SANDBOX_USER.password)
+      })
+    }
+    const platformUrl = Option.orElse(envOr("SVC_PLATFORM_URL"), () => Option.fromNullable(s.platformUrl))
+    const apiUrl = Option.orElse(envOr("SVC_API_URL"), () => Option.fromNullable(s.apiUrl))
+    if (Option.isNone(platformUrl) || Option.isNone(apiUrl)) {
+      return yield* new InvalidInput({
+        field: "service.platformUrl / service.apiUrl",
+        detail: "a remote target needs both base URLs (settings, or SVC_PLATFORM_URL and SVC_API_URL)"
+      })
+    }
+    const apiKey = envOr(s.apiKeyEnv)
+    const email = envOr(s.emailEnv)
+    const password = envOr(s.passwordEnv)
+    return ServiceSettings.make({
+      ...base,
+      platformUrl: platformUrl.value,
+      apiUrl: apiUrl.value,
+      ...(Option.isSome(apiKey) ? { apiKey: Redacted.make(apiKey.value) } : {}),
+      ...(Option.isSome(email) ? { email: email.value } : {}),
+      ...(Option.isSome(password) ? { password: Redacted.make(password.value) } : {})
+    })
+  })
+
+/** Everything a run needs, for the scope of one CLI invocation (or one library call). */
+export const makeEnvironment = (options: EnvironmentOptions) => {
+  const { settings } = options
+  const sandboxLayer = Layer.scoped(
+    EmbeddedSandbox,
+    options.sandbox
+      ? Effect.succeed(Option.some(options.sandbox))
+      : settings.service.target === "sandbox"
+      ? Effect.map(Sandbox.start({ seed: settings.sandbox.seed, world: { properties: settings.sandbox.properties } }), Option.some)
+      : Effect.succeed(Option.none())
+  )
+  const settingsLayer = Layer.effect(ServiceSettings, Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb)))
+  const warehouseLayer = Warehouse.Default({ path: options.warehouse ?? settings.warehouse })
+  const guardLayer = Layer.effect(
+    CostGuard,
+    Effect.gen(function* () {
+      const warehouse = yield* Warehouse
+      const spentToday = yield* warehouse.unitsSpentSince(today())
+      const s = yield* ServiceSettings
+      const layer = CostGuard.layerRun({
+        runId: "cli",
+        maxUnits: options.maxUnits ?? settings.budget.maxUnits,
+        dailyUnits: settings.budget.dailyMaxUnits,
+        spentToday,
+        costs: s.unitCosts
+      })
+      return yield* Effect.provide(CostGuard, layer)
+    })
+  )
+  const tableKeys = Layer.effect(TableKeys, Effect.map(Warehouse, (w) => ({
+    read: (table: string, column: string) =>
+      w.query(`SELECT DISTINCT CAST("${column.replaceAll("\"", "")}" AS VARCHAR) AS k FROM "${table.replaceAll("\"", "")}" WHERE "${column.replaceAll("\"", "")}" IS NOT NULL ORDER BY 1`).pipe(
+        Effect.map((rows) => rows.map((r) => String(r.k))),
+        Effect.mapError((e) => new Error(e.message))
+      )
+  })))
+  const clients = Layer.mergeAll(PlatformClient.Default, TokenClient.Default).pipe(
+    Layer.provideMerge(guardLayer),
+    Layer.provideMerge(RetryBudget.Default),
+    Layer.provide(NodeHttpClient.layerUndici)
+  )
+  return Layer.mergeAll(clients, tableKeys, options.progress).pipe(
+    Layer.provideMerge(warehouseLayer),
+    Layer.provideMerge(settingsLayer),
+    Layer.provideMerge(sandboxLayer)
+  )
+}

@@ -1,0 +1,108 @@
+/**
+ * `run`: one or several pipelines or named sets. Every pipeline's parameters are checked before
+ * the first request; then each runs in turn against one warehouse, and a summary follows.
+ * Budget, payment and authentication endings stop the remaining pipelines (they would fail the
+ * same way); other failures let the rest run. The exit code is the first non-zero ending's.
+ */
+import { Effect, Either, Layer, Option } from "effect"
+import type { Settings } from "../config/Settings.js"
+import { resolveParams } from "../pipeline/Params.js"
+import type { Pipeline } from "../pipeline/Pipeline.js"
+import { Progress } from "../pipeline/Progress.js"
+import type { Registry } from "../pipeline/Registry.js"
+import { ExitCode } from "../pipeline/RunError.js"
+import { runPipeline, type RunSummary } from "../pipeline/Runner.js"
+import type { SandboxHandle } from "../sandbox/Sandbox.js"
+import { makeEnvironment } from "./Environment.js"
+import { eur, table } from "./Format.js"
+import type { Shard } from "./Shard.js"
+import { shardWarehouse } from "./Shard.js"
+import { exportTables } from "./ExportCommand.js"
+
+export interface RunOptions {
+  readonly names: ReadonlyArray<string>
+  readonly params: ReadonlyArray<string>
+  readonly maxUnits: Option.Option<number>
+  readonly untilCap: boolean
+  readonly fullRefresh: boolean
+  readonly shard: Option.Option<Shard>
+  readonly warehouse: Option.Option<string>
+  readonly export: Option.Option<"parquet" | "arrow">
+  readonly progress?: Layer.Layer<Progress> | undefined
+  readonly sandbox?: SandboxHandle | undefined
+}
+
+/** `--param name:key=value` applies to one pipeline; `--param key=value` to every one run. */
+const paramsFor = (pipeline: Pipeline, overrides: ReadonlyArray<string>) =>
+  overrides.flatMap((o) => {
+    const m = /^([a-z0-9-]+):(.*)$/.exec(o)
+    return m ? (m[1] === pipeline.name ? [m[2]!] : []) : [o]
+  })
+
+export const runCommand = (settings: Settings, registry: Registry, options: RunOptions) =>
+  Effect.gen(function* () {
+    const pipelines = yield* Either.match(registry.resolve(options.names), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const resolved: Array<{ pipeline: Pipeline; params: unknown }> = []
+    for (const pipeline of pipelines) {
+      const fromSettings = settings.pipelines[pipeline.name]?.params ?? {}
+      const params = yield* Either.match(resolveParams(pipeline, fromSettings, paramsFor(pipeline, options.params)), {
+        onLeft: Effect.fail,
+        onRight: Effect.succeed
+      })
+      resolved.push({ pipeline, params })
+    }
+    const shard = Option.getOrUndefined(options.shard)
+    const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
+    const env = makeEnvironment({
+      settings,
+      warehouse: path,
+      maxUnits: Option.getOrUndefined(options.maxUnits),
+      progress: options.progress ?? Progress.Auto,
+      sandbox: options.sandbox
+    })
+    return yield* Effect.gen(function* () {
+      const summaries: Array<RunSummary> = []
+      for (const { pipeline, params } of resolved) {
+        const summary = yield* runPipeline({
+          pipeline,
+          params,
+          fullRefresh: options.fullRefresh,
+          maxUnits: Option.getOrElse(options.maxUnits, () => settings.budget.maxUnits),
+          untilCap: options.untilCap,
+          shard: pipeline.shardable === false ? undefined : shard,
+          maxRejectRatio: settings.budget.maxRejectRatio,
+          costs: settings.budget.costs
+        })
+        summaries.push(summary)
+        const code = summary.exitCode
+        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication) break
+      }
+      if (Option.isSome(options.export)) {
+        yield* exportTables({ output: settings.output, format: options.export.value, tables: [] })
+      }
+      return summaries
+    }).pipe(Effect.provide(env))
+  })
+
+/** The end-of-run summary for people. */
+export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
+  Effect.sync(() => {
+    const rows = summaries.map((s) => ({
+      pipeline: s.pipeline,
+      status: s.status + (s.resumed ? " (resumed)" : ""),
+      pages: s.totals.pages,
+      rows: s.totals.rows,
+      rejects: s.totals.rejects,
+      requests: s.totals.requests,
+      retries: s.totals.retries,
+      units: s.totals.units,
+      planned: s.plan.units,
+      eur: eur(s.totals.units),
+      seconds: Math.round(s.totals.elapsedMs / 100) / 10
+    }))
+    process.stdout.write(table(rows) + "\n")
+    for (const s of summaries) if (s.error) process.stdout.write(`${s.pipeline}: ${s.error}\n`)
+  })
+
+export const exitCodeOfSummaries = (summaries: ReadonlyArray<RunSummary>): ExitCode =>
+  summaries.find((s) => s.exitCode !== ExitCode.Done)?.exitCode ?? ExitCode.Done

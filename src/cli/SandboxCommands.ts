@@ -1,0 +1,44 @@
+/**
+ * `sandbox`: serves both simulated hosts on fixed ports until stopped.
+ * `demo`: the nightly set end to end against an in-process sandbox: runs, exports Parquet and
+ * prints rows per table and units spent.
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { catalogue } from "../../pipelines/index.js"
+import { loadSettings } from "../config/loadSettings.js"
+import { Warehouse } from "../load/Warehouse.js"
+import { makeRegistry } from "../pipeline/Registry.js"
+import { serveSandbox } from "../sandbox/main.js"
+import { exitCode } from "./CliState.js"
+import { eur, table } from "./Format.js"
+import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
+
+const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
+
+export const sandboxCommand = Command.make("sandbox", {}, () => serveSandbox()).pipe(
+  Command.withDescription(
+    "Serve the sandbox's platform and token hosts on fixed ports (SANDBOX_PLATFORM_PORT=8701, SANDBOX_API_PORT=8702) until stopped. Example: estate-etl sandbox"
+  )
+)
+
+export const demoCommand = Command.make("demo", {
+  config,
+  set: Options.text("set").pipe(Options.withDefault("nightly"), Options.withDescription("Set to run (default nightly)"))
+}, (o) =>
+  Effect.gen(function* () {
+    const settings = yield* loadSettings(Option.getOrUndefined(o.config))
+    const summaries = yield* runCommand({ ...settings, service: { ...settings.service, target: "sandbox" } }, makeRegistry(catalogue, settings), {
+      names: [o.set], params: [], maxUnits: Option.none(), untilCap: false, fullRefresh: false,
+      shard: Option.none(), warehouse: Option.none(), export: Option.some("parquet")
+    })
+    yield* printSummaries(summaries)
+    const counts = yield* Effect.flatMap(Warehouse, (w) => w.tableCounts()).pipe(
+      Effect.provide(Warehouse.Default({ path: settings.warehouse }))
+    )
+    const units = summaries.reduce((s, r) => s + r.totals.units, 0)
+    process.stdout.write(`\n${table(Object.entries(counts).map(([t, rows]) => ({ table: t, rows })))}\n`)
+    process.stdout.write(`\nunits spent: ${units} (${eur(units)}); warehouse ${settings.warehouse}; Parquet under ${settings.output}/parquet\n`)
+    exitCode.value = exitCodeOfSummaries(summaries)
+  })
+).pipe(Command.withDescription("Run the nightly set against an in-process sandbox and print a summary. Example: make demo"))
