@@ -8,6 +8,12 @@ import type { Effect, Schema } from "effect"
 import type { Source } from "../extract/Source.js"
 import type { RecordMapping } from "../normalize/Normalizer.js"
 import type { TableSpec } from "../normalize/Table.js"
+import type { TableKeys } from "../extract/Sources.js"
+import type { PlatformClient } from "../service/PlatformClient.js"
+import type { TokenClient } from "../service/TokenClient.js"
+
+/** What a pipeline's source may use: the two host clients and keys read from earlier tables. */
+export type PipelineServices = PlatformClient | TokenClient | TableKeys
 
 /** What a page's rows may know about where they came from. */
 export interface PageContext {
@@ -39,7 +45,7 @@ export interface CostModel<P, E, Ctx> {
   readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E, Ctx>
 }
 
-export interface Pipeline<P = any, R = any, E = any, Ctx = any> {
+export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineServices = PipelineServices> {
   /** CLI and table-prefix name, kebab-case (`plots-germany`). */
   readonly name: string
   readonly description: string
@@ -58,4 +64,4 @@ export interface Pipeline<P = any, R = any, E = any, Ctx = any> {
 }
 
 /** Identity with inference: declares a pipeline with its types checked. */
-export const definePipeline = <P, R, E, Ctx>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> => pipeline
+export const definePipeline = <P, R, E, Ctx extends PipelineServices>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> => pipeline

@@ -1,0 +1,93 @@
+/**
+ * End-to-end harness for pipelines: a sandbox on ephemeral ports, a warehouse in a temp folder,
+ * and `run` / `query` that go through the same environment wiring as the CLI.
+ */
+import { Effect, Either, Layer } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { catalogue } from "../../pipelines/index.js"
+import { decodeSettings } from "../../src/config/loadSettings.js"
+import type { Settings } from "../../src/config/Settings.js"
+import { Warehouse } from "../../src/load/Warehouse.js"
+import { makeEnvironment } from "../../src/cli/Environment.js"
+import { resolveParams } from "../../src/pipeline/Params.js"
+import type { Pipeline } from "../../src/pipeline/Pipeline.js"
+import { Progress } from "../../src/pipeline/Progress.js"
+import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
+import type { SandboxOptions } from "../../src/sandbox/SandboxConfig.js"
+import { startTestSandbox } from "./sandbox.js"
+
+export interface HarnessOptions {
+  readonly sandbox?: SandboxOptions
+  /** Settings as in a config file (warehouse and output are set to the temp folder). */
+  readonly settings?: Record<string, unknown>
+}
+
+export interface RunOptions {
+  readonly params?: Record<string, unknown>
+  readonly overrides?: ReadonlyArray<string>
+  readonly maxUnits?: number
+  readonly untilCap?: boolean
+  readonly fullRefresh?: boolean
+  readonly shard?: { index: number; count: number }
+  readonly warehouse?: string
+}
+
+export const pipelineByName = (name: string): Pipeline => {
+  const p = catalogue.find((x) => x.name === name)
+  if (!p) throw new Error(`no pipeline ${name} in the catalogue`)
+  return p
+}
+
+export const makeHarness = async (options: HarnessOptions = {}) => {
+  const sandbox = await startTestSandbox(options.sandbox ?? {})
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-etl-"))
+  const decoded = decodeSettings({ ...options.settings, warehouse: path.join(dir, "warehouse.duckdb"), output: dir }, "test")
+  if (Either.isLeft(decoded)) throw new Error(decoded.left.message)
+  const settings: Settings = decoded.right
+
+  const env = (warehouse?: string, maxUnits?: number) =>
+    makeEnvironment({ settings, sandbox, progress: Progress.Silent, warehouse, maxUnits })
+
+  /** Runs a pipeline (by name or declaration) to its summary; errors before the run reject. */
+  const run = (pipeline: Pipeline | string, opts: RunOptions = {}): Promise<RunSummary> => {
+    const p = typeof pipeline === "string" ? pipelineByName(pipeline) : pipeline
+    const params = resolveParams(p, { ...settings.pipelines[p.name]?.params, ...opts.params }, opts.overrides ?? [])
+    if (Either.isLeft(params)) return Promise.reject(params.left)
+    return Effect.runPromise(
+      runPipeline({
+        pipeline: p,
+        params: params.right,
+        fullRefresh: opts.fullRefresh ?? false,
+        maxUnits: opts.maxUnits ?? settings.budget.maxUnits,
+        untilCap: opts.untilCap ?? false,
+        shard: opts.shard,
+        maxRejectRatio: settings.budget.maxRejectRatio,
+        costs: settings.budget.costs
+      }).pipe(Effect.provide(env(opts.warehouse, opts.maxUnits)), Effect.scoped)
+    )
+  }
+
+  /** Any effect needing the warehouse (and the clients), e.g. exports. */
+  const use = <A, E>(effect: Effect.Effect<A, E, any>, warehouse?: string): Promise<A> =>
+    Effect.runPromise(Effect.scoped(Effect.provide(effect, env(warehouse) as Layer.Layer<any, any, never>)) as Effect.Effect<A, E, never>)
+
+  /** SQL over the warehouse; rows as plain objects (BIGINT as number when safe). */
+  const query = (sql: string, warehouse?: string): Promise<Array<Record<string, unknown>>> =>
+    Effect.runPromise(
+      Effect.flatMap(Warehouse, (w) => w.query(sql)).pipe(
+        Effect.provide(Warehouse.Default({ path: warehouse ?? settings.warehouse })),
+        Effect.scoped
+      )
+    )
+
+  const close = async () => {
+    await sandbox.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+
+  return { sandbox, dir, settings, run, use, query, close }
+}
+
+export type Harness = Awaited<ReturnType<typeof makeHarness>>
