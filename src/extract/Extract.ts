@@ -67,6 +67,12 @@ const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream
           { position: step.next, seq: state.seq + 1, finished: step.done }
         ] as const)))
 
+/** How many slices a source walks at once for these parameters. */
+export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): number => {
+  const c = source.concurrency
+  return Math.max(1, typeof c === "function" ? c(params) : c ?? 1)
+}
+
 /** The pages of a run, slices interleaved up to the source's concurrency. */
 export const extract = <P, R, E, Ctx>(
   source: Source<P, R, E, Ctx>,
@@ -75,5 +81,5 @@ export const extract = <P, R, E, Ctx>(
 ): Stream.Stream<Page<R>, E, Ctx> =>
   Stream.unwrap(Effect.map(activeSlices(source, params, plan), (active) =>
     Stream.fromIterable(active).pipe(
-      Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: source.concurrency ?? 1 })
+      Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: concurrencyOf(source, params) })
     )))

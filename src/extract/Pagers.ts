@@ -35,20 +35,26 @@ export const offset = <R, E, Ctx>(options: {
 export interface CursorPosition {
   /** `null` before the first page; then the `next` URL the service returned. */
   readonly next: string | null
+  /** Pages read so far in this slice. */
+  readonly pages?: number
 }
 
-/** Cursor pages: a first call, then each `next` URL until there is none. */
+/** Cursor pages: a first call, then each `next` URL until there is none (or `maxPages` are read). */
 export const cursor = <R, E, Ctx>(options: {
   readonly first: () => Effect.Effect<Fetched<R> & { readonly next: string | null }, E, Ctx>
   readonly follow: (next: string) => Effect.Effect<Fetched<R> & { readonly next: string | null }, E, Ctx>
+  readonly maxPages?: number
 }): Pager<CursorPosition, R, E, Ctx> => ({
-  start: () => ({ next: null }),
+  start: () => ({ next: null, pages: 0 }),
   fetch: (pos) =>
-    Effect.map(pos.next === null ? options.first() : options.follow(pos.next), (page) => ({
-      fetched: page,
-      next: { next: page.next },
-      done: !page.next
-    }))
+    Effect.map(pos.next === null ? options.first() : options.follow(pos.next), (page) => {
+      const pages = (pos.pages ?? 0) + 1
+      return {
+        fetched: page,
+        next: { next: page.next, pages },
+        done: !page.next || (options.maxPages !== undefined && pages >= options.maxPages)
+      }
+    })
 })
 
 export interface WindowPosition {

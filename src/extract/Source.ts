@@ -62,6 +62,6 @@ export interface Slice<R = unknown, E = unknown, Ctx = never> {
 /** A whole source for given parameters: its slices and how many run at once. */
 export interface Source<P, R = unknown, E = unknown, Ctx = never> {
   readonly slices: (params: P) => Effect.Effect<ReadonlyArray<Slice<R, E, Ctx>>, E, Ctx>
-  /** Slices fetched concurrently (fan-out width). Default 1. */
-  readonly concurrency?: number
+  /** Slices fetched concurrently (fan-out width), fixed or from the parameters. Default 1. */
+  readonly concurrency?: number | ((params: P) => number)
 }

@@ -19,7 +19,7 @@ export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
   readonly keys: (params: P) => Effect.Effect<ReadonlyArray<K>, E2, Ctx2> | ReadonlyArray<K>
   readonly key: (k: K) => string
   readonly pager: (k: K, params: P) => Pager<any, R, E, Ctx>
-  readonly concurrency: number
+  readonly concurrency: number | ((params: P) => number)
 }): Source<P, R, E | E2, Ctx | Ctx2> => ({
   concurrency: options.concurrency,
   slices: (params) => {

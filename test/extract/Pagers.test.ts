@@ -55,7 +55,7 @@ describe("pagers", () => {
       }))
       const pages = yield* collect(extract(source, {}, { mode: "fresh", positions: new Map() }))
       expect(pages.flatMap((p) => p.fetched.records)).toEqual([1, 2, 3, 4])
-      expect(pages.map((p) => p.checkpoint.value)).toEqual([{ next: "n1" }, { next: "n2" }, { next: null }])
+      expect(pages.map((p) => p.checkpoint.value)).toEqual([{ next: "n1", pages: 1 }, { next: "n2", pages: 2 }, { next: null, pages: 3 }])
     }))
 
   it.effect("windows split until no read needs an offset past the cap, and keep a watermark", () =>

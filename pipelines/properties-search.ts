@@ -1,0 +1,60 @@
+/**
+ * properties-search: property search v1 or v2 (`POST /api/v{1,2}/properties/search`), following
+ * `next` (the same body POSTed to it). Lands `properties` with listings and histories.
+ */
+import { Effect, Schema } from "effect"
+import { cursor } from "../src/extract/Pagers.js"
+import { countOf, fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import { paged } from "../src/extract/Sources.js"
+import { propertyRows } from "../src/normalize/records/PropertyRows.js"
+import { definePipeline } from "../src/pipeline/Pipeline.js"
+import { Property } from "../src/service/schema/Property.js"
+import { PropertyType } from "../src/service/schema/Enums.js"
+import { TokenClient } from "../src/service/TokenClient.js"
+
+const Params = Schema.Struct({
+  /** Search version, 1 (offset links) or 2 (cursor links). Default 2. */
+  version: Schema.optionalWith(Schema.Literal(1, 2), { default: () => 2 as const }),
+  /** Assumed body (docs/ASSUMPTIONS.md): location ids, types, operation, price bounds. */
+  location_ids: Schema.optional(Schema.Array(Schema.Int.pipe(Schema.positive()))),
+  types: Schema.optional(Schema.Array(PropertyType)),
+  operation: Schema.optional(Schema.Literal("sale", "rent")),
+  min_price: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+  max_price: Schema.optional(Schema.Int.pipe(Schema.positive())),
+  /** Page size, 1 to 500 (Assumed token-host maximum). Default 200. */
+  pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 500)), { default: () => 200 }),
+  /** Bound of the plan. Default 100 pages. */
+  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 100 })
+})
+type Params = typeof Params.Type
+
+const rows = propertyRows()
+const bodyOf = (p: Params) => {
+  const { version: _v, pageSize, maxPages: _m, ...filters } = p
+  return { ...filters, limit: pageSize }
+}
+
+export default definePipeline({
+  name: "properties-search",
+  description: "Property search (v1 or v2) following next links, with listings and histories",
+  host: "token",
+  params: Params,
+  source: paged((p: Params) =>
+    cursor({
+      maxPages: p.maxPages,
+      first: () =>
+        Effect.flatMap(TokenClient, (c) => (p.version === 1 ? c.propertiesSearchV1(bodyOf(p)) : c.propertiesSearchV2(bodyOf(p)))).pipe(
+          Effect.map((r) => ({ ...fetchedOf(r, "properties_search", resultsOf(r.body), { total: countOf(r.body) }), next: nextOf(r.body) }))
+        ),
+      follow: (next) =>
+        Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(
+          Effect.map((r) => ({ ...fetchedOf(r, "properties_search", resultsOf(r.body), { total: countOf(r.body) }), next: nextOf(r.body) }))
+        )
+    })),
+  cost: {
+    operation: "properties_search",
+    estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize}` })
+  },
+  tables: rows.tables,
+  records: { table: rows.mainTable, schema: Property, toRows: rows.toRows }
+})
