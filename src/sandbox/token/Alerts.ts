@@ -1,0 +1,125 @@
+/**
+ * The legacy alerts family, `/api/v1/listing-alerts/...`: feeds of the current user (kept in
+ * memory per sandbox instance) and paginated alert reads over the world's alerts up to the
+ * sandbox clock's now.
+ *
+ * Assumed (docs/ASSUMPTIONS.md "Legacy feed"): create/update body `{name, filter}`; a feed is
+ * `{id, name, filter, created_at}`; list answers an array. Update takes the create body with
+ * every member optional; an absent member keeps its value. Create answers 200 (the spec's one
+ * 201 is given to the webhook family's create). Unknown feed ids, also non-numeric ones, are
+ * 404 `{errors: {id: [...]}}` on read, update and delete.
+ */
+import { Effect } from "effect"
+import { AlertOrderBy } from "../../service/schema/Enums.js"
+import type { SandboxContext } from "../SandboxContext.js"
+import { notFound } from "./Errors.js"
+import { type FeedFilter, applyOverrides, checkFeedFilter, checkFilterFields, toAlertQuery } from "./FeedFilter.js"
+import { type Handler, MAX_OFFSET, apiLink, jsonBody, ok, pathParam, query, readPage } from "./Http.js"
+import { Checker, isObject } from "./Validate.js"
+import type { Page } from "./Http.js"
+
+export interface LegacyFeed {
+  readonly id: number
+  readonly name: string
+  readonly filter: FeedFilter
+  readonly created_at: string
+}
+
+const READ_PARAMS = [
+  "order_by", "alert_date_from", "alert_date_to", "created_at_from", "created_at_to",
+  "created_at_with_photos_from", "created_at_with_photos_to", "alert_subtype"
+] as const
+
+export const makeAlertsHandlers = (ctx: SandboxContext) => {
+  const feeds = new Map<string, Map<number, LegacyFeed>>()
+  let serial = 0
+  const feedsOf = (owner: string) => {
+    let m = feeds.get(owner)
+    if (m === undefined) feeds.set(owner, (m = new Map()))
+    return m
+  }
+  const feedParam = (owner: string) =>
+    Effect.flatMap(pathParam("id"), (raw) => {
+      const feed = /^\d+$/.test(raw) ? feedsOf(owner).get(Number(raw)) : undefined
+      return feed === undefined ? Effect.fail(notFound("id", `Feed ${raw} not found.`)) : Effect.succeed(feed)
+    })
+
+  /** One page of the world's alerts under a filter, as the spec's envelope. */
+  const alertPage = (path: string, filter: FeedFilter, page: Page, orderBy: string | undefined, keep: Record<string, string>) => {
+    const { count, results } = ctx.world.alerts(toAlertQuery(filter, ctx.clock.now(), page, orderBy))
+    const drifted = ctx.driftRate.token > 0 ? results.map((a) => ctx.world.drift(a, "alert", ctx.driftRate.token)) : results
+    const { limit, offset } = page
+    const next = offset + limit < count && offset + limit <= MAX_OFFSET ? apiLink(ctx, path, { ...keep, limit, offset: offset + limit }) : null
+    const previous = offset > 0 ? apiLink(ctx, path, { ...keep, limit, offset: Math.max(0, offset - limit) }) : null
+    return { count, next, previous, results: drifted }
+  }
+
+  const checkFeedBody = (partial: boolean) =>
+    Effect.gen(function* () {
+      const body = yield* jsonBody()
+      const c = new Checker()
+      const obj = isObject(body) ? body : undefined
+      if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+      const name = c.string(obj, "name", ["body"], { required: !partial, minLength: 1 })
+      const filter = checkFeedFilter(c, obj, ["body"])
+      yield* c.result
+      return { name, filter }
+    })
+
+  return {
+    list: (owner: string): Handler => Effect.sync(() => ok([...feedsOf(owner).values()])),
+    create: (owner: string): Handler =>
+      Effect.gen(function* () {
+        const { name, filter } = yield* checkFeedBody(false)
+        serial += 1
+        const feed: LegacyFeed = { id: serial, name: name!, filter: filter ?? {}, created_at: new Date(ctx.clock.now()).toISOString() }
+        feedsOf(owner).set(feed.id, feed)
+        return ok(feed)
+      }),
+    update: (owner: string): Handler =>
+      Effect.gen(function* () {
+        const feed = yield* feedParam(owner)
+        const { name, filter } = yield* checkFeedBody(true)
+        const updated: LegacyFeed = { ...feed, name: name ?? feed.name, filter: filter ?? feed.filter }
+        feedsOf(owner).set(feed.id, updated)
+        return ok(updated)
+      }),
+    remove: (owner: string): Handler =>
+      Effect.gen(function* () {
+        const feed = yield* feedParam(owner)
+        feedsOf(owner).delete(feed.id)
+        return ok({ success: true })
+      }),
+    /**
+     * Alerts of a feed. `limit`/`offset` out of range (offset above 50000) are 422; the window
+     * parameters and `alert_subtype` override the feed filter, invalid values ignored (spec).
+     * Assumed: an unknown `order_by` is ignored too (default `-alert_date`).
+     */
+    read: (owner: string): Handler =>
+      Effect.gen(function* () {
+        const feed = yield* feedParam(owner)
+        const q = yield* query
+        const page = yield* readPage(q, "query")
+        const orderBy = (AlertOrderBy.values as ReadonlyArray<string>).includes(q.order_by ?? "") ? q.order_by : "-alert_date"
+        const keep = Object.fromEntries(READ_PARAMS.filter((k) => q[k] !== undefined).map((k) => [k, q[k]!]))
+        return ok(alertPage(`/api/v1/listing-alerts/feeds/${feed.id}`, applyOverrides(feed.filter, q), page, orderBy, keep))
+      }),
+    /**
+     * Assumed (docs/ASSUMPTIONS.md): body `{location_ids?, alert_subtypes?, alert_date_from?,
+     * alert_date_to?, created_at_from?, created_at_to?, limit?, offset?}` (also the other filter
+     * members); `next` carries `?limit=&offset=`, which win over the body's when present.
+     */
+    search: (_owner: string): Handler =>
+      Effect.gen(function* () {
+        const body = yield* jsonBody(false)
+        const c = new Checker()
+        const obj = body === undefined ? {} : isObject(body) ? body : undefined
+        if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        const filter = checkFilterFields(c, obj ?? {}, ["body"])
+        yield* c.result
+        const q = yield* query
+        const page = yield* readPage({ limit: q.limit ?? obj?.limit, offset: q.offset ?? obj?.offset }, q.limit !== undefined || q.offset !== undefined ? "query" : "body")
+        return ok(alertPage("/api/v1/listing-alerts/search", filter, page, "-alert_date", {}))
+      })
+  }
+}
