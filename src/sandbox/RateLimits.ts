@@ -1,0 +1,66 @@
+/**
+ * Per host, per credential fixed-window rate limits, reported with the IETF draft headers
+ * `RateLimit: "default";r=<remaining>;t=<seconds to reset>` and
+ * `RateLimit-Policy: "default";q=<quota>;w=<window seconds>`.
+ * Time is wall time plus the offset `control.advanceClock` adds, so tests move windows without sleeping.
+ */
+import { Schema } from "effect"
+
+/**
+ * Assumed (docs/ASSUMPTIONS.md): platform 20 requests/s, token host 50 requests/s.
+ * `quota: 0` disables limiting (no headers are sent then).
+ */
+export const RateLimitPolicy = Schema.Struct({
+  quota: Schema.Int.pipe(Schema.nonNegative()),
+  windowSeconds: Schema.Number.pipe(Schema.positive())
+})
+export type RateLimitPolicy = typeof RateLimitPolicy.Type
+
+export interface RateDecision {
+  readonly allowed: boolean
+  /** Header values; undefined when the policy is disabled. */
+  readonly headers: { readonly RateLimit: string; readonly "RateLimit-Policy": string } | undefined
+  /** Seconds until the window resets (for `Retry-After`). */
+  readonly resetSeconds: number
+}
+
+const ALLOW_NO_HEADERS: RateDecision = { allowed: true, headers: undefined, resetSeconds: 0 }
+
+/** Fixed-window counters of one host. */
+export class RateLimiterState {
+  private windows = new Map<string, { start: number; used: number }>()
+  constructor(public policy: RateLimitPolicy) {}
+
+  setPolicy(policy: RateLimitPolicy) {
+    this.policy = policy
+    this.windows.clear()
+  }
+
+  reset() {
+    this.windows.clear()
+  }
+
+  /** Counts one request of `partition` at `nowMs`. */
+  take(partition: string, nowMs: number): RateDecision {
+    const { quota, windowSeconds } = this.policy
+    if (quota <= 0) return ALLOW_NO_HEADERS
+    const wMs = windowSeconds * 1000
+    const start = Math.floor(nowMs / wMs) * wMs
+    let w = this.windows.get(partition)
+    if (w === undefined || w.start !== start) {
+      w = { start, used: 0 }
+      this.windows.set(partition, w)
+    }
+    const allowed = w.used < quota
+    if (allowed) w.used++
+    const resetSeconds = Math.max(1, Math.ceil((start + wMs - nowMs) / 1000))
+    return {
+      allowed,
+      resetSeconds,
+      headers: {
+        RateLimit: `"default";r=${quota - w.used};t=${resetSeconds}`,
+        "RateLimit-Policy": `"default";q=${quota};w=${windowSeconds}`
+      }
+    }
+  }
+}
