@@ -77,7 +77,7 @@ export interface SandboxContext {
   readonly tokenEpoch: { value: number }
   /**
    * Share (0..1) of drifted records: a record whose fields drift from the spec (a number sent as
-   * a string, a renamed field). Decided per record by `world.drift(kind, id)`; hosts apply it.
+   * a string, a renamed field). Decided per record by `world.drift(record, kind, rate)` (or `world.isDrifted(kind, id, rate)`); hosts apply it.
    */
   readonly driftRate: { platform: number; token: number }
 }

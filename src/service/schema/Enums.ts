@@ -58,6 +58,7 @@ export const TIME_SERIES_TYPE_GROUPS: Record<string, ReadonlyArray<TimeSeriesTyp
 /** Group names that appear on results (`type_group`). */
 export const RESULT_GROUPS = ["apartment", "house", "investment", "plot", "other"] as const
 export type ResultGroup = (typeof RESULT_GROUPS)[number]
+export const ResultGroup = Schema.Literal(...RESULT_GROUPS)
 
 /** The group a type belongs to (first match in TYPE_GROUPS). */
 export const groupOf = (type: string): TypeGroup | undefined =>
@@ -142,3 +143,13 @@ export const AlertOrderBy = lit([
 ])
 /** Smart link languages and components. */
 export const SmartLinkLanguage = lit(["en", "fr", "it", "pt", "es", "de"])
+export const SmartLinkComponent = lit([
+  "price", "days_on_market", "price_change", "sources", "history", "location_intelligence", "comparables",
+  "valuation", "market_analytics"
+])
+
+/** Premises search page size cap (spec: `limit` at most 200). */
+export const PREMISES_MAX_LIMIT = 200
+/** Assumed (docs/ASSUMPTIONS.md): the 16 countries. Seller leads cover the first six of the spec's list. */
+export const COUNTRIES = ["ES", "PT", "FR", "IT", "DE", "GR", "AD", "GB", "NL", "BE", "AT", "CH", "IE", "PL", "HR", "CY"] as const
+export const SELLER_LEAD_COUNTRIES = ["ES", "FR", "IT", "DE", "GR", "AD"] as const
