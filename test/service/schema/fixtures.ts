@@ -1,0 +1,190 @@
+/**
+ * Sample bodies built from the spec's field lists (and docs/ASSUMPTIONS.md where the spec
+ * shows no shape). Every field the spec names is present, with a value of its declared type.
+ */
+export const location = (id: number, level = "municipality") => ({
+  location_id: id,
+  name: `Place ${id}`,
+  administrative_level: level,
+  zip_codes: ["28001"]
+})
+
+export const features = {
+  floor: "middle",
+  orientation: "exterior",
+  view: "city",
+  views: ["city", "park"],
+  direction: "south",
+  directions: ["south", "east"],
+  characteristics: ["balcony", "elevator"]
+}
+
+export const contactsInfo = { name: null, email: "agent@example.com", phone: "+34 600 000 000" }
+
+export const listing = (id: number) => ({
+  listing_id: id,
+  total_area: 90,
+  plot_area: 0,
+  terrace_area: 8,
+  bedrooms: 2,
+  bathrooms: 1,
+  rooms: 3,
+  sale_status: "active",
+  sale_currency: "EUR",
+  sale_price: 250000,
+  sale_price_base: 250000,
+  rent_status: "none",
+  rent_currency: null,
+  rent_price: null,
+  rent_price_base: null,
+  agency_legal_id: null,
+  agency: "Agency One",
+  listing_url: `https://portal.example/listing/${id}`,
+  listing_old_url: null,
+  description: "Bright flat",
+  listing_uid: `uid-${id}`,
+  construction_year: 1998,
+  source_name: "portal.example",
+  contacts_info: contactsInfo,
+  energy_certificate: "B",
+  energy_rating: "B",
+  heating_type: "gas",
+  ceiling_label: null,
+  commission: null,
+  min_rent_area: null,
+  companies: [{ name: "Agency One", casafari_connect_on: false }],
+  created_at: "2025-03-01",
+  floor_number: 2,
+  is_private: false,
+  casafari_connect: false,
+  thumbnails: ["https://img.example/t.jpg"],
+  pictures: ["https://img.example/p.jpg"],
+  ref_numbers: ["REF-1"],
+  is_private_property: false,
+  is_auction_property: false,
+  is_bank_property: false
+})
+
+export const property = (id: number) => ({
+  property_id: id,
+  primary_listing_id: id * 10,
+  type: "apartment",
+  type_group: "apartment",
+  operations: ["sale"],
+  property_url: `https://app.example/property/${id}`,
+  changed_at: "2025-06-01",
+  location: location(3),
+  locations_structure: [location(3), location(2, "region"), location(1, "country")],
+  coordinates: { latitude: 40.4, longitude: -3.7 },
+  address: "Calle Mayor 1",
+  zip_code: "28001",
+  distance: null,
+  total_area: 90,
+  living_area: 85,
+  plot_area: 0,
+  terrace_area: 8,
+  bathrooms: 1,
+  bedrooms: 2,
+  rooms: 3,
+  construction_year: 1998,
+  number_of_parkings: null,
+  floor_number: -1,
+  description: "Bright flat",
+  condition: "used",
+  features,
+  is_private_property: false,
+  is_auction_property: false,
+  is_bank_property: false,
+  sale_status: "active",
+  sale_currency: "EUR",
+  sale_price: 250000,
+  sale_price_base: 250000,
+  sale_price_per_sqm: 2777.78,
+  sale_price_per_sqm_base: 2777.78,
+  rent_status: "none",
+  rent_currency: null,
+  rent_price: null,
+  rent_price_base: null,
+  rent_price_per_sqm: null,
+  rent_price_per_sqm_base: null,
+  rent_period: "none",
+  sale_time_on_market: { date_start: "2025-03-01", date_end: "2025-06-01", days_on_market: 92, has_untracked_period: false },
+  rent_time_on_market: null,
+  sale_price_history: [{ date_start: "2025-05-01", date_end: "2025-06-01", sale_price_old: 260000, sale_price_new: 250000 }],
+  rent_price_history: [],
+  sale_status_history: [{ date_start: "2025-03-01", date_end: "2025-06-01", sale_status_old: "none", sale_status_new: "active" }],
+  rent_status_history: [],
+  history: [{ sale_price: 260000, sale_currency: "EUR", rent_price: null, rent_currency: null, changed_at: "2025-03-01" }],
+  sale_price_last_change: { change_date: "2025-05-01", old_value: 260000, new_value: 250000 },
+  rent_price_last_change: null,
+  listings: [listing(id * 10), listing(id * 10 + 1)],
+  thumbnails: ["https://img.example/t.jpg"]
+})
+
+export const propertyEnvelope = (id: number) => ({ count: 1, next: null, previous: null, results: property(id) })
+
+export const alert = (id: number) => ({
+  alert_id: id,
+  listing_id: 10,
+  ref: "REF-1",
+  alert_type: "sale_price",
+  alert_subtype: "price_down",
+  old_value: "260000",
+  new_value: "250000",
+  alert_date: "2025-05-01",
+  alert_date_and_time: "2025-05-01T10:00:00Z",
+  property_url: "https://app.example/property/1",
+  listing_url: "https://portal.example/listing/10",
+  listing_old_url: null,
+  listing_uid: "uid-10",
+  property_id: 1,
+  title: "Flat in Madrid",
+  type: "apartment",
+  type_group: "apartment",
+  location: location(3),
+  locations_structure: [location(3), location(1, "country")],
+  address: "Calle Mayor 1",
+  zip_code: "28001",
+  cadastral_reference: null,
+  coordinates: { latitude: 40.4, longitude: -3.7 },
+  condition: "used",
+  contacts_info: contactsInfo,
+  total_area: 90, living_area: 85, plot_area: 0, terrace_area: 8, bedrooms: 2, rooms: 3, bathrooms: 1,
+  construction_year: 1998,
+  features,
+  operations: ["sale"],
+  is_bank_property: false, is_auction_property: false, is_new_development_property: false, is_private_property: false,
+  sale_status: "active", sale_currency: "EUR", sale_price_base: 250000, sale_price: 250000,
+  sale_price_per_sqm: 2777.78, sale_price_per_sqm_base: 2777.78,
+  rent_status: "none", rent_currency: null, rent_price_base: null, rent_price: null,
+  rent_price_per_sqm: null, rent_price_per_sqm_base: null, rent_period: "none",
+  agency_legal_id: null, agency: "Agency One", agent: null, source_name: "portal.example", description: "Bright flat",
+  thumbnails: [], pictures: [],
+  created_at: "2025-05-01T10:00:00Z", created_at_with_photos: null, updated_at: "2025-05-01T10:05:00Z",
+  energy_certificate: "B", energy_rating: "B", heating_type: null, available_from: null, available_to: null
+})
+
+export const plotResult = {
+  id: "plot_1",
+  title: "Gewerbegrundstück",
+  plot_type: "building_plot",
+  country: "de", region: "Bayern", municipality: "München", zipcode: "80331",
+  location_precision: "approximate",
+  coordinates: { lat: 48.1, lon: 11.5, precision: "zipcode" },
+  for_sale: true, for_rent: false,
+  sale_eur: 1200000, rent_eur_month: null, plot_area_m2: 3000, sale_eur_per_m2: 400,
+  commercial_use: {
+    level: "zoned_commercial", meaning: "class GE stated", evidence: "im Gewerbegebiet (GE)", facts_read: true,
+    zoning_source: "Bebauungsplan"
+  },
+  facts_from_text: { zoning_class: "GE", serviced: true },
+  excerpt: "Voll erschlossen",
+  agency: { name: "Makler A", listing_url: "https://portal.example/p/1" },
+  agency_links: [{ name: "Makler B", listing_url: "https://portal.example/p/2" }]
+}
+
+export const sourcingProperty = {
+  id: "prop_1", property_id: 1, country: "ES", location_id: 3, location_name: "Madrid", type: "apartment",
+  type_group: "apartment", operation: "sale", price_eur: 250000, area_m2: 90, bedrooms: 2, latitude: 40.4,
+  longitude: -3.7, listings_count: 2, agencies: ["Agency One"], updated_at: "2025-06-01T00:00:00Z"
+}
