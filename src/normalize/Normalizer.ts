@@ -3,7 +3,8 @@
  * into rows of its table and child tables. A record that fails its schema becomes a `_rejects`
  * row with the reason and the raw JSON; the page goes on.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, type Schema } from "effect"
+import { makeRecordDecoder } from "../service/schema/FastDecode.js"
 import type { Row, Rows } from "./Table.js"
 
 export interface Reject {
@@ -36,7 +37,8 @@ export const describeParseError = (error: ParseResult.ParseError): string =>
     .join("; ")
 
 export const makeNormalizer = <R, Ctx>(mapping: RecordMapping<R, Ctx>) => {
-  const decode = Schema.decodeUnknownEither(mapping.schema, { errors: "all", onExcessProperty: "preserve" })
+  // checks compiled once from the schema; a failing record gets Effect's own ParseError
+  const decode = makeRecordDecoder(mapping.schema)
   return (records: ReadonlyArray<unknown>, ctx: Ctx): Normalized => {
     const rows = new Map<string, Array<Row>>()
     const rejects: Array<Reject> = []

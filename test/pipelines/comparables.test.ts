@@ -36,7 +36,7 @@ describe("comparables", () => {
         location_boundary: { circle: { distance: 25, target_point: { coordinates: { latitude: t.latitude, longitude: t.longitude } } } }
       } as never, h.sandbox.context.clock.now())
       const rows = await h.query(`SELECT property_id FROM comparables WHERE target_id = '${t.id}' ORDER BY rank`)
-      const expected = "results" in truth ? (truth as { results: Array<{ property_id: number }> }).results.map((r) => r.property_id) : []
+      const expected = "results" in truth ? (truth as unknown as { results: Array<{ property_id: number }> }).results.map((r) => r.property_id) : []
       expect(expected.length).toBeGreaterThan(0)
       expect(rows.map((r) => r.property_id)).toEqual(expected)
       const [v] = await h.query(`SELECT count(*) AS n FROM valuations WHERE target_id = '${t.id}'`)

@@ -1,0 +1,119 @@
+/**
+ * The token host's alert record as rows: `alerts` (one row per alert, every field of the
+ * record, merged by `alert_id`, partitioned by country) and `alert_feed_links` (which legacy
+ * feed delivered which alert; an alert can match several feeds). Used by `alerts` (feed reads)
+ * and `alerts-search`.
+ */
+import type { PageContext } from "../../pipeline/Pipeline.js"
+import { Alert } from "../../service/schema/Alert.js"
+import { flatTable } from "../Flatten.js"
+import type { Rows } from "../Table.js"
+
+type Ctx = PageContext
+
+/** The country of an alert: the top (last) node of its `locations_structure`, by name. */
+const countryOf = (a: Alert) => {
+  const s = a.locations_structure
+  return s && s.length > 0 ? s[s.length - 1]!.name : null
+}
+
+export const alertsTable = flatTable<Alert, Ctx>("alerts", {
+  alert_id: "BIGINT",
+  listing_id: "BIGINT",
+  ref: "VARCHAR",
+  alert_type: "VARCHAR",
+  alert_subtype: "VARCHAR",
+  old_value: "VARCHAR",
+  new_value: "VARCHAR",
+  alert_date: "DATE",
+  alert_date_and_time: "VARCHAR",
+  property_url: "VARCHAR",
+  listing_url: "VARCHAR",
+  listing_old_url: "VARCHAR",
+  listing_uid: "VARCHAR",
+  property_id: "BIGINT",
+  title: "VARCHAR",
+  type: "VARCHAR",
+  type_group: "VARCHAR",
+  country: ["VARCHAR", countryOf],
+  location_id: ["BIGINT", (a) => a.location?.location_id],
+  location_name: ["VARCHAR", (a) => a.location?.name],
+  location: "JSON",
+  locations_structure: "JSON",
+  address: "VARCHAR",
+  zip_code: "VARCHAR",
+  cadastral_reference: "VARCHAR",
+  latitude: ["DOUBLE", (a) => a.coordinates?.latitude],
+  longitude: ["DOUBLE", (a) => a.coordinates?.longitude],
+  condition: "VARCHAR",
+  contacts_info: "JSON",
+  total_area: "BIGINT",
+  living_area: "BIGINT",
+  plot_area: "BIGINT",
+  terrace_area: "BIGINT",
+  bedrooms: "INTEGER",
+  rooms: "INTEGER",
+  bathrooms: "INTEGER",
+  construction_year: "INTEGER",
+  features: "JSON",
+  operations: "JSON",
+  is_bank_property: "BOOLEAN",
+  is_auction_property: "BOOLEAN",
+  is_new_development_property: "BOOLEAN",
+  is_private_property: "BOOLEAN",
+  sale_status: "VARCHAR",
+  sale_currency: "VARCHAR",
+  sale_price_base: "DOUBLE",
+  sale_price: "DOUBLE",
+  sale_price_per_sqm: "DOUBLE",
+  sale_price_per_sqm_base: "DOUBLE",
+  rent_status: "VARCHAR",
+  rent_currency: "VARCHAR",
+  rent_price_base: "DOUBLE",
+  rent_price: "DOUBLE",
+  rent_price_per_sqm: "DOUBLE",
+  rent_price_per_sqm_base: "DOUBLE",
+  rent_period: "VARCHAR",
+  agency_legal_id: "VARCHAR",
+  agency: "VARCHAR",
+  agent: "VARCHAR",
+  source_name: "VARCHAR",
+  description: "VARCHAR",
+  thumbnails: "JSON",
+  pictures: "JSON",
+  created_at: "TIMESTAMP",
+  created_at_with_photos: "TIMESTAMP",
+  updated_at: "TIMESTAMP",
+  energy_certificate: "VARCHAR",
+  energy_rating: "VARCHAR",
+  heating_type: "VARCHAR",
+  available_from: "DATE",
+  available_to: "DATE",
+  extracted_at: ["TIMESTAMP", (_a, c) => c.extractedAt]
+}, {
+  primaryKey: ["alert_id"],
+  disposition: "merge",
+  partitionBy: ["country"],
+  extraOf: [...Object.keys(Alert.fields), "coordinates"]
+})
+
+export const alertFeedLinksTable = flatTable<{ feed_id: number; alert_id: number }>("alert_feed_links", {
+  feed_id: "BIGINT",
+  alert_id: "BIGINT"
+}, { primaryKey: ["feed_id", "alert_id"], disposition: "merge" })
+
+/** The slice key of a legacy feed's reads: `feed=<id>`. */
+export const feedSliceKey = (feedId: number) => `feed=${feedId}`
+const feedOfSlice = (slice: string): number | undefined => {
+  const m = /^feed=(\d+)$/.exec(slice)
+  return m ? Number(m[1]) : undefined
+}
+
+/** Rows of one alert; a link row too when the page came from a feed's slice (`feed=<id>`). */
+export const alertRows = (alert: Alert, ctx: Ctx): Rows => {
+  const feedId = feedOfSlice(ctx.slice)
+  return {
+    alerts: [alertsTable.row(alert, ctx)],
+    ...(feedId !== undefined ? { alert_feed_links: [alertFeedLinksTable.row({ feed_id: feedId, alert_id: alert.alert_id }, undefined)] } : {})
+  }
+}

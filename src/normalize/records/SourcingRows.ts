@@ -1,0 +1,119 @@
+/**
+ * Property Sourcing records as rows, shared by the sourcing pipelines: a search result
+ * (`SourcingProperty`) as a `sourcing_properties`-shaped row with its agencies as a child table,
+ * and a property detail (`SourcingPropertyDetail`) as a `sourcing_property_details`-shaped row.
+ * Column sets are declared once here; each pipeline picks its table names.
+ *
+ * Hot path: `sourcing-search` maps every search result through `searchRows`, so it is one pass
+ * over compiled columns plus a plain loop over agencies (no spreads, no closures per record).
+ */
+import type { PageContext } from "../../pipeline/Pipeline.js"
+import { SourcingProperty, SourcingPropertyDetail } from "../../service/schema/Sourcing.js"
+import { type ColumnDef, flatTable, type FlatTable } from "../Flatten.js"
+import type { Row, Rows } from "../Table.js"
+
+type Ctx = PageContext
+
+/** Columns of a search result; `agencies` goes to the child table (its size stays here). */
+export const sourcingPropertyColumns: Record<string, ColumnDef<SourcingProperty, Ctx>> = {
+  id: "VARCHAR",
+  property_id: "BIGINT",
+  country: "VARCHAR",
+  location_id: "BIGINT",
+  location_name: "VARCHAR",
+  type: "VARCHAR",
+  type_group: "VARCHAR",
+  operation: "VARCHAR",
+  price_eur: "DOUBLE",
+  area_m2: "DOUBLE",
+  bedrooms: "INTEGER",
+  latitude: "DOUBLE",
+  longitude: "DOUBLE",
+  listings_count: "INTEGER",
+  agencies_count: ["INTEGER", (p) => p.agencies?.length ?? 0],
+  updated_at: "TIMESTAMP",
+  extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+}
+
+/** Columns of a property detail: the result columns plus the detail fields. */
+export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDetail, Ctx>> = {
+  ...(sourcingPropertyColumns as Record<string, ColumnDef<SourcingPropertyDetail, Ctx>>),
+  agencies: "JSON",
+  bathrooms: "INTEGER",
+  plot_area_m2: "DOUBLE",
+  living_area_m2: "DOUBLE",
+  construction_year: "INTEGER",
+  energy_rating: "VARCHAR",
+  condition: "VARCHAR",
+  floor: ["VARCHAR", (d) => d.features?.floor],
+  orientation: ["VARCHAR", (d) => d.features?.orientation],
+  features: "JSON",
+  address: "VARCHAR",
+  description: "VARCHAR",
+  status: "VARCHAR"
+}
+
+const propertyKnown = Object.keys(SourcingProperty.fields)
+const detailKnown = Object.keys(SourcingPropertyDetail.fields)
+
+/** A table of search results, merged by `id` and partitioned by country, unknown fields in `extra`. */
+export const sourcingPropertiesTable = (name = "sourcing_properties") =>
+  flatTable<SourcingProperty, Ctx>(name, sourcingPropertyColumns, {
+    primaryKey: ["id"],
+    disposition: "merge",
+    partitionBy: ["country"],
+    extraOf: propertyKnown
+  })
+
+/** The agencies advertising a result, one row each, linked by `id` (the `prop_` id). */
+export const sourcingAgenciesTable = (name = "sourcing_property_agencies") =>
+  flatTable<Row, unknown>(name, { id: "VARCHAR", seq: "INTEGER", agency: "VARCHAR" }, {
+    primaryKey: ["id", "seq"],
+    disposition: "merge"
+  })
+
+/** A table of property details, merged by `id`, partitioned by country, unknown fields in `extra`. */
+export const sourcingDetailsTable = (name = "sourcing_property_details") =>
+  flatTable<SourcingPropertyDetail, Ctx>(name, sourcingDetailColumns, {
+    primaryKey: ["id"],
+    disposition: "merge",
+    partitionBy: ["country"],
+    extraOf: detailKnown
+  })
+
+/**
+ * Rows of one search result: its main row and one agency row per agency. The agency rows are
+ * built as literals (the child table has three plain columns), skipping the column loop.
+ */
+export const searchRows = (main: FlatTable<SourcingProperty, Ctx>, agencies: FlatTable<Row, unknown>) => {
+  const mainName = main.spec.name
+  const childName = agencies.spec.name
+  return (p: SourcingProperty, ctx: Ctx): Rows => {
+    const list = p.agencies
+    const children: Array<Row> = []
+    if (list) for (let i = 0; i < list.length; i++) children.push({ id: p.id, seq: i, agency: list[i]! })
+    return { [mainName]: [main.row(p, ctx)], [childName]: children }
+  }
+}
+
+/**
+ * `columns` read through `of` (e.g. a resolution's `property`), so a record that carries a
+ * property or a detail gets the same columns; `id` and `extracted_at` are left out (the caller
+ * names its own key and time).
+ */
+export const columnsVia = <R, S>(
+  columns: Record<string, ColumnDef<S, Ctx>>,
+  of: (record: R) => S | null | undefined
+): Record<string, ColumnDef<R, Ctx>> => {
+  const out: Record<string, ColumnDef<R, Ctx>> = {}
+  for (const [col, def] of Object.entries(columns)) {
+    if (col === "id" || col === "extracted_at") continue
+    const [type, read] = typeof def === "string" ? [def, undefined] : [def[0], def[1]]
+    out[col] = [type, (r: R, c: Ctx) => {
+      const d = of(r)
+      if (d === null || d === undefined) return null
+      return read ? read(d, c) : (d as Record<string, unknown>)[col]
+    }]
+  }
+  return out
+}
