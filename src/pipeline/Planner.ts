@@ -4,6 +4,7 @@
  * cost table. Nothing paid is called.
  */
 import { Effect } from "effect"
+import { DEFAULT_UNIT_COSTS } from "../service/ServiceSettings.js"
 import type { Pipeline } from "./Pipeline.js"
 
 export interface Plan {
@@ -23,9 +24,12 @@ export interface Plan {
 
 export const EUR_PER_UNIT = 0.04
 
-/** Units per request of an operation: the cost table, 0 on the token host (not metered). */
+/**
+ * Units per request of an operation: the settings' cost table over the defaults
+ * (`DEFAULT_UNIT_COSTS`), 0 on the token host (not metered).
+ */
 export const unitCost = (pipeline: Pipeline, costs: Readonly<Record<string, number>>): number =>
-  pipeline.host === "token" ? 0 : (costs[pipeline.cost.operation] ?? 0)
+  pipeline.host === "token" ? 0 : (costs[pipeline.cost.operation] ?? DEFAULT_UNIT_COSTS[pipeline.cost.operation] ?? 0)
 
 export const planPipeline = <P>(pipeline: Pipeline<P>, params: P, costs: Readonly<Record<string, number>>) =>
   Effect.gen(function* () {

@@ -55,7 +55,7 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
     const p = typeof pipeline === "string" ? pipelineByName(pipeline) : pipeline
     const params = resolveParams(p, { ...settings.pipelines[p.name]?.params, ...opts.params }, opts.overrides ?? [])
     if (Either.isLeft(params)) return Promise.reject(params.left)
-    return Effect.runPromise(
+    return runOrReject(
       runPipeline({
         pipeline: p,
         params: params.right,
@@ -69,9 +69,13 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
     )
   }
 
+  /** Runs an effect; a failure rejects with the error itself (not wrapped), so tests can match `_tag`. */
+  const runOrReject = <A>(effect: Effect.Effect<A, unknown, never>): Promise<A> =>
+    Effect.runPromise(Effect.either(effect)).then((e) => (Either.isRight(e) ? e.right : Promise.reject(e.left)))
+
   /** Any effect needing the warehouse (and the clients), e.g. exports. */
   const use = <A, E>(effect: Effect.Effect<A, E, any>, warehouse?: string): Promise<A> =>
-    Effect.runPromise(Effect.scoped(Effect.provide(effect, env(warehouse) as Layer.Layer<any, any, never>)) as Effect.Effect<A, E, never>)
+    runOrReject(Effect.scoped(Effect.provide(effect, env(warehouse) as Layer.Layer<any, any, never>)) as Effect.Effect<A, E, never>)
 
   /** SQL over the warehouse; rows as plain objects (BIGINT as number when safe). */
   const query = (sql: string, warehouse?: string): Promise<Array<Record<string, unknown>>> =>

@@ -1,0 +1,177 @@
+/**
+ * market-distributions: the four Area Insights distributions (bedrooms, prices, properties,
+ * time on market) per location id, one request each (`loc=123|dist=prices`). Each lands in its
+ * own table keyed by location, the request scope (types, business type, filter) and the snapshot
+ * date (the run's extraction day, UTC): `market_bedrooms_distribution`,
+ * `market_prices_distribution`, `market_properties_distribution` (the light sample) with
+ * `market_properties_quartiles`, and `market_time_on_market_distribution`. Merged, so a rerun on
+ * the same day replaces that day's buckets and other days are kept as history.
+ *
+ * Also exports the location scope shared with `market-analysis`.
+ */
+import { Effect, Either, Schema } from "effect"
+import { single } from "../src/extract/Pagers.js"
+import { fetchedOf } from "../src/extract/Responses.js"
+import { fanOut } from "../src/extract/Sources.js"
+import { flatTable } from "../src/normalize/Flatten.js"
+import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
+import {
+  BedroomsBucket, MarketFilterRequest, PriceBucket, PropertiesDistribution, TimeOnMarketBucket
+} from "../src/service/schema/Distributions.js"
+import { intBetween, items } from "../src/service/schema/Rules.js"
+import { validateRequest } from "../src/service/schema/Validation.js"
+import type { ServiceError } from "../src/service/ServiceError.js"
+import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
+import { filterKey, marketScopeFields, typesKey } from "./market-time-series.js"
+
+/** Location ids (one request each) and the market scope; every body checked before any call. */
+const LocationScopeBase = Schema.Struct({
+  /** Location ids, at least one; each is its own request. */
+  location_ids: items(intBetween(1, 2147483647), 1),
+  ...marketScopeFields
+})
+export type LocationScope = typeof LocationScopeBase.Type
+
+/** The body of a distribution or analysis request for one location. */
+export const marketBody = (p: Omit<LocationScope, "location_ids">, locationId: number): Record<string, unknown> => ({
+  ...p.filter,
+  types: p.types,
+  business_type: p.business_type,
+  custom_location_boundary: { location_ids: [locationId] }
+})
+
+export const LocationScope = LocationScopeBase.pipe(
+  Schema.filter((p) => {
+    const v = validateRequest(MarketFilterRequest, marketBody(p, p.location_ids[0]!))
+    return Either.isRight(v) || v.left.message.split("\n").join("; ")
+  })
+)
+
+/** What every row of a location's answer carries (built by the pipeline). */
+export const Scope = Schema.Struct({
+  location_id: Schema.Number,
+  types: Schema.String,
+  business_type: Schema.String,
+  filter_key: Schema.String
+})
+export type Scope = typeof Scope.Type
+export const scopeOf = (p: LocationScope, locationId: number): Scope =>
+  ({ location_id: locationId, types: typesKey(p.types), business_type: p.business_type, filter_key: filterKey(p.filter) })
+
+/** Scope columns and the snapshot date, first in every table. */
+export const scopeColumns = <R extends { readonly scope: Scope }>() => ({
+  location_id: ["BIGINT", (r: R) => r.scope.location_id] as const,
+  types: ["VARCHAR", (r: R) => r.scope.types] as const,
+  business_type: ["VARCHAR", (r: R) => r.scope.business_type] as const,
+  filter_key: ["VARCHAR", (r: R) => r.scope.filter_key] as const,
+  snapshot_date: ["DATE", (_r: R, c: PageContext) => c.extractedAt] as const
+})
+export const SCOPE_KEY = ["location_id", "types", "business_type", "filter_key", "snapshot_date"] as const
+
+const DistRecord = Schema.Union(
+  Schema.Struct({ kind: Schema.Literal("bedrooms"), scope: Scope, seq: Schema.Number, bucket: BedroomsBucket }),
+  Schema.Struct({ kind: Schema.Literal("prices"), scope: Scope, seq: Schema.Number, bucket: PriceBucket }),
+  Schema.Struct({ kind: Schema.Literal("time_on_market"), scope: Scope, seq: Schema.Number, bucket: TimeOnMarketBucket }),
+  Schema.Struct({ kind: Schema.Literal("properties"), scope: Scope, body: PropertiesDistribution })
+)
+type DistRecord = typeof DistRecord.Type
+type Of<K extends DistRecord["kind"]> = Extract<DistRecord, { kind: K }>
+
+const bedrooms = flatTable<Of<"bedrooms">, PageContext>("market_bedrooms_distribution", {
+  ...scopeColumns<Of<"bedrooms">>(),
+  bedrooms: ["INTEGER", (r) => r.bucket.bedrooms],
+  count: ["BIGINT", (r) => r.bucket.count],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: [...SCOPE_KEY, "bedrooms"], disposition: "merge" })
+
+// Buckets without a natural key are keyed by their position in the answer.
+const prices = flatTable<Of<"prices">, PageContext>("market_prices_distribution", {
+  ...scopeColumns<Of<"prices">>(),
+  seq: "INTEGER",
+  min: ["DOUBLE", (r) => r.bucket.min],
+  max: ["DOUBLE", (r) => r.bucket.max],
+  count: ["BIGINT", (r) => r.bucket.count],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" })
+
+const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>("market_time_on_market_distribution", {
+  ...scopeColumns<Of<"time_on_market">>(),
+  seq: "INTEGER",
+  min_price: ["DOUBLE", (r) => r.bucket.min_price],
+  max_price: ["DOUBLE", (r) => r.bucket.max_price],
+  days: ["DOUBLE", (r) => r.bucket.days],
+  months: ["DOUBLE", (r) => r.bucket.months],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" })
+
+const quartiles = flatTable<Of<"properties">, PageContext>("market_properties_quartiles", {
+  ...scopeColumns<Of<"properties">>(),
+  q1: ["DOUBLE", (r) => r.body.quartiles.q1],
+  q2: ["DOUBLE", (r) => r.body.quartiles.q2],
+  q3: ["DOUBLE", (r) => r.body.quartiles.q3],
+  sample_size: ["INTEGER", (r) => r.body.properties.length],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: [...SCOPE_KEY], disposition: "merge" })
+
+type Sample = { readonly scope: Scope; readonly p: PropertiesDistribution["properties"][number] }
+const sample = flatTable<Sample, PageContext>("market_properties_distribution", {
+  ...scopeColumns<Sample>(),
+  property_id: ["BIGINT", (r) => r.p.property_id],
+  price: ["DOUBLE", (r) => r.p.price],
+  price_per_sqm: ["DOUBLE", (r) => r.p.price_per_sqm],
+  total_area: ["DOUBLE", (r) => r.p.total_area],
+  bedrooms: ["INTEGER", (r) => r.p.bedrooms],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: [...SCOPE_KEY, "property_id"], disposition: "merge" })
+
+const KINDS = ["bedrooms", "prices", "properties", "time_on_market"] as const
+type Kind = (typeof KINDS)[number]
+
+const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient> =>
+  Effect.flatMap(TokenClient, (c): Effect.Effect<TokenResponse<unknown>, ServiceError> =>
+    kind === "bedrooms" ? c.distributionBedrooms(body)
+      : kind === "prices" ? c.distributionPrices(body)
+      : kind === "properties" ? c.distributionProperties(body)
+      : c.distributionTimeOnMarket(body))
+
+export default definePipeline({
+  name: "market-distributions",
+  description: "Area Insights distributions (bedrooms, prices, properties, time on market) per location",
+  host: "token",
+  params: LocationScope,
+  source: fanOut({
+    keys: (p: LocationScope) => p.location_ids.flatMap((id) => KINDS.map((kind) => ({ id, kind }))),
+    key: ({ id, kind }) => `loc=${id}|dist=${kind}`,
+    pager: ({ id, kind }, p) =>
+      single(() =>
+        Effect.map(call(kind, marketBody(p, id)), (res) => {
+          const scope = scopeOf(p, id)
+          const records: ReadonlyArray<unknown> = kind === "properties"
+            ? [{ kind, scope, body: res.body }]
+            : (Array.isArray(res.body) ? res.body : []).map((bucket, seq) => ({ kind, scope, seq, bucket }))
+          return fetchedOf(res, `market_distribution_${kind}`, records, { empty: res.status === 204 })
+        })),
+    concurrency: 4
+  }),
+  cost: {
+    operation: "market_distributions",
+    estimate: (p) => Effect.succeed({ requests: p.location_ids.length * KINDS.length, exact: true, note: "4 distributions per location" })
+  },
+  tables: [bedrooms.spec, prices.spec, sample.spec, quartiles.spec, timeOnMarket.spec],
+  records: {
+    table: "market_bedrooms_distribution",
+    schema: DistRecord,
+    toRows: (r, ctx) => {
+      switch (r.kind) {
+        case "bedrooms": return { market_bedrooms_distribution: [bedrooms.row(r, ctx)] }
+        case "prices": return { market_prices_distribution: [prices.row(r, ctx)] }
+        case "time_on_market": return { market_time_on_market_distribution: [timeOnMarket.row(r, ctx)] }
+        case "properties": return {
+          market_properties_quartiles: [quartiles.row(r, ctx)],
+          market_properties_distribution: r.body.properties.map((p) => sample.row({ scope: r.scope, p }, ctx))
+        }
+      }
+    }
+  },
+  shardable: true
+})

@@ -1,0 +1,84 @@
+/**
+ * premises-search: premises search (`POST /v1/ai/search`), the paid one: 40 units a successful
+ * call (spec). The request body comes from the parameters as is (the spec: any keys), with
+ * `limit` (1 to 200, spec; refused locally above) as the page size and `offset` set per page.
+ * Lands `premises`: the known fields (docs/ASSUMPTIONS.md) plus `raw`, the whole result object
+ * as JSON, merged by `id`.
+ *
+ * The cost guard reserves 40 units before each call, so a run capped at `maxUnits` stops before
+ * the call that would cross it, paused (exit code 3) and resumable from its last page.
+ */
+import { Effect, Schema } from "effect"
+import { offset } from "../src/extract/Pagers.js"
+import { countOf, fetchedOf, resultsOf } from "../src/extract/Responses.js"
+import { paged } from "../src/extract/Sources.js"
+import { flatTable } from "../src/normalize/Flatten.js"
+import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
+import { PlatformClient } from "../src/service/PlatformClient.js"
+import { Premises, PremisesRequest } from "../src/service/schema/Premises.js"
+
+/** Assumed (docs/ASSUMPTIONS.md): the server's default page size. */
+const DEFAULT_LIMIT = 20
+/** Assumed (docs/ASSUMPTIONS.md): `offset + limit` may not exceed the plan's page depth, 1000. */
+const PAGE_DEPTH = 1000
+
+const Params = Schema.Struct({
+  /**
+   * The request body, any keys (e.g. `query`, `province`, `operation`); `limit` is the page size
+   * (1 to 200, default 20). `offset` is the pipeline's to set.
+   */
+  body: Schema.optionalWith(PremisesRequest.pipe(
+    Schema.filter((b) => b.offset === undefined || { path: ["offset"], message: "is set by the pipeline for each page; leave it out" })
+  ), { default: () => ({}) }),
+  /** At most this many pages (calls of 40 units). Default 5. */
+  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1000)), { default: () => 5 })
+})
+type Params = typeof Params.Type
+
+const limitOf = (p: Params) => p.body.limit ?? DEFAULT_LIMIT
+/** Pages a run may ask for: `maxPages`, and no page past the page depth. */
+const pagesOf = (p: Params) => Math.min(p.maxPages, Math.floor(PAGE_DEPTH / limitOf(p)))
+
+const premises = flatTable<Premises, PageContext>("premises", {
+  id: "VARCHAR",
+  title: "VARCHAR",
+  operation: "VARCHAR",
+  municipality: "VARCHAR",
+  province: "VARCHAR",
+  price_eur: "DOUBLE",
+  area_m2: "DOUBLE",
+  latitude: "DOUBLE",
+  longitude: "DOUBLE",
+  /** The whole result object as received (the answer accepts any keys). */
+  raw: ["JSON", (r) => r],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+}, { primaryKey: ["id"], disposition: "merge" })
+
+export default definePipeline({
+  name: "premises-search",
+  description: "Premises search (40 units a call): the body from the parameters, offset pages, results kept whole",
+  host: "platform",
+  params: Params,
+  source: paged((p: Params) =>
+    offset({
+      limit: limitOf(p),
+      maxOffset: (pagesOf(p) - 1) * limitOf(p),
+      fetch: ({ offset, limit }) =>
+        Effect.flatMap(PlatformClient, (c) => c.premisesSearch({ ...p.body, limit, offset })).pipe(
+          Effect.map((r) => fetchedOf(r, "ai_search_premises", resultsOf(r.body), { total: countOf(r.body) }))
+        )
+    })
+  ),
+  cost: {
+    operation: "ai_search_premises",
+    // No free count: the plan is the page bound (a short or last page ends the run sooner).
+    estimate: (p) => Effect.succeed({ requests: pagesOf(p), exact: false, note: `at most ${pagesOf(p)} pages of ${limitOf(p)}` })
+  },
+  tables: [premises.spec],
+  records: {
+    table: premises.spec.name,
+    schema: Premises,
+    toRows: (r, ctx) => ({ [premises.spec.name]: [premises.row(r, ctx)] })
+  },
+  shardable: false
+})

@@ -1,0 +1,114 @@
+/**
+ * sourcing-describe: Property Sourcing plain-language search
+ * (`POST /v1/property-sourcing/searches/describe`, then each `next` cursor page). Either up to
+ * 20 phrases (`tags`) or one `description` (split by the service at commas, semicolons and
+ * " and "). Lands `sourcing_describe_results`: one row per (search, property), where the search
+ * is named by the phrases the service used (`search_key`: lower-cased, sorted, ` | `-joined), so
+ * the same tags sent twice, or as a description, merge into the same rows.
+ */
+import { Effect, Schema } from "effect"
+import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import type { Pager } from "../src/extract/Source.js"
+import { paged } from "../src/extract/Sources.js"
+import { flatTable } from "../src/normalize/Flatten.js"
+import { extra } from "../src/normalize/Values.js"
+import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
+import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
+import { PlatformClient } from "../src/service/PlatformClient.js"
+import type { ServiceError } from "../src/service/ServiceError.js"
+import { exactlyOne } from "../src/service/schema/Rules.js"
+import { DescribeRequest, SourcingProperty } from "../src/service/schema/Sourcing.js"
+
+const fields = DescribeRequest.from.fields
+
+const Params = Schema.Struct({
+  /** 1 to 20 phrases, e.g. `["apartment", "3 bedrooms", "under 400k"]`; or use `description`. */
+  tags: fields.tags,
+  /** One plain-language description; the service splits it into phrases. */
+  description: fields.description,
+  country: fields.country,
+  location_ids: fields.location_ids,
+  /** Page size, 1 to 200. Default 200. */
+  pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 200)), { default: () => 200 }),
+  /** At most this many pages (bounds the plan and the spend). Default 100. */
+  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100_000)), { default: () => 100 })
+}).pipe(Schema.filter((p) => exactlyOne(p, ["tags", "description"], [])))
+type Params = typeof Params.Type
+
+/** One result with the search it came from (the phrases used are on the first page only). */
+const Hit = Schema.Struct({ tags: Schema.Array(Schema.String), search_id: Schema.String, property: SourcingProperty })
+type Hit = typeof Hit.Type
+
+/** The phrases as a key: trimmed, lower case, distinct, sorted. */
+export const searchKeyOf = (tags: ReadonlyArray<string>): string =>
+  [...new Set(tags.map((t) => t.trim().toLowerCase()))].sort().join(" | ")
+
+const knownFields = new Set(Object.keys(SourcingProperty.fields))
+
+const results = flatTable<Hit, PageContext>("sourcing_describe_results", {
+  search_key: ["VARCHAR", (h) => searchKeyOf(h.tags)],
+  id: ["VARCHAR", (h) => h.property.id],
+  tags: "JSON",
+  search_id: "VARCHAR",
+  ...columnsVia(sourcingPropertyColumns, (h: Hit) => h.property),
+  extracted_at: ["TIMESTAMP", (_h, c) => c.extractedAt],
+  /** The property's fields the schema does not know, as JSON. */
+  extra: ["JSON", (h) => extra(h.property, knownFields)]
+}, { primaryKey: ["search_key", "id"], disposition: "merge", partitionBy: ["country"] })
+
+interface Position {
+  readonly next: string | null
+  /** The phrases and search id from the first page, carried to the cursor pages. */
+  readonly tags: ReadonlyArray<string>
+  readonly searchId: string
+  readonly pages: number
+}
+
+type Response = { readonly body: unknown; readonly raw: string; readonly units: { readonly charged: number }; readonly requestId: string | undefined }
+
+const describePager = (p: Params): Pager<Position, unknown, ServiceError, PlatformClient> => {
+  const body: Record<string, unknown> = { country: p.country, limit: p.pageSize }
+  if (p.tags) body.tags = p.tags
+  if (p.description !== undefined) body.description = p.description
+  if (p.location_ids) body.location_ids = p.location_ids
+  const step = (pos: Position, r: Response, operation: string, first: boolean) => {
+    const b = r.body as { tags?: unknown; search_id?: unknown }
+    const tags = first && Array.isArray(b.tags) ? (b.tags as Array<string>) : pos.tags
+    const searchId = first && typeof b.search_id === "string" ? b.search_id : pos.searchId
+    const hits = resultsOf(r.body).map((property) => ({ tags, search_id: searchId, property }))
+    const next = nextOf(r.body)
+    return {
+      fetched: fetchedOf(r, operation, hits, { total: (r.body as { count?: number }).count }),
+      next: { next, tags, searchId, pages: pos.pages + 1 },
+      done: next === null || pos.pages + 1 >= p.maxPages
+    }
+  }
+  return {
+    start: () => ({ next: null, tags: p.tags ?? [], searchId: "", pages: 0 }),
+    fetch: (pos) =>
+      Effect.flatMap(PlatformClient, (c) =>
+        pos.next === null
+          ? Effect.map(c.sourcingDescribe(body), (r) => step(pos, r, "sourcing_describe", true))
+          : Effect.map(c.sourcingNext(pos.next), (r) => step(pos, r, "sourcing_next", false)))
+  }
+}
+
+export default definePipeline({
+  name: "sourcing-describe",
+  description: "Property Sourcing plain-language search (tags or a description), cursor pages",
+  host: "platform",
+  params: Params,
+  source: paged(describePager),
+  cost: {
+    // Assumed: the describe call is 2 units, each cursor page 1; the plan prices every page at 2.
+    operation: "sourcing_describe",
+    estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize} (cursor pages cost 1 unit, not 2)` })
+  },
+  tables: [results.spec],
+  records: {
+    table: results.spec.name,
+    schema: Hit,
+    toRows: (hit, ctx) => ({ [results.spec.name]: [results.row(hit, ctx)] })
+  },
+  shardable: false
+})

@@ -1,0 +1,160 @@
+/**
+ * sourcing-resolve: resolves portal links, agency references and listing ids to Property
+ * Sourcing properties (`POST /v1/property-sourcing/properties/resolve`, exactly one of `url`,
+ * `reference`, `listing_id` per call), one call per distinct input of a CSV file. Lands
+ * `sourcing_resolutions`: the input (kind, value), how it matched, the property's `prop_` id and
+ * the property detail columns.
+ *
+ * The CSV file (UTF-8, comma-separated, `"` quoting, header row required) has either
+ * - a `kind,value` header, then one input a row (`kind` is `url`, `reference` or `listing_id`); or
+ * - a header naming one or more of the columns `url`, `reference`, `listing_id`, each non-empty
+ *   cell being one input of its column's kind.
+ * Every input is checked (an http(s) link, a non-empty reference, a positive integer listing id)
+ * before any request; a bad file fails the run naming the line.
+ *
+ * Decided: an input that matches nothing (404 `not_found`, not charged) becomes a row with
+ * `property_id` null and `matched_by` null, not a failed run; it is asked again on the next run.
+ */
+import { Effect, Schema } from "effect"
+import * as fs from "node:fs"
+import { single } from "../src/extract/Pagers.js"
+import { fetchedOf } from "../src/extract/Responses.js"
+import type { Fetched } from "../src/extract/Source.js"
+import { fanOut } from "../src/extract/Sources.js"
+import { flatTable } from "../src/normalize/Flatten.js"
+import { columnsVia, sourcingDetailColumns } from "../src/normalize/records/SourcingRows.js"
+import { extra } from "../src/normalize/Values.js"
+import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
+import { InvalidInput } from "../src/pipeline/RunError.js"
+import { PlatformClient } from "../src/service/PlatformClient.js"
+import type { ServiceError } from "../src/service/ServiceError.js"
+import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
+import { withPermit } from "./sourcing-search.js"
+
+const Params = Schema.Struct({
+  /** Path of the CSV file of inputs (format above). */
+  file: Schema.String.pipe(Schema.minLength(1)),
+  /** Calls in flight at once. Default 4. */
+  concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
+})
+type Params = typeof Params.Type
+
+export const KINDS = ["url", "reference", "listing_id"] as const
+export type Kind = (typeof KINDS)[number]
+export interface Input {
+  readonly kind: Kind
+  readonly value: string
+}
+
+/** Splits CSV text into rows of cells (RFC 4180 quoting; CRLF or LF). */
+export const parseCsv = (text: string): Array<Array<string>> => {
+  const rows: Array<Array<string>> = []
+  let row: Array<string> = [], cell = "", quoted = false
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!
+    if (quoted) {
+      if (ch === "\"" && text[i + 1] === "\"") (cell += "\"", i++)
+      else if (ch === "\"") quoted = false
+      else cell += ch
+    } else if (ch === "\"") quoted = true
+    else if (ch === ",") (row.push(cell), cell = "")
+    else if (ch === "\n" || ch === "\r") {
+      if (ch === "\r" && text[i + 1] === "\n") i++
+      row.push(cell), rows.push(row), row = [], cell = ""
+    } else cell += ch
+  }
+  if (cell !== "" || row.length > 0) (row.push(cell), rows.push(row))
+  return rows.filter((r) => r.some((c) => c.trim() !== ""))
+}
+
+const checkValue = (kind: Kind, value: string): string | undefined => {
+  if (kind === "url") return /^https?:\/\/\S+$/.test(value) ? undefined : "a url must be an http(s) link"
+  if (kind === "listing_id") return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? undefined : "a listing_id must be a positive integer"
+  return value === "" ? "a reference must not be empty" : undefined
+}
+
+/** The distinct inputs of a CSV file, in file order; any bad line fails naming it. */
+export const readInputs = (file: string): Effect.Effect<ReadonlyArray<Input>, InvalidInput> =>
+  Effect.gen(function* () {
+    const bad = (detail: string) => new InvalidInput({ field: "sourcing-resolve.file", detail: `${file}: ${detail}` })
+    const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: () => bad("cannot read the file") })
+    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ""))
+    if (!header) return yield* bad("the file is empty (a header row is required)")
+    const names = header.map((h) => h.trim().toLowerCase())
+    const pairs = names.length === 2 && names[0] === "kind" && names[1] === "value"
+    if (!pairs && (names.length === 0 || !names.every((n) => (KINDS as ReadonlyArray<string>).includes(n)))) {
+      return yield* bad(`the header must be "kind,value" or name columns among ${KINDS.join(", ")} (got ${names.join(",")})`)
+    }
+    const seen = new Set<string>()
+    const out: Array<Input> = []
+    for (const [n, row] of rows.entries()) {
+      const cells = pairs ? [[row[0]?.trim().toLowerCase() ?? "", row[1]?.trim() ?? ""] as const] : names.map((k, i) => [k, row[i]?.trim() ?? ""] as const)
+      for (const [kind, value] of cells) {
+        if (!pairs && value === "") continue
+        if (!(KINDS as ReadonlyArray<string>).includes(kind)) return yield* bad(`line ${n + 2}: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`)
+        const problem = checkValue(kind as Kind, value)
+        if (problem) return yield* bad(`line ${n + 2}: ${problem} (got ${JSON.stringify(value.slice(0, 60))})`)
+        const key = `${kind}:${value}`
+        if (!seen.has(key)) (seen.add(key), out.push({ kind: kind as Kind, value }))
+      }
+    }
+    return out
+  })
+
+/** One resolution: the input and what it matched (`property` null when nothing matched). */
+const Resolution = Schema.Struct({
+  input_kind: Schema.String,
+  input_value: Schema.String,
+  matched_by: Schema.NullOr(Schema.String),
+  property: Schema.NullOr(SourcingPropertyDetail)
+})
+type Resolution = typeof Resolution.Type
+
+const knownDetail = new Set(Object.keys(SourcingPropertyDetail.fields))
+const resolutions = flatTable<Resolution, PageContext>("sourcing_resolutions", {
+  input_kind: "VARCHAR",
+  input_value: "VARCHAR",
+  matched_by: "VARCHAR",
+  ...columnsVia(sourcingDetailColumns, (r: Resolution) => r.property),
+  /** The `prop_` id of the match, null when nothing matched. */
+  property_id: ["VARCHAR", (r) => r.property?.id],
+  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+  extra: ["JSON", (r) => (r.property ? extra(r.property, knownDetail) : null)]
+}, { primaryKey: ["input_kind", "input_value"], disposition: "merge" })
+
+const notFound = (e: ServiceError) => e._tag === "PlatformProblem" && e.status === 404
+
+const resolve = (input: Input): Effect.Effect<Fetched<unknown>, ServiceError, PlatformClient> => {
+  const body = input.kind === "listing_id" ? { listing_id: Number(input.value) } : { [input.kind]: input.value }
+  const base = { input_kind: input.kind, input_value: input.value }
+  return Effect.flatMap(PlatformClient, (c) => c.sourcingResolve(body)).pipe(
+    Effect.map((r) => fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }])),
+    Effect.catchIf(notFound, () => Effect.succeed<Fetched<unknown>>({ records: [{ ...base, matched_by: null, property: null }], raw: "", units: 0, charges: [] }))
+  )
+}
+
+export default definePipeline({
+  name: "sourcing-resolve",
+  description: "Resolves portal links, agency references and listing ids (a CSV file) to Property Sourcing properties",
+  host: "platform",
+  params: Params,
+  source: fanOut({
+    keys: (p: Params) => Effect.zipWith(Effect.makeSemaphore(p.concurrency), readInputs(p.file), (sem, inputs) => inputs.map((input) => ({ input, sem }))),
+    key: (k) => `${k.input.kind}:${k.input.value}`,
+    concurrency: 32,
+    pager: ({ input, sem }) => withPermit(sem, single(() => resolve(input)))
+  }),
+  cost: {
+    operation: "sourcing_resolve",
+    estimate: (p) => Effect.map(readInputs(p.file), (inputs) => ({
+      requests: inputs.length, records: inputs.length, exact: true, note: "inputs that match nothing are not charged"
+    }))
+  },
+  tables: [resolutions.spec],
+  records: {
+    table: resolutions.spec.name,
+    schema: Resolution,
+    toRows: (r, ctx) => ({ [resolutions.spec.name]: [resolutions.row(r, ctx)] })
+  },
+  shardable: true
+})

@@ -1,0 +1,138 @@
+/**
+ * sourcing-search: Property Sourcing structured search (`POST /v1/property-sourcing/searches`,
+ * then each `next` cursor page), sliced by place so several cursors run at once. Lands
+ * `sourcing_properties` (one row per property, merged by `id`, partitioned by country) and
+ * `sourcing_property_agencies` (the agencies advertising it, linked by `id`).
+ */
+import { Effect, Either, ParseResult, Schema } from "effect"
+import { cursor } from "../src/extract/Pagers.js"
+import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import type { Pager } from "../src/extract/Source.js"
+import { fanOut } from "../src/extract/Sources.js"
+import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
+import { definePipeline } from "../src/pipeline/Pipeline.js"
+import { PlatformClient } from "../src/service/PlatformClient.js"
+import { SourcingProperty, SourcingSearchRequest } from "../src/service/schema/Sourcing.js"
+
+const fields = SourcingSearchRequest.from.fields
+
+/** A place: a country, optionally narrowed to location ids (one slice, one cursor). */
+export const Place = Schema.Struct({ country: fields.country, location_ids: fields.location_ids })
+export type Place = typeof Place.Type
+
+const Params = Schema.Struct({
+  /** One country (one slice); or use `places`. */
+  country: Schema.optional(fields.country),
+  /** Places searched side by side, one slice each: `[{country, location_ids?}]`. */
+  places: Schema.optional(Schema.Array(Place).pipe(Schema.minItems(1))),
+  /** `sale` or `rent`. Default sale. */
+  operation: Schema.optionalWith(fields.operation, { default: () => "sale" as const }),
+  /** Property types of one group. */
+  types: fields.types,
+  price_min: fields.price_min,
+  price_max: fields.price_max,
+  area_min: fields.area_min,
+  area_max: fields.area_max,
+  bedrooms_min: fields.bedrooms_min,
+  /** Page size, 1 to 200 (Assumed maximum). Default 200. */
+  pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 200)), { default: () => 200 }),
+  /** At most this many pages per place (bounds the plan and the spend). Default 1000. */
+  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1000 }),
+  /** Places fetched at once. Default 4. */
+  concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
+}).pipe(
+  Schema.filter((p) => {
+    if ((p.country === undefined) === (p.places === undefined)) {
+      return { path: ["places"], message: "exactly one of country or places is required" }
+    }
+    const keys = new Set<string>()
+    for (const [i, place] of placesOf(p).entries()) {
+      const key = placeKey(place)
+      if (keys.has(key)) return { path: ["places", i], message: `the place ${key} is listed twice` }
+      keys.add(key)
+      // The whole request body, checked by the client's own rules (price_min <= price_max...).
+      const body = Schema.validateEither(SourcingSearchRequest)(bodyOf(p, place, p.pageSize))
+      if (Either.isLeft(body)) {
+        const issue = ParseResult.ArrayFormatter.formatErrorSync(body.left)[0]
+        return { path: issue?.path ?? [], message: issue?.message ?? "not a valid search" }
+      }
+    }
+    return true
+  })
+)
+type Params = typeof Params.Type
+
+const placesOf = (p: { country?: Place["country"] | undefined; places?: ReadonlyArray<Place> | undefined }): ReadonlyArray<Place> =>
+  p.places ?? (p.country !== undefined ? [{ country: p.country }] : [])
+
+/** Stable slice key: `ES` or `ES:123,456` (location ids sorted). */
+export const placeKey = (place: Place): string =>
+  place.location_ids && place.location_ids.length > 0
+    ? `${place.country}:${[...place.location_ids].sort((a, b) => a - b).join(",")}`
+    : place.country
+
+const bodyOf = (p: Omit<Params, "places" | "country" | "pageSize" | "maxPages" | "concurrency">, place: Place, limit: number) => {
+  const body: Record<string, unknown> = { country: place.country, operation: p.operation, limit }
+  if (place.location_ids) body.location_ids = place.location_ids
+  for (const k of ["types", "price_min", "price_max", "area_min", "area_max", "bedrooms_min"] as const) {
+    if (p[k] !== undefined) body[k] = p[k]
+  }
+  return body
+}
+
+/** Runs a pager's fetches under a semaphore shared by the run's slices (the `concurrency` parameter). */
+export const withPermit = <S, R, E, Ctx>(semaphore: Effect.Semaphore, pager: Pager<S, R, E, Ctx>): Pager<S, R, E, Ctx> => ({
+  ...pager,
+  fetch: (pos) => semaphore.withPermits(1)(pager.fetch(pos))
+})
+
+/**
+ * Caps a pager at `maxPages` pages per slice; the count is kept in the checkpoint, so a resumed
+ * slice keeps counting where it stopped.
+ */
+export const limitPages = <S extends object, R, E, Ctx>(pager: Pager<S, R, E, Ctx>, maxPages: number): Pager<S & { pages: number }, R, E, Ctx> => ({
+  start: (previous) => ({ ...pager.start(previous), pages: 0 }),
+  fetch: (pos) =>
+    Effect.map(pager.fetch(pos), (step) => ({
+      fetched: step.fetched,
+      next: { ...step.next, pages: pos.pages + 1 },
+      done: step.done || pos.pages + 1 >= maxPages
+    }))
+})
+
+const page = (operation: "sourcing_search" | "sourcing_next") => (r: { body: unknown; raw: string; units: { charged: number }; requestId: string | undefined }) => ({
+  ...fetchedOf(r, operation, resultsOf(r.body), { total: (r.body as { count?: number }).count }),
+  next: nextOf(r.body)
+})
+
+const main = sourcingPropertiesTable()
+const agencies = sourcingAgenciesTable()
+
+export default definePipeline({
+  name: "sourcing-search",
+  description: "Property Sourcing structured search by place (cursor pages), with each property's agencies",
+  host: "platform",
+  params: Params,
+  source: fanOut({
+    // One semaphore per run bounds the requests in flight to `concurrency`.
+    keys: (p: Params) => Effect.map(Effect.makeSemaphore(p.concurrency), (sem) => placesOf(p).map((place) => ({ place, sem }))),
+    key: (k) => placeKey(k.place),
+    concurrency: 32,
+    pager: ({ place, sem }, p: Params) =>
+      withPermit(sem, limitPages(cursor({
+        first: () => Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map(page("sourcing_search"))),
+        follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map(page("sourcing_next")))
+      }), p.maxPages))
+  }),
+  cost: {
+    // The first page is `sourcing_search`, the others `sourcing_next`: 1 unit each (Assumed).
+    operation: "sourcing_search",
+    estimate: (p) => {
+      const places = placesOf(p).length
+      return Effect.succeed({ requests: places * p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)` })
+    }
+  },
+  tables: [main.spec, agencies.spec],
+  records: { table: main.spec.name, schema: SourcingProperty, toRows: searchRows(main, agencies) },
+  shardable: true
+})

@@ -1,0 +1,57 @@
+/**
+ * Runs the real CLI as a child process (`node --import tsx src/cli/main.ts ...`), pointed at a
+ * sandbox started by the test through a settings file with `target: "remote"` and credentials
+ * in the environment, exactly as a user would point it at the real service.
+ */
+import { spawn, type ChildProcess } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
+
+const ROOT = path.resolve(import.meta.dirname, "../..")
+const MAIN = path.join(ROOT, "src/cli/main.ts")
+
+export interface CliResult {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Writes a settings file for a sandbox reached as a remote service; returns its path. */
+export const remoteConfig = (dir: string, sandbox: SandboxHandle, extra: Record<string, unknown> = {}): string => {
+  const file = path.join(dir, `settings-${Math.random().toString(36).slice(2, 8)}.json`)
+  fs.writeFileSync(file, JSON.stringify({
+    warehouse: path.join(dir, "warehouse.duckdb"),
+    output: dir,
+    ...extra,
+    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...(extra.service as object ?? {}) }
+  }, null, 2))
+  return file
+}
+
+/** The sandbox's credentials as the environment a remote run reads them from. */
+export const sandboxEnv = (): NodeJS.ProcessEnv => ({
+  SVC_API_KEY: SANDBOX_API_KEY,
+  SVC_EMAIL: SANDBOX_USER.email,
+  SVC_PASSWORD: SANDBOX_USER.password
+})
+
+export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): ChildProcess =>
+  spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, SVC_PLATFORM_URL: "", SVC_API_URL: "" },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+
+export const collect = (child: ChildProcess): Promise<CliResult> =>
+  new Promise((resolve) => {
+    let stdout = ""
+    let stderr = ""
+    child.stdout!.on("data", (d) => (stdout += d))
+    child.stderr!.on("data", (d) => (stderr += d))
+    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
+  })
+
+export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): Promise<CliResult> => collect(spawnCli(args, env))
