@@ -3,12 +3,19 @@
  * line here.
  */
 import type { Pipeline } from "../src/pipeline/Pipeline.js"
+import alertFeeds from "./alert-feeds.js"
+import alerts from "./alerts.js"
+import alertsSearch from "./alerts-search.js"
 import comparables from "./comparables.js"
+import marketAnalysis from "./market-analysis.js"
+import marketDistributions from "./market-distributions.js"
+import marketTimeSeries from "./market-time-series.js"
 import plotsGermany from "./plots-germany.js"
 import premisesSearch from "./premises-search.js"
 import propertiesById from "./properties-by-id.js"
 import propertiesMatch from "./properties-match.js"
 import propertiesSearch from "./properties-search.js"
+import references from "./references.js"
 import sellerLeads from "./seller-leads.js"
 import sourcingDescribe from "./sourcing-describe.js"
 import sourcingProperties from "./sourcing-properties.js"
@@ -25,6 +32,13 @@ export const catalogue: ReadonlyArray<Pipeline> = [
   sellerLeads,
   premisesSearch,
   // token host
+  references,
+  marketTimeSeries,
+  marketDistributions,
+  marketAnalysis,
+  alerts,
+  alertsSearch,
+  alertFeeds,
   propertiesById,
   propertiesMatch,
   propertiesSearch,

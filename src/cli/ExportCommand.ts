@@ -1,11 +1,11 @@
 /**
  * `export`: Parquet per table under `<output>/parquet/<table>/` (hive-partitioned where the
- * table says so), or Arrow IPC files under `<output>/arrow/`, written atomically.
+ * table says so), or Arrow IPC files under `<output>/arrow/`, each written atomically.
  */
 import { Effect } from "effect"
-import * as path from "node:path"
+import { exportArrow } from "../load/ArrowExport.js"
+import { exportParquet } from "../load/ParquetExport.js"
 import { Warehouse } from "../load/Warehouse.js"
-import { exportArrow, exportParquet } from "../load/Export.js"
 
 export interface ExportOptions {
   readonly output: string
@@ -15,15 +15,7 @@ export interface ExportOptions {
 }
 
 export const exportTables = (options: ExportOptions) =>
-  Effect.gen(function* () {
-    const warehouse = yield* Warehouse
-    const specs = warehouse.tables().filter((t) => options.tables.length === 0 || options.tables.includes(t.name))
-    const written: Array<{ table: string; path: string; rows: number }> = []
-    for (const spec of specs) {
-      const out = options.format === "parquet"
-        ? yield* exportParquet(warehouse, spec, path.join(options.output, "parquet"))
-        : yield* exportArrow(warehouse, spec, path.join(options.output, "arrow"))
-      written.push({ table: spec.name, ...out })
-    }
-    return written
+  Effect.flatMap(Warehouse, (warehouse) => {
+    const selection = { outDir: options.output, ...(options.tables.length > 0 ? { tables: options.tables } : {}) }
+    return options.format === "parquet" ? exportParquet(warehouse, selection) : exportArrow(warehouse, selection)
   })

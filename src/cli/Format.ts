@@ -4,7 +4,8 @@ const cell = (v: unknown): string =>
   v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(2)) : v instanceof Date ? v.toISOString() : String(v)
 
 /** Left-aligned text, right-aligned numbers, a header rule. */
-export const table = (rows: ReadonlyArray<Record<string, unknown>>, columns?: ReadonlyArray<string>): string => {
+export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<string>): string => {
+  const rows = objects as ReadonlyArray<Record<string, unknown>>
   if (rows.length === 0) return "(no rows)"
   const cols = columns ?? Object.keys(rows[0]!)
   const text = rows.map((r) => cols.map((c) => cell(r[c])))

@@ -68,9 +68,12 @@ describe("alerts", () => {
     expect(await count(`SELECT count(*) AS n FROM alerts`)).toBe(truth())
     expect(await count(`SELECT count(*) AS n FROM alert_feed_links`)).toBe(truth() + truth(["price_down"]))
 
-    // nothing new: one empty read per feed, no rows
+    // the clock has not moved: the range is empty, nothing is read
+    const idle = reads()
     const third = await h.run(pipeline, { params: { since: SINCE, until: now() } })
+    expect(third.status).toBe("done")
     expect(third.totals.records).toBe(0)
+    expect(reads()).toBe(idle)
   })
 
   it("splits windows so no read goes past max_offset, and still lands every alert once", async () => {

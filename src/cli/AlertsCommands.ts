@@ -1,0 +1,181 @@
+/**
+ * Alerts by webhook, from the command line:
+ * - `alerts feeds list|create|show|delete`, `alerts webhook set <url>`, `alerts rotate-secret
+ *   [--immediate]`: the alerts-api family of the token host (through `TokenClient`);
+ * - `alerts load`: lands what a receiver's spool holds in the warehouse (once per delivery id);
+ * - `serve-alerts`: the receiver (verify, spool with fsync, 204), plus a loader every
+ *   `--load-interval` seconds. Secrets come only from the environment variable named by
+ *   `--secret-env` (space- or comma-separated while a rotation's old and new secret both sign),
+ *   as `Redacted` values.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Config, Duration, Effect, Option, Schedule } from "effect"
+import { loadSettings } from "../config/loadSettings.js"
+import { DEFAULT_WAREHOUSE_PATH, Warehouse } from "../load/Warehouse.js"
+import { Progress } from "../pipeline/Progress.js"
+import { InvalidInput } from "../pipeline/RunError.js"
+import { TokenClient } from "../service/TokenClient.js"
+import { DEFAULT_MAX_BODY_BYTES, startReceiver } from "../webhooks/Receiver.js"
+import { parseSecrets } from "../webhooks/Signature.js"
+import { loadSpool } from "../webhooks/SpoolLoader.js"
+import { makeEnvironment } from "./Environment.js"
+import { jsonSafe, table } from "./Format.js"
+
+const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
+const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
+const spool = Options.text("spool").pipe(
+  Options.withDefault("data/alerts-spool.ndjson"),
+  Options.withDescription("Spool file of verified deliveries (default data/alerts-spool.ndjson)")
+)
+const warehouse = Options.text("warehouse").pipe(
+  Options.withDefault(DEFAULT_WAREHOUSE_PATH),
+  Options.withDescription(`DuckDB warehouse the spool is loaded into (default ${DEFAULT_WAREHOUSE_PATH})`)
+)
+const loadBatch = Options.integer("load-batch").pipe(Options.withDefault(500), Options.withDescription("Deliveries per warehouse transaction (default 500)"))
+
+const print = (value: unknown, asJson: boolean) =>
+  Effect.sync(() => {
+    if (asJson || typeof value !== "object" || value === null) process.stdout.write(JSON.stringify(value, (_k, v) => jsonSafe(v), 2) + "\n")
+    else process.stdout.write(table(Array.isArray(value) ? value : [value]) + "\n")
+  })
+
+/**
+ * Runs `f` with the token client of the configured target (settings and environment). The
+ * alerts-api calls are free and land nothing, so the environment's warehouse is in memory.
+ */
+const withClient = <A, E>(configPath: Option.Option<string>, f: (client: TokenClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(loadSettings(Option.getOrUndefined(configPath)), (settings) =>
+    Effect.flatMap(TokenClient, f).pipe(Effect.provide(makeEnvironment({ settings, warehouse: ":memory:", progress: Progress.Silent }))))
+
+const feedRow = (f: Record<string, unknown>) => ({ feed_id: f.feed_id, name: f.name, filter: JSON.stringify(f.filter ?? {}), created_at: f.created_at })
+
+const feedsList = Command.make("list", { config, json }, (o) =>
+  withClient(o.config, (c) =>
+    Effect.gen(function* () {
+      const feeds: Array<Record<string, unknown>> = []
+      let page = (yield* c.alertsApiFeeds({ limit: 500 })).body
+      feeds.push(...(page.results as Array<Record<string, unknown>>))
+      while (typeof page.next === "string") {
+        page = (yield* c.next(page.next)).body
+        feeds.push(...(page.results as Array<Record<string, unknown>>))
+      }
+      yield* print(o.json ? feeds : feeds.map(feedRow), o.json)
+    }))
+).pipe(Command.withDescription("List the alerts-api feeds, newest first. Example: estate-etl alerts feeds list"))
+
+const parseFilter = (text: Option.Option<string>) =>
+  Option.match(text, {
+    onNone: () => Effect.succeed({} as Record<string, unknown>),
+    onSome: (t) =>
+      Effect.try({ try: () => JSON.parse(t) as Record<string, unknown>, catch: () => new InvalidInput({ field: "--filter", detail: "not valid JSON" }) })
+  })
+
+const feedsCreate = Command.make("create", {
+  config, json,
+  name: Options.text("name").pipe(Options.withDescription("Feed name")),
+  filter: Options.text("filter").pipe(Options.optional, Options.withDescription(`Feed filter as JSON, e.g. '{"alert_subtypes":["price_down"],"location_ids":[12]}'`)),
+  subtype: Options.choice("subtype", ["new", "price_up", "price_down", "reserved", "delisted", "sold"]).pipe(
+    Options.repeated,
+    Options.withDescription("Alert subtype to deliver (repeatable; adds to the filter's alert_subtypes)")
+  )
+}, (o) =>
+  withClient(o.config, (c) =>
+    Effect.gen(function* () {
+      const filter = yield* parseFilter(o.filter)
+      if (o.subtype.length > 0) filter.alert_subtypes = [...((filter.alert_subtypes as Array<string> | undefined) ?? []), ...o.subtype]
+      const feed = (yield* c.alertsApiFeedCreate({ name: o.name, filter })).body
+      yield* print(o.json ? feed : feedRow(feed), o.json)
+    }))
+).pipe(Command.withDescription("Create a feed whose events go to the webhook URL. Example: estate-etl alerts feeds create --name cuts --subtype price_down"))
+
+const feedId = Args.text({ name: "feed_id" })
+
+const feedsShow = Command.make("show", { config, feedId }, (o) =>
+  withClient(o.config, (c) => Effect.flatMap(c.alertsApiFeed(o.feedId), (r) => print(r.body, true)))
+).pipe(Command.withDescription("Show a feed as created. Example: estate-etl alerts feeds show feed_3"))
+
+const feedsDelete = Command.make("delete", { config, feedId }, (o) =>
+  withClient(o.config, (c) => Effect.zipRight(c.alertsApiFeedDelete(o.feedId), Effect.sync(() => process.stdout.write(`deleted ${o.feedId}\n`))))
+).pipe(Command.withDescription("Delete a feed permanently. Example: estate-etl alerts feeds delete feed_3"))
+
+const webhookSet = Command.make("set", { config, url: Args.text({ name: "url" }) }, (o) =>
+  withClient(o.config, (c) => Effect.flatMap(c.setWebhook({ url: o.url }), (r) => print(r.body, true)))
+).pipe(Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set https://hooks.example.com/alerts"))
+
+const rotateSecret = Command.make("rotate-secret", {
+  config,
+  immediate: Options.boolean("immediate").pipe(Options.withDescription("Revoke every earlier secret now (default: they keep signing for 24 hours)"))
+}, (o) =>
+  withClient(o.config, (c) =>
+    Effect.gen(function* () {
+      const r = yield* c.rotateSecret({ immediate: o.immediate })
+      // The new secret is this command's output (stdout only, so it can be piped into a secret store).
+      process.stdout.write(`${r.body.secret}\n`)
+      process.stderr.write(o.immediate
+        ? "every earlier secret is revoked: give the receiver only this secret now\n"
+        : "earlier secrets keep signing for 24 hours: give the receiver this secret beside the old one\n")
+    }))
+).pipe(Command.withDescription("Issue a new signing secret (printed on stdout). Example: estate-etl alerts rotate-secret --immediate"))
+
+const load = Command.make("load", { spool, warehouse, loadBatch, json }, (o) =>
+  Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
+    Effect.provide(Warehouse.Default({ path: o.warehouse }))
+  )
+).pipe(Command.withDescription("Land the spooled deliveries in the warehouse (once per delivery id). Example: estate-etl alerts load"))
+
+export const alertsCommand = Command.make("alerts").pipe(
+  Command.withDescription("Alerts by webhook: feeds, webhook URL, signing secrets, loading the spool"),
+  Command.withSubcommands([
+    Command.make("feeds").pipe(Command.withDescription("alerts-api feeds"), Command.withSubcommands([feedsList, feedsCreate, feedsShow, feedsDelete])),
+    Command.make("webhook").pipe(Command.withDescription("The delivery URL"), Command.withSubcommands([webhookSet])),
+    rotateSecret,
+    load
+  ])
+)
+
+/** Secrets from the environment variable `name`, as Redacted values; none is bad input. */
+const secretsFrom = (name: string) =>
+  Config.redacted(name).pipe(
+    Effect.mapError(() => new InvalidInput({ field: "--secret-env", detail: `environment variable ${name} is not set (the webhook signing secret, whsec_...)` })),
+    Effect.flatMap((value) => {
+      const secrets = parseSecrets(value)
+      return secrets.length > 0
+        ? Effect.succeed(secrets)
+        : Effect.fail(new InvalidInput({ field: "--secret-env", detail: `environment variable ${name} is empty` }))
+    })
+  )
+
+export const serveAlertsCommand = Command.make("serve-alerts", {
+  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Interface to bind (default 127.0.0.1)")),
+  port: Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("Port (default 8787; 0 picks a free one)")),
+  spool, warehouse, loadBatch,
+  secretEnv: Options.text("secret-env").pipe(
+    Options.withDefault("ALERTS_WEBHOOK_SECRETS"),
+    Options.withDescription("Environment variable holding the signing secret(s), space- or comma-separated (default ALERTS_WEBHOOK_SECRETS)")
+  ),
+  maxBodyBytes: Options.integer("max-body-bytes").pipe(Options.withDefault(DEFAULT_MAX_BODY_BYTES), Options.withDescription(`Largest accepted body (default ${DEFAULT_MAX_BODY_BYTES})`)),
+  loadInterval: Options.integer("load-interval").pipe(
+    Options.withDefault(5),
+    Options.withDescription("Seconds between loads of the spool into the warehouse (default 5; 0: never, use `alerts load`)")
+  )
+}, (o) =>
+  Effect.scoped(Effect.gen(function* () {
+    const secrets = yield* secretsFrom(o.secretEnv)
+    const r = yield* startReceiver({ host: o.host, port: o.port, spoolPath: o.spool, secrets, maxBodyBytes: o.maxBodyBytes })
+    process.stdout.write(`listening on ${r.url} (spool ${o.spool}, ${secrets.length} secret${secrets.length === 1 ? "" : "s"})\n`)
+    if (o.loadInterval > 0) {
+      // The warehouse is opened per pass, so other commands can use it in between.
+      const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
+        Effect.provide(Warehouse.Default({ path: o.warehouse })),
+        Effect.tap((s) => (s.loaded > 0 ? Effect.sync(() => process.stdout.write(`loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)\n`)) : Effect.void)),
+        Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`))
+      )
+      yield* Effect.addFinalizer(() => pass)
+      yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(o.loadInterval))))
+    }
+    return yield* Effect.never
+  }))
+).pipe(Command.withDescription(
+  "Receive alert events by webhook: verify, spool durably, acknowledge, load into the warehouse. Example: ALERTS_WEBHOOK_SECRETS=whsec_... estate-etl serve-alerts --port 8787"
+))
+
