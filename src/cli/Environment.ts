@@ -88,7 +88,11 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     options.sandbox
       ? Effect.succeed(Option.some(options.sandbox))
       : settings.service.target === "sandbox"
-      ? Effect.map(Sandbox.start({ seed: settings.sandbox.seed, world: { properties: settings.sandbox.properties } }), Option.some)
+      ? Effect.map(Sandbox.start({
+        seed: settings.sandbox.seed,
+        world: { properties: settings.sandbox.properties },
+        legacyFeeds: settings.sandbox.legacyFeeds
+      }), Option.some)
       : Effect.succeed(Option.none())
   )
   const settingsLayer = Layer.effect(ServiceSettings, Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb)))

@@ -47,7 +47,12 @@ export const SandboxSection = Schema.Struct({
   /** Seed of the sandbox's deterministic world. Default 42. */
   seed: Schema.optionalWith(Schema.Int, { default: () => 42 }),
   /** Properties in the sandbox world. Default 20000. */
-  properties: Schema.optionalWith(PositiveInt, { default: () => 20_000 })
+  properties: Schema.optionalWith(PositiveInt, { default: () => 20_000 }),
+  /** Legacy alert feeds the sandbox account starts with (`{name, filter}`). Default none. */
+  legacyFeeds: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ name: Schema.String, filter: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })),
+    { default: () => [] }
+  )
 })
 
 export const PipelineEntry = Schema.Struct({

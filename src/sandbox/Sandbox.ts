@@ -75,7 +75,8 @@ const start = Effect.fn("Sandbox.start")(function* (options: SandboxOptions = {}
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds
     },
     tokenEpoch: { value: 0 },
-    driftRate: { platform: 0, token: 0 }
+    driftRate: { platform: 0, token: 0 },
+    initialFeeds: config.legacyFeeds
   }
   const state = makeSandboxState(config, context)
   const control = makeSandboxControl(state, startMs)

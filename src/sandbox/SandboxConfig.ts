@@ -82,6 +82,14 @@ export const SandboxConfig = Schema.Struct({
    * Assumed: 0 (default) disables the quota; the spec does not show the number.
    */
   plotDailyQuota: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 0 }),
+  /**
+   * Legacy alert feeds every user of the token host starts with (a demo account's saved feeds).
+   * Default none. `filter` as in the feed create body.
+   */
+  legacyFeeds: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ name: Schema.String, filter: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })),
+    { default: () => [] }
+  ),
   /** Premises search page depth (`offset + limit`). Assumed: 1000 (docs/ASSUMPTIONS.md). */
   premisesPageDepth: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1_000 })
 })

@@ -80,4 +80,6 @@ export interface SandboxContext {
    * a string, a renamed field). Decided per record by `world.drift(record, kind, rate)` (or `world.isDrifted(kind, id, rate)`); hosts apply it.
    */
   readonly driftRate: { platform: number; token: number }
+  /** Legacy alert feeds each user starts with (`SandboxConfig.legacyFeeds`). */
+  readonly initialFeeds?: ReadonlyArray<{ readonly name: string; readonly filter: Readonly<Record<string, unknown>> }>
 }

@@ -35,7 +35,13 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
   let serial = 0
   const feedsOf = (owner: string) => {
     let m = feeds.get(owner)
-    if (m === undefined) feeds.set(owner, (m = new Map()))
+    if (m === undefined) {
+      feeds.set(owner, (m = new Map()))
+      for (const f of ctx.initialFeeds ?? []) {
+        serial += 1
+        m.set(serial, { id: serial, name: f.name, filter: f.filter as FeedFilter, created_at: new Date(ctx.clock.now()).toISOString() })
+      }
+    }
     return m
   }
   const feedParam = (owner: string) =>
