@@ -1,12 +1,19 @@
-# One-command entry points. `demo` and `test` install dependencies themselves
-# when node_modules is missing or older than the lockfile.
+# One-command entry points. `demo` and `test` install dependencies themselves when
+# node_modules is missing or older than the lockfile, so each is one command on a fresh machine.
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 TSX := $(NODE_BIN)/tsx
-CLI := $(TSX) src/cli/main.ts
 DEPS := node_modules/.deps-stamp
+# Settings file for the extract targets (a data repo points this at its own, e.g. config/production.json)
+CONFIG ?= config/sandbox.json
+ETL := $(TSX) src/cli/main.ts
+RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test typecheck unit sandbox bench clean nightly
+.PHONY: setup demo test typecheck unit sandbox bench clean nightly weekly plan status build \
+	extract-references extract-plots extract-sourcing extract-sourcing-details extract-resolve \
+	extract-seller-leads extract-premises extract-time-series extract-distributions extract-analysis \
+	extract-alerts extract-alerts-search extract-feeds extract-properties extract-properties-match \
+	extract-properties-search extract-comparables
 
 $(DEPS): package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -14,8 +21,9 @@ $(DEPS): package.json package-lock.json
 
 setup: $(DEPS)
 
+## The main job: an in-process sandbox, the nightly set, Parquet under data/, a summary.
 demo: $(DEPS)
-	$(CLI) demo
+	$(ETL) demo --config config/sandbox.json
 
 typecheck: $(DEPS)
 	$(NODE_BIN)/tsc -p tsconfig.json --noEmit
@@ -25,11 +33,44 @@ unit: $(DEPS)
 
 test: typecheck unit
 
+## Both simulated hosts on fixed ports (8701 platform, 8702 token) until stopped.
 sandbox: $(DEPS)
-	$(CLI) sandbox
+	$(ETL) sandbox
 
 bench: $(DEPS)
 	$(TSX) bench/main.ts
+
+build: $(DEPS)
+	npm run build
+
+## Scheduled runs; CONFIG selects the settings file.
+nightly: $(DEPS)
+	$(RUN) nightly --export parquet
+weekly: $(DEPS)
+	$(RUN) weekly --export parquet
+plan: $(DEPS)
+	$(ETL) plan nightly --config $(CONFIG)
+status: $(DEPS)
+	$(ETL) status --config $(CONFIG)
+
+## One target per pipeline, to copy into a data repository's Makefile.
+extract-references: $(DEPS) ; $(RUN) references
+extract-plots: $(DEPS) ; $(RUN) plots-germany
+extract-sourcing: $(DEPS) ; $(RUN) sourcing-search
+extract-sourcing-details: $(DEPS) ; $(RUN) sourcing-properties
+extract-resolve: $(DEPS) ; $(RUN) sourcing-resolve
+extract-seller-leads: $(DEPS) ; $(RUN) seller-leads
+extract-premises: $(DEPS) ; $(RUN) premises-search
+extract-time-series: $(DEPS) ; $(RUN) market-time-series
+extract-distributions: $(DEPS) ; $(RUN) market-distributions
+extract-analysis: $(DEPS) ; $(RUN) market-analysis
+extract-alerts: $(DEPS) ; $(RUN) alerts
+extract-alerts-search: $(DEPS) ; $(RUN) alerts-search
+extract-feeds: $(DEPS) ; $(RUN) alert-feeds
+extract-properties: $(DEPS) ; $(RUN) properties-by-id
+extract-properties-match: $(DEPS) ; $(RUN) properties-match
+extract-properties-search: $(DEPS) ; $(RUN) properties-search
+extract-comparables: $(DEPS) ; $(RUN) comparables
 
 clean:
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +
