@@ -1,0 +1,135 @@
+/**
+ * Arrow: query results as apache-arrow `Table`s (for the library API) and Arrow IPC files
+ * (`<out>/arrow/<table>.arrow`, the IPC file format, replaced atomically).
+ *
+ * The bindings expose no Arrow interface, so columns are built in JS, one DuckDB chunk (2048
+ * rows) at a time, each chunk becoming a record batch: integers as Int32/Int64, floating and
+ * decimal numbers as Float64, BOOLEAN as Bool, DATE as DateDay, timestamps as microsecond
+ * Timestamps (UTC), text and JSON as Utf8; any other type is rendered as text.
+ */
+import { type DuckDBConnection, type DuckDBDataChunk, DuckDBTypeId, type DuckDBVector } from "@duckdb/node-api"
+import * as Arrow from "apache-arrow"
+import { Effect } from "effect"
+import * as fs from "node:fs/promises"
+import * as nodePath from "node:path"
+import { replaceAtomically } from "./AtomicReplace.js"
+import { ident } from "./Database.js"
+import { type ExportedTable, type ExportOptions, selectedTables } from "./ParquetExport.js"
+import type { Warehouse } from "./Warehouse.js"
+
+type Source = Pick<Warehouse, "tables" | "withConnection">
+
+interface ColumnPlan {
+  readonly type: Arrow.DataType
+  readonly build: (vector: DuckDBVector, length: number) => Arrow.Data
+}
+
+/** Fixed-width column: values into a typed array, nulls into a validity bitmap. */
+const fixed = <T extends Arrow.DataType>(
+  type: T,
+  make: (n: number) => Int32Array | BigInt64Array | Float64Array,
+  read: (v: any) => number | bigint
+): ColumnPlan => ({
+  type,
+  build: (vector, length) => {
+    const data = make(length)
+    const validity = new Uint8Array((length + 7) >> 3)
+    let nulls = 0
+    for (let i = 0; i < length; i++) {
+      const v = vector.getItem(i)
+      if (v === null) {
+        nulls++
+      } else {
+        ;(data as any)[i] = read(v)
+        validity[i >> 3]! |= 1 << (i & 7)
+      }
+    }
+    return Arrow.makeData({ type, length, nullCount: nulls, nullBitmap: nulls > 0 ? validity : null, data } as any)
+  }
+})
+
+/** Any other column through an apache-arrow builder. */
+const built = <T extends Arrow.DataType>(type: T, read: (v: any) => unknown): ColumnPlan => ({
+  type,
+  build: (vector, length) => {
+    const values = new Array(length)
+    for (let i = 0; i < length; i++) {
+      const v = vector.getItem(i)
+      values[i] = v === null ? null : read(v)
+    }
+    return Arrow.vectorFromArray(values, type).data[0]!
+  }
+})
+
+const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
+  switch (typeId) {
+    case DuckDBTypeId.TINYINT:
+    case DuckDBTypeId.SMALLINT:
+    case DuckDBTypeId.INTEGER:
+    case DuckDBTypeId.UTINYINT:
+    case DuckDBTypeId.USMALLINT:
+      return fixed(new Arrow.Int32(), (n) => new Int32Array(n), (v: number) => v)
+    case DuckDBTypeId.BIGINT:
+    case DuckDBTypeId.UINTEGER:
+      return fixed(new Arrow.Int64(), (n) => new BigInt64Array(n), (v: number | bigint) => BigInt(v))
+    case DuckDBTypeId.FLOAT:
+    case DuckDBTypeId.DOUBLE:
+      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: number) => v)
+    case DuckDBTypeId.DECIMAL:
+      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: { toDouble(): number }) => v.toDouble())
+    case DuckDBTypeId.DATE:
+      return fixed(new Arrow.DateDay(), (n) => new Int32Array(n), (v: { days: number }) => v.days)
+    case DuckDBTypeId.TIMESTAMP:
+      return fixed(new Arrow.TimestampMicrosecond(), (n) => new BigInt64Array(n), (v: { micros: bigint }) => v.micros)
+    case DuckDBTypeId.TIMESTAMP_TZ:
+      return fixed(new Arrow.TimestampMicrosecond("UTC"), (n) => new BigInt64Array(n), (v: { micros: bigint }) => v.micros)
+    case DuckDBTypeId.BOOLEAN:
+      return built(new Arrow.Bool(), (v: boolean) => v)
+    case DuckDBTypeId.VARCHAR:
+      return built(new Arrow.Utf8(), (v: string) => v)
+    default:
+      return built(new Arrow.Utf8(), (v: unknown) => String(v))
+  }
+}
+
+/** Runs `sql` and builds an Arrow table from its result, streaming chunk by chunk. */
+export const queryArrowWith = async (conn: DuckDBConnection, sql: string): Promise<Arrow.Table> => {
+  const result = await conn.stream(sql)
+  const names = result.deduplicatedColumnNames()
+  const plans = names.map((_, i) => planOf(result.columnTypeId(i)))
+  const schema = new Arrow.Schema(names.map((n, i) => new Arrow.Field(n, plans[i]!.type, true)))
+  const batches: Array<Arrow.RecordBatch> = []
+  for (;;) {
+    const chunk: DuckDBDataChunk | null = await result.fetchChunk()
+    if (chunk === null || chunk.rowCount === 0) break
+    const length = chunk.rowCount
+    const children = plans.map((p, i) => p.build(chunk.getColumnVector(i), length))
+    batches.push(new Arrow.RecordBatch(schema, Arrow.makeData({ type: new Arrow.Struct(schema.fields), length, children, nullCount: 0 })))
+  }
+  return batches.length > 0 ? new Arrow.Table(batches) : new Arrow.Table(schema)
+}
+
+/** A query's result as an apache-arrow `Table`. */
+export const queryArrow = (wh: Pick<Warehouse, "withConnection">, sql: string) =>
+  wh.withConnection("Arrow query failed", (conn) => queryArrowWith(conn, sql)).pipe(Effect.withSpan("ArrowExport.queryArrow"))
+
+/** Writes a query's result as an Arrow IPC file (atomically). */
+export const writeArrowFile = (wh: Pick<Warehouse, "withConnection">, sql: string, path: string) =>
+  replaceAtomically(path, (tmp) =>
+    wh.withConnection(`Cannot write ${path}`, async (conn) => {
+      const table = await queryArrowWith(conn, sql)
+      await fs.writeFile(tmp, Arrow.tableToIPC(table, "file"))
+      return table.numRows
+    }))
+
+/** Exports each table as `<outDir>/arrow/<table>.arrow`. */
+export const exportArrow = (wh: Source, options: ExportOptions) =>
+  Effect.flatMap(
+    selectedTables(wh, options.tables),
+    Effect.forEach((spec) => {
+      const path = nodePath.join(options.outDir, "arrow", `${spec.name}.arrow`)
+      return writeArrowFile(wh, `SELECT * FROM ${ident(spec.name)}`, path).pipe(
+        Effect.map((rows): ExportedTable => ({ table: spec.name, path, rows }))
+      )
+    })
+  )

@@ -1,0 +1,163 @@
+/**
+ * Opening a DuckDB file safely: one writer at a time, garbage and foreign files refused before
+ * anything is written, and every statement run by one fiber at a time on one connection.
+ *
+ * DuckDB takes a POSIX lock on the file per process. Such locks belong to the process, so a
+ * second open of the same file inside the same process would succeed and, when closed, silently
+ * drop the first one's lock. Opens are therefore also registered in-process and refused the same
+ * way as a lock held by another process.
+ */
+import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api"
+import { Duration, Effect, Schedule } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { causeMessage, openError, sqlError, WarehouseError } from "./WarehouseError.js"
+
+export interface OpenOptions {
+  /** How long to wait for another holder of the file to let go before failing `Locked`. Default 0. */
+  readonly lockTimeout?: Duration.DurationInput
+  /** Pause between two attempts while waiting for the lock. Default 200 ms. */
+  readonly lockPoll?: Duration.DurationInput
+}
+
+/** An open warehouse database: one connection, used by one fiber at a time. */
+export interface Database {
+  readonly path: string
+  /** Runs `f` with exclusive use of the connection; a throw becomes a `Sql` error (or passes a `WarehouseError` through). */
+  readonly use: <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) => Effect.Effect<A, WarehouseError>
+}
+
+const held = new Set<string>()
+
+/** Whether this process has the file open as a warehouse (attaching it too would break its lock). */
+export const isOpenInProcess = (path: string) => held.has(nodePath.resolve(path))
+
+export const MEMORY = ":memory:"
+
+const canonical = (path: string) => (path === MEMORY ? path : nodePath.resolve(path))
+
+/** Every DuckDB file starts with an 8-byte checksum followed by the magic bytes `DUCK`. */
+const checkHeader = (path: string): WarehouseError | undefined => {
+  let fd: number | undefined
+  try {
+    const size = fs.statSync(path).size
+    if (size === 0) return undefined
+    fd = fs.openSync(path, "r")
+    const head = Buffer.alloc(12)
+    const read = fs.readSync(fd, head, 0, 12, 0)
+    if (read < 12 || head.subarray(8, 12).toString("latin1") !== "DUCK") {
+      return new WarehouseError({
+        reason: "Corrupt",
+        path,
+        detail: `${path} exists but is not a DuckDB database (corrupt or another kind of file); move it away or choose another warehouse path`
+      })
+    }
+    return undefined
+  } catch (cause) {
+    if ((cause as NodeJS.ErrnoException).code === "ENOENT") return undefined
+    return new WarehouseError({ reason: "Io", path, cause, detail: `Cannot read ${path}: ${causeMessage(cause)}` })
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+const attemptOpen = (path: string) =>
+  Effect.gen(function*() {
+    if (path !== MEMORY && held.has(path)) {
+      return yield* Effect.fail(
+        new WarehouseError({
+          reason: "Locked",
+          path,
+          detail: `Warehouse ${path} is already open in this process; close it first or use another warehouse file`
+        })
+      )
+    }
+    const bad = path === MEMORY ? undefined : checkHeader(path)
+    if (bad) return yield* Effect.fail(bad)
+    if (path !== MEMORY) held.add(path)
+    return yield* Effect.tryPromise({
+      try: async () => {
+        if (path !== MEMORY) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
+        const instance = await DuckDBInstance.create(path, {
+          autoinstall_known_extensions: "false",
+          autoload_known_extensions: "true"
+        })
+        try {
+          const conn = await instance.connect()
+          // Timestamps are stored as UTC wall time; casts of ISO strings with offsets go through TIMESTAMPTZ.
+          await conn.run("SET TimeZone = 'UTC'")
+          return { instance, conn }
+        } catch (e) {
+          instance.closeSync()
+          throw e
+        }
+      },
+      catch: (cause) => openError(path, cause)
+    }).pipe(Effect.tapError(() => Effect.sync(() => held.delete(path))))
+  })
+
+/** Opens (creating if missing) the DuckDB file at `path`, or an in-memory database for `":memory:"`. */
+export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
+  Effect.gen(function*() {
+    const path = canonical(rawPath)
+    const timeout = Duration.decode(options.lockTimeout ?? 0)
+    const poll = Duration.decode(options.lockPoll ?? Duration.millis(200))
+    const attempts = Math.max(0, Math.ceil(Duration.toMillis(timeout) / Math.max(1, Duration.toMillis(poll))))
+    const { instance, conn } = yield* Effect.acquireRelease(
+      attemptOpen(path).pipe(
+        Effect.retry({
+          schedule: Schedule.spaced(poll).pipe(Schedule.intersect(Schedule.recurs(attempts))),
+          while: (e) => e.reason === "Locked"
+        }),
+        Effect.mapError((e) =>
+          e.reason === "Locked" && attempts > 0
+            ? new WarehouseError({ ...e, detail: `${e.detail} (waited ${Duration.format(timeout)})` })
+            : e
+        )
+      ),
+      ({ conn, instance }) =>
+        Effect.sync(() => {
+          try {
+            conn.closeSync()
+            instance.closeSync()
+          } finally {
+            held.delete(path)
+          }
+        })
+    )
+    const mutex = yield* Effect.makeSemaphore(1)
+    const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
+      mutex.withPermits(1)(
+        Effect.tryPromise({ try: () => f(conn), catch: (cause) => sqlError(what, cause) }).pipe(Effect.uninterruptible)
+      )
+    return { path, use } satisfies Database
+  })
+
+/** Double-quotes an identifier for DuckDB. */
+export const ident = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+
+/** Single-quotes a string literal for DuckDB. */
+export const literal = (value: string) => `'${value.replaceAll("'", "''")}'`
+
+/** Runs a statement and returns its rows as JS values (BIGINT as bigint, DATE/TIMESTAMP as Date). */
+export const rowsOf = async (
+  conn: DuckDBConnection,
+  sql: string,
+  params?: ReadonlyArray<DuckDBValue>
+): Promise<Array<Record<string, unknown>>> => {
+  const reader = await conn.runAndReadAll(sql, params ? [...params] : undefined)
+  return reader.getRowObjectsJS() as Array<Record<string, unknown>>
+}
+
+/** Runs `f` inside BEGIN/COMMIT; any failure rolls the whole transaction back and is rethrown. */
+export const inTransaction = async <A>(conn: DuckDBConnection, f: () => Promise<A>): Promise<A> => {
+  await conn.run("BEGIN TRANSACTION")
+  try {
+    const a = await f()
+    await conn.run("COMMIT")
+    return a
+  } catch (e) {
+    await conn.run("ROLLBACK").catch(() => undefined)
+    throw e
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * What the engine hands the loader, and what the loader's bookkeeping reads back.
+ */
+import type { Row } from "../normalize/Table.js"
+
+/** One page: its rows by table, where the source stands after it, and what it cost. Committed all or nothing. */
+export interface PageCommit {
+  readonly runId: string
+  readonly pipeline: string
+  readonly rows: ReadonlyMap<string, ReadonlyArray<Row>>
+  /** Source position after this page (`key`: slice / fan-out key; `value`: JSON cursor, offset or window). */
+  readonly checkpoint: { readonly key: string; readonly value: unknown; readonly done: boolean }
+  /** Units charged per request (request ids are unique: a page committed twice is not charged twice). */
+  readonly ledger: ReadonlyArray<{ readonly requestId: string; readonly operation: string; readonly units: number; readonly at: string }>
+  readonly rejects: ReadonlyArray<{ readonly table: string; readonly reason: string; readonly raw: string }>
+  /** Raw response body, archived (gzip) before the page commits. */
+  readonly raw?: { readonly pageKey: string; readonly body: string } | undefined
+  readonly requests: number
+  readonly retries: number
+}
+
+export type RunStatus = "running" | "done" | "paused" | "failed"
+
+export interface StartRun {
+  readonly runId: string
+  readonly pipeline: string
+  readonly params?: unknown
+  readonly unitsPlanned?: number | undefined
+  readonly eur?: number | undefined
+}
+
+/** A row of `_runs`, timestamps as ISO strings. */
+export interface RunRecord {
+  readonly runId: string
+  readonly pipeline: string
+  readonly params: unknown
+  readonly startedAt: string
+  readonly finishedAt: string | null
+  readonly status: RunStatus
+  readonly pages: number
+  readonly rowsPerTable: Record<string, number>
+  readonly requests: number
+  readonly retries: number
+  readonly unitsPlanned: number | null
+  readonly unitsCharged: number
+  readonly eur: number | null
+  readonly error: string | null
+}
+
+/** A row of `_checkpoints`: the last committed position of one source key. */
+export interface CheckpointRecord {
+  readonly pipeline: string
+  readonly runId: string
+  readonly key: string
+  readonly value: unknown
+  readonly done: boolean
+  readonly updatedAt: string
+}
+
+/** A page recorded in `_raw_pages` (committed together with its rows). */
+export interface RawPageRecord {
+  readonly runId: string
+  readonly pipeline: string
+  readonly seq: number
+  readonly pageKey: string
+  readonly path: string
+}
+
+const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v))
+const num = (v: unknown): number => (typeof v === "bigint" ? Number(v) : Number(v))
+const json = (v: unknown): unknown => (v === null || v === undefined ? null : JSON.parse(String(v)))
+
+export const toRunRecord = (r: Record<string, unknown>): RunRecord => ({
+  runId: String(r.run_id),
+  pipeline: String(r.pipeline),
+  params: json(r.params),
+  startedAt: iso(r.started_at),
+  finishedAt: r.finished_at === null ? null : iso(r.finished_at),
+  status: String(r.status) as RunStatus,
+  pages: num(r.pages),
+  rowsPerTable: (json(r.rows_per_table) ?? {}) as Record<string, number>,
+  requests: num(r.requests),
+  retries: num(r.retries),
+  unitsPlanned: r.units_planned === null ? null : num(r.units_planned),
+  unitsCharged: num(r.units_charged),
+  eur: r.eur === null ? null : num(r.eur),
+  error: r.error === null ? null : String(r.error)
+})
+
+export const toCheckpointRecord = (r: Record<string, unknown>): CheckpointRecord => ({
+  pipeline: String(r.pipeline),
+  runId: String(r.run_id),
+  key: String(r.key),
+  value: json(r.value),
+  done: r.done === true,
+  updatedAt: iso(r.updated_at)
+})

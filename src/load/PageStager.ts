@@ -1,0 +1,173 @@
+/**
+ * The bulk path of a page: rows go through DuckDB's appender into a connection-local staging
+ * table, then one INSERT ... SELECT lands them in the target (upsert, append or the replace side
+ * table). Per value the work is one type check and one native append; DATE, TIMESTAMP and JSON
+ * are staged as text and cast by DuckDB in the INSERT, so a bad value fails the statement and
+ * with it the page's transaction.
+ *
+ * Assumed: a row's keys that its table spec does not declare are ignored (the normalizer keeps
+ * unknown fields in an `extra` JSON column); a declared column missing from a row is NULL.
+ * Assumed: `_extracted_at` of append rows is the page's commit time (UTC); the page contract
+ * carries no extraction time of its own.
+ */
+import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import type { ColumnType, Row, TableSpec } from "../normalize/Table.js"
+import { TS } from "./Bookkeeping.js"
+import { ident, literal } from "./Database.js"
+import { replaceTableOf } from "./TableDdl.js"
+import { WarehouseError } from "./WarehouseError.js"
+
+type Value = Row[string] | undefined
+type Writer = (app: DuckDBAppender, v: Value) => void
+
+const STAGE_TYPE: Record<ColumnType, string> = {
+  VARCHAR: "VARCHAR",
+  JSON: "VARCHAR",
+  DATE: "VARCHAR",
+  TIMESTAMP: "VARCHAR",
+  BIGINT: "BIGINT",
+  INTEGER: "INTEGER",
+  DOUBLE: "DOUBLE",
+  BOOLEAN: "BOOLEAN"
+}
+
+class BadValue extends Error {
+  constructor(readonly expected: ColumnType, readonly value: Value) {
+    super(`expected ${expected}, got ${typeof value} ${String(value).slice(0, 40)}`)
+  }
+}
+
+const INT32_MIN = -2147483648
+const INT32_MAX = 2147483647
+
+const writerOf = (type: ColumnType): Writer => {
+  switch (type) {
+    case "VARCHAR":
+    case "JSON":
+    case "DATE":
+    case "TIMESTAMP":
+      return (app, v) => {
+        if (v === null || v === undefined) app.appendNull()
+        else if (typeof v === "string") app.appendVarchar(v)
+        else app.appendVarchar(String(v))
+      }
+    case "BIGINT":
+      return (app, v) => {
+        if (v === null || v === undefined) app.appendNull()
+        else if (typeof v === "bigint") app.appendBigInt(v)
+        else if (typeof v === "number" && Number.isSafeInteger(v)) app.appendBigInt(BigInt(v))
+        else if (typeof v === "string" && /^-?\d+$/.test(v)) app.appendBigInt(BigInt(v))
+        else throw new BadValue(type, v)
+      }
+    case "INTEGER":
+      return (app, v) => {
+        if (v === null || v === undefined) app.appendNull()
+        else if (typeof v === "number" && Number.isInteger(v) && v >= INT32_MIN && v <= INT32_MAX) app.appendInteger(v)
+        else if (typeof v === "bigint" && v >= INT32_MIN && v <= INT32_MAX) app.appendInteger(Number(v))
+        else throw new BadValue(type, v)
+      }
+    case "DOUBLE":
+      return (app, v) => {
+        if (v === null || v === undefined) app.appendNull()
+        else if (typeof v === "number") app.appendDouble(v)
+        else if (typeof v === "bigint") app.appendDouble(Number(v))
+        else throw new BadValue(type, v)
+      }
+    case "BOOLEAN":
+      return (app, v) => {
+        if (v === null || v === undefined) app.appendNull()
+        else if (typeof v === "boolean") app.appendBoolean(v)
+        else throw new BadValue(type, v)
+      }
+  }
+}
+
+export const stageOf = (table: string) => `_stage_${table}`
+
+/** (Re)creates the connection-local staging table of a spec. */
+export const createStage = (conn: DuckDBConnection, spec: TableSpec) =>
+  conn.run(
+    `CREATE OR REPLACE TEMP TABLE ${ident(stageOf(spec.name))} (${[
+      ...spec.columns.map((c) => `${ident(c.name)} ${STAGE_TYPE[c.type]}`),
+      "_seq INTEGER"
+    ].join(", ")})`
+  )
+
+/** Appends `rows` to the (emptied) staging table; `_seq` keeps their order for "last wins". */
+export const stageRows = async (conn: DuckDBConnection, spec: TableSpec, rows: ReadonlyArray<Row>): Promise<void> => {
+  await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
+  if (rows.length === 0) return
+  const names = spec.columns.map((c) => c.name)
+  const writers = spec.columns.map((c) => writerOf(c.type))
+  const width = names.length
+  const app = await conn.createAppender(stageOf(spec.name), "main", "temp")
+  let r = 0
+  let c = 0
+  try {
+    for (r = 0; r < rows.length; r++) {
+      const row = rows[r]!
+      for (c = 0; c < width; c++) writers[c]!(app, row[names[c]!])
+      app.appendInteger(r)
+      app.endRow()
+    }
+    app.flushSync()
+  } catch (e) {
+    if (e instanceof BadValue) {
+      throw new WarehouseError({
+        reason: "BadValue",
+        table: spec.name,
+        detail: `Table ${spec.name}, row ${r} of the page, column ${names[c]}: ${e.message}`
+      })
+    }
+    throw e
+  } finally {
+    app.closeSync()
+  }
+}
+
+const castOf = (type: ColumnType, col: string) => {
+  const c = ident(col)
+  switch (type) {
+    case "DATE":
+      return `CAST(${c} AS DATE)`
+    case "TIMESTAMP":
+      return TS(c)
+    case "JSON":
+      return `CAST(${c} AS JSON)`
+    default:
+      return c
+  }
+}
+
+const castedSelect = (spec: TableSpec) =>
+  `SELECT ${spec.columns.map((c) => `${castOf(c.type, c.name)} AS ${ident(c.name)}`).join(", ")}, _seq FROM temp.main.${ident(stageOf(spec.name))}`
+
+/** Keeps the last row per primary key of `source` (ordered by `order`). */
+export const lastPerKey = (spec: TableSpec, source: string, order: string) =>
+  `SELECT * FROM (${source}) QUALIFY row_number() OVER (PARTITION BY ${spec.primaryKey.map(ident).join(", ")} ORDER BY ${order} DESC) = 1`
+
+/** Deletes from `target` the keys present in `source` (a query exposing the key columns). */
+export const deleteKeysSql = (spec: TableSpec, target: string, source: string) =>
+  `DELETE FROM ${target} USING (SELECT DISTINCT ${spec.primaryKey.map(ident).join(", ")} FROM (${source})) AS _k WHERE ${
+    spec.primaryKey.map((k) => `${target}.${ident(k)} = _k.${ident(k)}`).join(" AND ")
+  }`
+
+/** The statements landing the staged rows in the target, by disposition (run in order). */
+export const landSql = (spec: TableSpec, ctx: { runId: string; pipeline: string; extractedAt: string }): ReadonlyArray<string> => {
+  const cols = spec.columns.map((c) => ident(c.name)).join(", ")
+  switch (spec.disposition) {
+    case "merge":
+      return [
+        deleteKeysSql(spec, ident(spec.name), castedSelect(spec)),
+        `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${lastPerKey(spec, castedSelect(spec), "_seq")})`
+      ]
+    case "append":
+      return [`INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
+        SELECT ${cols}, ${literal(ctx.runId)}, ${TS(literal(ctx.extractedAt))} FROM (${castedSelect(spec)}) ORDER BY _seq`]
+    case "replace":
+      return [`INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)
+        SELECT ${cols}, ${literal(ctx.pipeline)}, ${literal(ctx.runId)},
+          (SELECT coalesce(max(_ord), 0) + 1 FROM ${ident(replaceTableOf(spec.name))}) + _seq
+        FROM (${castedSelect(spec)})`]
+  }
+}

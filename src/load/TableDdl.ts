@@ -1,0 +1,157 @@
+/**
+ * Tables from specs: creation, schema evolution (new nullable columns are added, a NOT NULL
+ * dropped; anything else is refused), and the registry `_tables` that remembers how each table
+ * is written so exports and merges can read it back without the pipeline's declarations.
+ *
+ * Primary keys are kept by the loader, not by a DuckDB constraint: a page's rows are deduplicated
+ * (last wins), then the keys they carry are deleted and the rows inserted, in one transaction.
+ * With a PRIMARY KEY (an ART index) DuckDB turned repeated upserts of the same rows pathological
+ * (measured on 1.5: the third upsert of 100k rows took 30-44 s, against under a second here);
+ * key columns are still NOT NULL, and the key is recorded in `_tables`.
+ *
+ * Layout by disposition:
+ * - `merge`: the spec's columns (a primary key is required);
+ * - `append`: the spec's columns plus `_run_id` and `_extracted_at` (UTC);
+ * - `replace`: the spec's columns, plus a persistent side table
+ *   `_replace__<name>` holding the rows of unfinished runs (with `_pipeline`, `_run_id`, `_ord`).
+ */
+import type { DuckDBConnection } from "@duckdb/node-api"
+import type { ColumnType, TableSpec } from "../normalize/Table.js"
+import { ident, literal, rowsOf } from "./Database.js"
+import { WarehouseError } from "./WarehouseError.js"
+
+export const APPEND_COLUMNS = ["_run_id", "_extracted_at"] as const
+export const REPLACE_COLUMNS = ["_pipeline", "_run_id", "_ord"] as const
+/** A partition name the Parquet export derives from `_extracted_at` (append tables). */
+export const EXTRACTED_DATE = "_extracted_date"
+
+export const replaceTableOf = (name: string) => `_replace__${name}`
+
+const TYPES: ReadonlySet<string> = new Set<ColumnType>(["VARCHAR", "BIGINT", "INTEGER", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP", "JSON"])
+
+const conflict = (table: string, detail: string) =>
+  new WarehouseError({ reason: "SchemaConflict", table, detail: `Table ${table}: ${detail}` })
+
+/** Refuses a spec that cannot be a table: bad names or types, keys not among the columns. */
+export const validateSpec = (spec: TableSpec): void => {
+  if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(spec.name)) {
+    throw conflict(spec.name, "a table name starts with a letter and holds only letters, digits and _ (names starting with _ are the warehouse's own)")
+  }
+  const names = new Set<string>()
+  for (const c of spec.columns) {
+    if (names.has(c.name)) throw conflict(spec.name, `column ${c.name} is declared twice`)
+    if (!TYPES.has(c.type)) throw conflict(spec.name, `column ${c.name} has unknown type ${c.type}`)
+    if ((APPEND_COLUMNS as ReadonlyArray<string>).includes(c.name) || (REPLACE_COLUMNS as ReadonlyArray<string>).includes(c.name)) {
+      throw conflict(spec.name, `column name ${c.name} is reserved for the loader`)
+    }
+    names.add(c.name)
+  }
+  for (const k of spec.primaryKey) if (!names.has(k)) throw conflict(spec.name, `primary key column ${k} is not a column`)
+  if (spec.disposition === "merge" && spec.primaryKey.length === 0) throw conflict(spec.name, "a merge table needs a primary key")
+  for (const p of spec.partitionBy ?? []) {
+    if (!names.has(p) && !(p === EXTRACTED_DATE && spec.disposition === "append")) {
+      throw conflict(spec.name, `partition column ${p} is not a column`)
+    }
+  }
+}
+
+const nullable = (spec: TableSpec, col: string) => {
+  const c = spec.columns.find((x) => x.name === col)!
+  return !spec.primaryKey.includes(col) && c.nullable !== false
+}
+
+const columnDdl = (spec: TableSpec, withConstraints: boolean) =>
+  spec.columns.map((c) => `${ident(c.name)} ${c.type}${withConstraints && !nullable(spec, c.name) ? " NOT NULL" : ""}`)
+
+/** CREATE TABLE statement of a spec's target table (under another name when swapping). */
+export const createTableSql = (spec: TableSpec, as: string = spec.name) => {
+  const cols = columnDdl(spec, true)
+  if (spec.disposition === "append") cols.push(`_run_id VARCHAR`, `_extracted_at TIMESTAMP`)
+  return `CREATE TABLE ${ident(as)} (${cols.join(", ")})`
+}
+
+const createReplaceSideSql = (spec: TableSpec) =>
+  `CREATE TABLE IF NOT EXISTS ${ident(replaceTableOf(spec.name))} (${[
+    ...columnDdl(spec, false),
+    `_pipeline VARCHAR NOT NULL`,
+    `_run_id VARCHAR NOT NULL`,
+    `_ord BIGINT NOT NULL`
+  ].join(", ")})`
+
+interface Registered {
+  readonly disposition: string
+  readonly primaryKey: ReadonlyArray<string>
+}
+
+/** Creates the table of `spec` or evolves the existing one. Runs inside the caller's transaction. */
+export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Promise<void> => {
+  validateSpec(spec)
+  const existing = await rowsOf(
+    conn,
+    `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
+    [spec.name]
+  )
+  const reg = await rowsOf(conn, `SELECT disposition, primary_key FROM _tables WHERE table_name = ?`, [spec.name])
+  if (existing.length === 0) {
+    await conn.run(createTableSql(spec))
+  } else {
+    if (reg.length === 0) throw conflict(spec.name, "a table of that name exists but was not created by the loader")
+    const r: Registered = { disposition: String(reg[0]!.disposition), primaryKey: JSON.parse(String(reg[0]!.primary_key)) }
+    if (r.disposition !== spec.disposition) {
+      throw conflict(spec.name, `disposition changed from ${r.disposition} to ${spec.disposition}; drop the table or use a new name`)
+    }
+    if (JSON.stringify(r.primaryKey) !== JSON.stringify(spec.primaryKey)) {
+      throw conflict(spec.name, `primary key changed from (${r.primaryKey.join(", ")}) to (${spec.primaryKey.join(", ")}); drop the table or use a new name`)
+    }
+    const have = new Map(existing.map((e) => [String(e.column_name), e]))
+    for (const c of spec.columns) {
+      const e = have.get(c.name)
+      if (e === undefined) {
+        if (!nullable(spec, c.name)) throw conflict(spec.name, `new column ${c.name} is NOT NULL; existing rows have no value for it (declare it nullable)`)
+        await conn.run(`ALTER TABLE ${ident(spec.name)} ADD COLUMN ${ident(c.name)} ${c.type}`)
+        if (spec.disposition === "replace") {
+          await conn.run(`ALTER TABLE ${ident(replaceTableOf(spec.name))} ADD COLUMN IF NOT EXISTS ${ident(c.name)} ${c.type}`)
+        }
+        continue
+      }
+      if (String(e.data_type) !== c.type) {
+        throw conflict(spec.name, `column ${c.name} is ${String(e.data_type)} in the warehouse but ${c.type} in the spec; migrate it by hand or use a new column name`)
+      }
+      const wasNullable = e.is_nullable === true
+      if (wasNullable && !nullable(spec, c.name)) throw conflict(spec.name, `column ${c.name} became NOT NULL; existing rows may hold nulls`)
+      if (!wasNullable && nullable(spec, c.name)) await conn.run(`ALTER TABLE ${ident(spec.name)} ALTER COLUMN ${ident(c.name)} DROP NOT NULL`)
+    }
+    const declared = new Set(spec.columns.map((c) => c.name))
+    for (const [name, e] of have) {
+      const own = spec.disposition === "append" && (APPEND_COLUMNS as ReadonlyArray<string>).includes(name)
+      if (!own && !declared.has(name) && e.is_nullable !== true) {
+        throw conflict(spec.name, `column ${name} is NOT NULL in the warehouse but no longer declared; new rows could not be written`)
+      }
+    }
+  }
+  if (spec.disposition === "replace") await conn.run(createReplaceSideSql(spec))
+  await conn.run(
+    `INSERT INTO _tables VALUES (?, ?, ?, ?, ?, now()::TIMESTAMP)
+     ON CONFLICT (table_name) DO UPDATE SET disposition = EXCLUDED.disposition, primary_key = EXCLUDED.primary_key,
+       partition_by = EXCLUDED.partition_by, columns = EXCLUDED.columns, updated_at = EXCLUDED.updated_at`,
+    [spec.name, spec.disposition, JSON.stringify(spec.primaryKey), JSON.stringify(spec.partitionBy ?? []), JSON.stringify(spec.columns)]
+  )
+}
+
+/** The table specs the warehouse has registered (as last declared). */
+export const registeredSpecs = async (conn: DuckDBConnection, catalog?: string): Promise<Array<TableSpec>> => {
+  const from = catalog ? `${ident(catalog)}.main._tables` : "_tables"
+  const rows = await rowsOf(conn, `SELECT table_name, disposition, primary_key, partition_by, columns FROM ${from} ORDER BY table_name`)
+  return rows.map((r) => {
+    const partitionBy = JSON.parse(String(r.partition_by)) as Array<string>
+    return {
+      name: String(r.table_name),
+      disposition: String(r.disposition) as TableSpec["disposition"],
+      primaryKey: JSON.parse(String(r.primary_key)),
+      columns: JSON.parse(String(r.columns)),
+      ...(partitionBy.length > 0 ? { partitionBy } : {})
+    }
+  })
+}
+

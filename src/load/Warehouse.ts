@@ -1,0 +1,253 @@
+/**
+ * The DuckDB warehouse: tables from specs, one transaction per page (rows, checkpoint, ledger,
+ * rejects, run counters), runs and checkpoints for resuming, and queries for the CLI.
+ *
+ * One writer: the file is locked for the service's lifetime (see `Database.ts`); a second
+ * process gets `WarehouseError` reason `Locked` after `lockTimeout`. Pages of one warehouse are
+ * committed one at a time, in the order `commitPage` is called.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api"
+import { Clock, Effect, Option } from "effect"
+import * as nodePath from "node:path"
+import type { Row, TableSpec } from "../normalize/Table.js"
+import { initialise, TS } from "./Bookkeeping.js"
+import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
+import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
+import { createStage, landSql, stageRows } from "./PageStager.js"
+import { makeRawArchive } from "./RawArchive.js"
+import { ensureTable, registeredSpecs } from "./TableDdl.js"
+import { swapReplaceTables } from "./ReplaceSwap.js"
+import { WarehouseError } from "./WarehouseError.js"
+
+export interface WarehouseOptions extends OpenOptions {
+  /** The DuckDB file, or `":memory:"`. Default `data/warehouse.duckdb`. */
+  readonly path?: string
+  /**
+   * Root of the raw archive. Default: `raw/` beside the warehouse file (`data/raw`); none for
+   * `":memory:"`. `false` disables archiving (pages with `raw` then keep no body).
+   */
+  readonly rawDir?: string | false
+}
+
+export const DEFAULT_WAREHOUSE_PATH = "data/warehouse.duckdb"
+
+/** Rows landed by one commit, per table (input rows, duplicates included). */
+export type PageSummary = Record<string, number>
+
+/**
+ * Assumed: `query` returns BIGINT values as numbers when they fit exactly (counts print and
+ * serialise as JSON), as `bigint` otherwise; DATE/TIMESTAMP stay `Date`s, JSON stays text.
+ */
+const jsValue = (v: unknown): unknown =>
+  typeof v === "bigint" && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v
+
+const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+export const makeWarehouse = (options: WarehouseOptions = {}) =>
+  Effect.gen(function*() {
+    const path = options.path ?? DEFAULT_WAREHOUSE_PATH
+    const db: Database = yield* openDatabase(path, options)
+    yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
+    const rawRoot = options.rawDir === false ? undefined : options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw"))
+    const archive = rawRoot === undefined ? undefined : makeRawArchive(rawRoot)
+
+    const specs = new Map<string, TableSpec>()
+    for (const s of yield* db.use("Cannot read _tables", (conn) => registeredSpecs(conn))) specs.set(s.name, s)
+    const staged = new Set<string>()
+    const commitLock = yield* Effect.makeSemaphore(1)
+
+    const ensureTables = Effect.fn("Warehouse.ensureTables")(function*(list: ReadonlyArray<TableSpec>) {
+      yield* db.use("Cannot create tables", (conn) =>
+        inTransaction(conn, async () => {
+          for (const spec of list) await ensureTable(conn, spec)
+        }))
+      for (const spec of list) {
+        specs.set(spec.name, spec)
+        staged.delete(spec.name)
+      }
+    })
+
+    const specOf = (table: string, runId: string) => {
+      const spec = specs.get(table)
+      if (spec === undefined) {
+        throw new WarehouseError({ reason: "SchemaConflict", table, runId, detail: `Table ${table} was not declared; call ensureTables with its spec before committing rows to it` })
+      }
+      return spec
+    }
+
+    const runRow = async (conn: DuckDBConnection, runId: string) => {
+      const r = await rowsOf(conn, `SELECT pipeline, pages, rows_per_table FROM _runs WHERE run_id = ?`, [runId])
+      if (r.length === 0) throw new WarehouseError({ reason: "Sql", runId, detail: `Run ${runId} was not started (call startRun first)` })
+      return { pipeline: String(r[0]!.pipeline), pages: Number(r[0]!.pages), rowsPerTable: JSON.parse(String(r[0]!.rows_per_table)) as Record<string, number> }
+    }
+
+    const landPage = async (conn: DuckDBConnection, commit: PageCommit, at: string, raw: { seq: number; path: string; bytes: number } | undefined) => {
+      const run = await runRow(conn, commit.runId)
+      const summary: PageSummary = {}
+      for (const [table, rows] of commit.rows) {
+        const spec = specOf(table, commit.runId)
+        await stageRows(conn, spec, rows as ReadonlyArray<Row>)
+        if (rows.length > 0) {
+          for (const sql of landSql(spec, { runId: commit.runId, pipeline: commit.pipeline, extractedAt: at })) await conn.run(sql)
+        }
+        if (spec.disposition === "replace") {
+          await conn.run(`INSERT INTO _replace_pending VALUES (?, ?) ON CONFLICT DO NOTHING`, [commit.pipeline, table])
+        }
+        summary[table] = rows.length
+        run.rowsPerTable[table] = (run.rowsPerTable[table] ?? 0) + rows.length
+      }
+      const cp = commit.checkpoint
+      await conn.run(
+        `INSERT INTO _checkpoints VALUES (?, ?, ?, ?, ?, ${TS("?")})
+         ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`,
+        [commit.pipeline, commit.runId, cp.key, JSON.stringify(cp.value ?? null), cp.done, at]
+      )
+      const ledger = [...new Map(commit.ledger.map((l) => [l.requestId, l])).values()]
+      if (ledger.length > 0) {
+        await conn.run(
+          `INSERT INTO _ledger VALUES ${ledger.map(() => `(?, ?, ?, ?, ?, ${TS("?")})`).join(", ")} ON CONFLICT (request_id) DO NOTHING`,
+          ledger.flatMap((l) => [l.requestId, commit.runId, commit.pipeline, l.operation, l.units, l.at])
+        )
+      }
+      if (commit.rejects.length > 0) {
+        await conn.run(
+          `INSERT INTO _rejects VALUES ${commit.rejects.map(() => `(?, ?, ?, ?, ?, ${TS("?")})`).join(", ")}`,
+          commit.rejects.flatMap((r) => [commit.runId, commit.pipeline, r.table, r.reason, r.raw, at])
+        )
+      }
+      if (raw && commit.raw) {
+        await conn.run(`INSERT OR REPLACE INTO _raw_pages VALUES (?, ?, ?, ?, ?, ?, ${TS("?")})`, [
+          commit.runId, commit.pipeline, raw.seq, commit.raw.pageKey, raw.path, raw.bytes, at
+        ])
+      }
+      const units = ledger.reduce((s, l) => s + l.units, 0)
+      await conn.run(
+        `UPDATE _runs SET pages = pages + 1, requests = requests + ?, retries = retries + ?, units_charged = units_charged + ?,
+           rows_per_table = ? WHERE run_id = ?`,
+        [commit.requests, commit.retries, units, JSON.stringify(run.rowsPerTable), commit.runId]
+      )
+      return summary
+    }
+
+    /** Lands one page in one transaction; the raw body (if any) is archived first. */
+    const commitPage = Effect.fn("Warehouse.commitPage")(function*(commit: PageCommit) {
+      return yield* commitLock.withPermits(1)(Effect.gen(function*() {
+        const at = yield* now
+        // Staging tables are created outside the page's transaction: a rollback would drop them.
+        yield* db.use("Cannot create staging tables", async (conn) => {
+          for (const table of commit.rows.keys()) {
+            if (staged.has(table)) continue
+            await createStage(conn, specOf(table, commit.runId))
+            staged.add(table)
+          }
+        })
+        let raw: { seq: number; path: string; bytes: number } | undefined
+        if (commit.raw && archive) {
+          const seq = (yield* db.use("Cannot read the run", (conn) => runRow(conn, commit.runId))).pages + 1
+          const written = yield* archive.write(commit.pipeline, commit.runId, seq, commit.raw.body)
+          raw = { seq, ...written }
+        }
+        return yield* db.use(`Cannot commit a page of run ${commit.runId}`, (conn) => inTransaction(conn, () => landPage(conn, commit, at, raw)))
+      }))
+    })
+
+    const startRun = Effect.fn("Warehouse.startRun")(function*(run: StartRun) {
+      const at = yield* now
+      yield* db.use("Cannot start the run", (conn) =>
+        conn.run(
+          `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur) VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?)
+           ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, error = NULL`,
+          [run.runId, run.pipeline, JSON.stringify(run.params ?? null), at, run.unitsPlanned ?? null, run.eur ?? null]
+        ))
+    })
+
+    /** Records how a run ended; `done` also swaps in the rows staged for the pipeline's replace tables. */
+    const finishRun = Effect.fn("Warehouse.finishRun")(function*(runId: string, status: Exclude<RunStatus, "running">, error?: string) {
+      const at = yield* now
+      yield* commitLock.withPermits(1)(db.use(`Cannot finish run ${runId}`, (conn) =>
+        inTransaction(conn, async () => {
+          const run = await runRow(conn, runId)
+          if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => specOf(t, runId))
+          await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [status, at, error ?? null, runId])
+        })))
+    })
+
+    /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
+    const updateRun = (runId: string, update: { readonly unitsPlanned?: number; readonly eur?: number }) =>
+      db.use("Cannot update the run", (conn) =>
+        conn.run(`UPDATE _runs SET units_planned = coalesce(?, units_planned), eur = coalesce(?, eur) WHERE run_id = ?`, [
+          update.unitsPlanned ?? null, update.eur ?? null, runId
+        ]))
+
+    const runs = (limit = 20): Effect.Effect<Array<RunRecord>, WarehouseError> =>
+      db.use("Cannot read runs", (conn) => rowsOf(conn, `SELECT * FROM _runs ORDER BY started_at DESC, run_id DESC LIMIT ?`, [limit]))
+        .pipe(Effect.map((rows) => rows.map(toRunRecord)))
+
+    const lastRun = (pipeline: string): Effect.Effect<Option.Option<RunRecord>, WarehouseError> =>
+      db.use("Cannot read runs", (conn) => rowsOf(conn, `SELECT * FROM _runs WHERE pipeline = ? ORDER BY started_at DESC, run_id DESC LIMIT 1`, [pipeline]))
+        .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRunRecord)))
+
+    const checkpoints = (pipeline: string): Effect.Effect<Array<CheckpointRecord>, WarehouseError> =>
+      db.use("Cannot read checkpoints", (conn) => rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? ORDER BY key`, [pipeline]))
+        .pipe(Effect.map((rows) => rows.map(toCheckpointRecord)))
+
+    /** Full refresh: forgets the pipeline's checkpoints and the rows staged for its replace tables. */
+    const clearCheckpoints = (pipeline: string) =>
+      commitLock.withPermits(1)(db.use("Cannot clear checkpoints", (conn) =>
+        inTransaction(conn, async () => {
+          await conn.run(`DELETE FROM _checkpoints WHERE pipeline = ?`, [pipeline])
+          await swapReplaceTables(conn, pipeline, (t) => specOf(t, ""), { discard: true })
+        })))
+
+    /** Units charged since an instant (ISO), over every run and pipeline: the daily cap's input. */
+    const unitsSpentSince = (iso: string): Effect.Effect<number, WarehouseError> =>
+      db.use("Cannot sum the ledger", (conn) => rowsOf(conn, `SELECT coalesce(sum(units), 0) AS u FROM _ledger WHERE "at" >= ${TS("?")}`, [iso]))
+        .pipe(Effect.map((rows) => Number(rows[0]!.u)))
+
+    const rawPages = (runId: string): Effect.Effect<Array<RawPageRecord>, WarehouseError> =>
+      db.use("Cannot read _raw_pages", (conn) => rowsOf(conn, `SELECT * FROM _raw_pages WHERE run_id = ? ORDER BY seq`, [runId]))
+        .pipe(Effect.map((rows) => rows.map((r) => ({ runId: String(r.run_id), pipeline: String(r.pipeline), seq: Number(r.seq), pageKey: String(r.page_key), path: String(r.path) }))))
+
+    /** Any SQL; rows as objects of JS values (see `jsValue`). */
+    const query = (sql: string, params?: ReadonlyArray<string | number | boolean | bigint | null>) =>
+      db.use("Query failed", (conn) => rowsOf(conn, sql, params))
+        .pipe(Effect.map((rows) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsValue(v)])))))
+
+    /** Row counts of the declared tables. */
+    const tableCounts = () =>
+      db.use("Cannot count rows", async (conn) => {
+        const out: Record<string, number> = {}
+        for (const name of [...specs.keys()].sort()) out[name] = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${ident(name)}`))[0]!.n)
+        return out
+      })
+
+    return {
+      path: db.path,
+      rawRoot,
+      ensureTables,
+      commitPage,
+      startRun,
+      finishRun,
+      updateRun,
+      runs,
+      lastRun,
+      checkpoints,
+      clearCheckpoints,
+      unitsSpentSince,
+      rawPages,
+      query,
+      tableCounts,
+      /** The declared table specs (from this process or the `_tables` registry). */
+      tables: () => [...specs.values()],
+      /** Exclusive use of the connection, for exports and merges. */
+      withConnection: db.use
+    } as const
+  })
+
+/** What an open warehouse offers (the `Warehouse` service's shape). */
+export type WarehouseApi = Effect.Effect.Success<ReturnType<typeof makeWarehouse>>
+
+/** The warehouse service: `Warehouse.Default(options)` opens it for the layer's scope. */
+export class Warehouse extends Effect.Service<Warehouse>()("Warehouse", {
+  scoped: (options: WarehouseOptions = {}) => makeWarehouse(options)
+}) {}

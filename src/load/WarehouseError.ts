@@ -1,0 +1,70 @@
+/**
+ * Errors of the load stage. One class, a `reason` a caller can switch on, and a one-line
+ * message that says which file, table or run is concerned and what a person can do about it.
+ *
+ * - `Locked`: another process (or another open in this process) holds the warehouse file;
+ * - `Corrupt`: the file at the warehouse path is not a readable DuckDB database;
+ * - `Foreign`: a DuckDB database that this toolkit did not create, or a newer format version;
+ * - `SchemaConflict`: a table spec changed in a way the loader will not apply by itself;
+ * - `BadValue`: a row value does not fit its column (the whole page is refused);
+ * - `Io`: the file system (raw archive, exports);
+ * - `Sql`: any other DuckDB failure.
+ */
+import { Data } from "effect"
+
+export type WarehouseErrorReason = "Locked" | "Corrupt" | "Foreign" | "SchemaConflict" | "BadValue" | "Io" | "Sql"
+
+export class WarehouseError extends Data.TaggedError("WarehouseError")<{
+  readonly reason: WarehouseErrorReason
+  /** One human line: what failed, where, and what to do. */
+  readonly detail: string
+  /** The warehouse file, table or folder concerned. */
+  readonly path?: string | undefined
+  readonly table?: string | undefined
+  readonly runId?: string | undefined
+  readonly cause?: unknown
+}> {
+  override get message() {
+    return this.detail
+  }
+}
+
+/** The underlying message of anything thrown by DuckDB or node. */
+export const causeMessage = (cause: unknown): string =>
+  cause instanceof Error ? cause.message.split("\n")[0]! : String(cause)
+
+/** Maps an error thrown while opening a DuckDB file to a reason and a clear message. */
+export const openError = (path: string, cause: unknown): WarehouseError => {
+  const msg = causeMessage(cause)
+  if (/Could not set lock|Conflicting lock/i.test(msg)) {
+    const pid = /PID (\d+)/.exec(msg)?.[1]
+    return new WarehouseError({
+      reason: "Locked",
+      path,
+      cause,
+      detail: `Warehouse ${path} is in use by another process${pid ? ` (PID ${pid})` : ""}; wait for it to finish or point this run at another warehouse file`
+    })
+  }
+  if (/not a valid DuckDB database/i.test(msg)) {
+    return new WarehouseError({
+      reason: "Corrupt",
+      path,
+      cause,
+      detail: `${path} exists but is not a DuckDB database (corrupt or another kind of file); move it away or choose another warehouse path`
+    })
+  }
+  if (/version number|storage version|newer version/i.test(msg)) {
+    return new WarehouseError({
+      reason: "Foreign",
+      path,
+      cause,
+      detail: `${path} was written by an incompatible DuckDB version: ${msg}`
+    })
+  }
+  return new WarehouseError({ reason: "Io", path, cause, detail: `Cannot open warehouse ${path}: ${msg}` })
+}
+
+export const sqlError = (what: string, cause: unknown, extra?: { table?: string; runId?: string }): WarehouseError =>
+  cause instanceof WarehouseError
+    ? cause
+    : new WarehouseError({ reason: "Sql", detail: `${what}: ${causeMessage(cause)}`, cause, ...extra })

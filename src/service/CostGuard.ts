@@ -1,0 +1,183 @@
+/**
+ * The unit-cost guard: every paid platform call passes through `CostGuard.guard`.
+ *
+ * Before a call it reserves the operation's declared cost against the run cap (`maxUnits`) and
+ * the optional daily cap (`dailyUnits`, counting `spentToday` from the warehouse ledger); a call
+ * that would cross either is refused with `BudgetExhausted` BEFORE anything is sent. Reservations
+ * live in one `Ref`, so concurrent calls can never overspend together. After the call it settles
+ * with the units the service charged (`Svc-Units-Charged`), or releases the reservation when the
+ * call failed uncharged. Every charge is recorded for the engine to drain into its ledger
+ * (`takeCharges`, once per page).
+ *
+ * Costs: premises search 40 (spec); others from the settings' cost table. An operation missing
+ * from the table learns its cost from its first charge: until then its calls run one at a time
+ * and reserve 1 unit (Assumed: every paid call costs at least one unit).
+ */
+import { Clock, Effect, Layer, Option, Ref } from "effect"
+import { BudgetExhausted } from "./ServiceError.js"
+import { ServiceSettings } from "./ServiceSettings.js"
+
+/** One charge, as the ledger stores it. */
+export interface Charge {
+  readonly requestId: string | undefined
+  readonly operation: string
+  readonly units: number
+  /** Epoch ms when the charge was observed. */
+  readonly at: number
+  readonly runId: string
+}
+
+export interface CostGuardOptions {
+  readonly runId: string
+  /** Run cap; `undefined` means none. */
+  readonly maxUnits?: number | undefined
+  /** Daily cap; `undefined` means none. */
+  readonly dailyUnits?: number | undefined
+  /** Units already charged today by earlier runs (from the ledger). */
+  readonly spentToday?: number
+  /** Declared cost per operation. */
+  readonly costs: Readonly<Record<string, number>>
+}
+
+export interface CostTotals {
+  /** Units of the calls sent, at their declared (or learnt) cost. */
+  readonly planned: number
+  /** Units the service said it charged. */
+  readonly charged: number
+  /** Units reserved by calls in flight. */
+  readonly reserved: number
+  /** Paid calls sent / refused before sending. */
+  readonly calls: number
+  readonly refused: number
+  /** Last `Svc-Units-Remaining` seen (the account's balance). */
+  readonly balance: number | undefined
+}
+
+interface State {
+  charged: number
+  reserved: number
+  planned: number
+  calls: number
+  refused: number
+  balance: number | undefined
+  learned: Record<string, number>
+  charges: Array<Charge>
+}
+
+/** What the guarded call reports back. */
+export interface Settlement {
+  readonly charged: number
+  readonly requestId: string | undefined
+  readonly remaining?: number | undefined
+}
+
+export const makeCostGuard = (options: CostGuardOptions) =>
+  Effect.gen(function* () {
+    const state = yield* Ref.make<State>({
+      charged: 0, reserved: 0, planned: 0, calls: 0, refused: 0, balance: undefined, learned: {}, charges: []
+    })
+    const spentToday = options.spentToday ?? 0
+    const learning = new Map<string, Effect.Semaphore>()
+    const learnLock = (operation: string) => {
+      let s = learning.get(operation)
+      if (!s) learning.set(operation, (s = Effect.unsafeMakeSemaphore(1)))
+      return s
+    }
+
+    /** The declared cost, the learnt one, or `undefined` while unknown. */
+    const costOf = (operation: string, s: State): number | undefined => options.costs[operation] ?? s.learned[operation]
+
+    const reserve = (operation: string) =>
+      Ref.modify(state, (s): readonly [BudgetExhausted | number, State] => {
+        const cost = costOf(operation, s) ?? 1
+        const used = s.charged + s.reserved
+        if (options.maxUnits !== undefined && used + cost > options.maxUnits) {
+          return [new BudgetExhausted({ reason: "UnitCap", operation, limit: options.maxUnits, used, wanted: cost }), { ...s, refused: s.refused + 1 }]
+        }
+        if (options.dailyUnits !== undefined && spentToday + used + cost > options.dailyUnits) {
+          return [new BudgetExhausted({ reason: "DailyCap", operation, limit: options.dailyUnits, used: spentToday + used, wanted: cost }), { ...s, refused: s.refused + 1 }]
+        }
+        return [cost, { ...s, reserved: s.reserved + cost, planned: s.planned + cost, calls: s.calls + 1 }]
+      }).pipe(Effect.flatMap((r) => (typeof r === "number" ? Effect.succeed(r) : Effect.fail(r))))
+
+    const settle = (operation: string, reserved: number, result: Settlement | undefined) =>
+      Effect.flatMap(Clock.currentTimeMillis, (at) =>
+        Ref.update(state, (s) => {
+          const next: State = { ...s, reserved: s.reserved - reserved }
+          if (result === undefined) return next
+          if (result.remaining !== undefined) next.balance = result.remaining
+          if (options.costs[operation] === undefined && s.learned[operation] === undefined && result.charged > 0) {
+            next.learned = { ...s.learned, [operation]: result.charged }
+          }
+          if (result.charged > 0) {
+            next.charged = s.charged + result.charged
+            next.charges = [...s.charges, { requestId: result.requestId, operation, units: result.charged, at, runId: options.runId }]
+          }
+          return next
+        })
+      )
+
+    /**
+     * Runs a paid call under the guard. `settlement` reads the charge off a success;
+     * `failureCharge` off a failure (a call can fail after the service charged it, e.g. a bad body).
+     */
+    const guard = <A, E, R>(
+      operation: string,
+      call: Effect.Effect<A, E, R>,
+      settlement: (a: A) => Settlement,
+      failureCharge: (e: E) => Settlement | undefined = () => undefined
+    ): Effect.Effect<A, E | BudgetExhausted, R> => {
+      const run = Effect.flatMap(reserve(operation), (cost) =>
+        call.pipe(
+          Effect.tap((a) => settle(operation, cost, settlement(a))),
+          Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
+          Effect.onInterrupt(() => settle(operation, cost, undefined))
+        )
+      )
+      return Effect.flatMap(Ref.get(state), (s) =>
+        costOf(operation, s) === undefined ? learnLock(operation).withPermits(1)(run) : run
+      )
+    }
+
+    return {
+      guard,
+      /** The cost a call of `operation` is planned at (declared or learnt), if known. */
+      costOf: (operation: string) => Effect.map(Ref.get(state), (s) => Option.fromNullable(costOf(operation, s))),
+      /** Drains the charges recorded since the last call (the engine writes them to `_ledger`). */
+      takeCharges: Ref.modify(state, (s): readonly [ReadonlyArray<Charge>, State] => [s.charges, { ...s, charges: [] }]),
+      totals: Effect.map(Ref.get(state), (s): CostTotals => ({
+        planned: s.planned, charged: s.charged, reserved: s.reserved, calls: s.calls, refused: s.refused, balance: s.balance
+      }))
+    }
+  })
+
+export class CostGuard extends Effect.Service<CostGuard>()("service/CostGuard", {
+  effect: Effect.flatMap(ServiceSettings, (s) =>
+    makeCostGuard({
+      runId: "run",
+      maxUnits: Option.getOrUndefined(s.maxUnits),
+      dailyUnits: Option.getOrUndefined(s.dailyUnits),
+      costs: s.unitCosts
+    })
+  )
+}) {
+  /** A guard for one run from explicit options. */
+  static layerRun = (options: CostGuardOptions) =>
+    Layer.effect(CostGuard, Effect.map(makeCostGuard(options), (g) => new CostGuard(g)))
+
+  /** A guard for one run with caps and costs from `ServiceSettings` (the runner passes the run id and the ledger's `spentToday`). */
+  static layerFromSettings = (run: { readonly runId: string; readonly spentToday?: number }) =>
+    Layer.effect(
+      CostGuard,
+      Effect.flatMap(ServiceSettings, (s) =>
+        makeCostGuard({
+          runId: run.runId,
+          maxUnits: Option.getOrUndefined(s.maxUnits),
+          dailyUnits: Option.getOrUndefined(s.dailyUnits),
+          costs: s.unitCosts,
+          ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
+        })
+      ).pipe(Effect.map((g) => new CostGuard(g)))
+    )
+}
+

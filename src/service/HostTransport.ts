@@ -1,0 +1,147 @@
+/**
+ * The HTTP pipeline shared by both host clients, one instance per host:
+ *
+ *   pace (shared per host) -> send with a per-attempt timeout -> read the whole body as text
+ *   -> learn rate limits -> map non-2xx to a tagged error -> retry transient ones within budget
+ *
+ * It returns the raw text (the engine archives it) and the lower-case headers; the clients
+ * parse and decode. Failures never carry a stack or a body dump: one short line at most.
+ */
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import type { HttpClientError } from "@effect/platform/HttpClientError"
+import { Clock, Duration, Effect, Ref } from "effect"
+import type { RawResponse } from "./ErrorMapping.js"
+import type { Pacer } from "./Pacer.js"
+import { readRateLimitHeaders, tightestState } from "./RateLimitHeaders.js"
+import { type RetryPolicy, withRetry } from "./Retry.js"
+import type { RetryBudget } from "./RetryBudget.js"
+import { InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+
+export type { RawResponse } from "./ErrorMapping.js"
+
+export type HttpMethod = "GET" | "POST" | "PUT" | "DELETE"
+
+export interface HostRequest {
+  /** Operation name for errors, counters and the cost table. */
+  readonly operation: string
+  readonly method: HttpMethod
+  /** Absolute URL, query included. */
+  readonly url: string
+  readonly headers: Readonly<Record<string, string>>
+  /** JSON body (sent as `application/json`); omitted when `undefined`. */
+  readonly body?: unknown
+}
+
+export interface HostTransportOptions {
+  readonly client: HttpClient.HttpClient
+  readonly pacer: Pacer
+  readonly budget: RetryBudget
+  readonly policy: RetryPolicy
+  readonly timeoutMs: number
+  /** Maps a non-2xx answer to its error; `retryAfterMs` comes from `Retry-After`. */
+  readonly toError: (operation: string, res: RawResponse, retryAfterMs: number | undefined) => ServiceError
+}
+
+export interface TransportStats {
+  /** HTTP attempts sent (first attempts and retries). */
+  readonly attempts: number
+  /** Of those, retries. */
+  readonly retries: number
+}
+
+/** One short line about a failed exchange: the system error code, or the first line of a message. */
+const describe = (e: HttpClientError): string => {
+  const cause = e.cause as { code?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } } | undefined
+  const code = cause?.code ?? cause?.cause?.code
+  if (typeof code === "string") return code
+  const msg = cause?.cause?.message ?? cause?.message ?? e.reason
+  return String(msg).split("\n")[0]!.slice(0, 120)
+}
+
+const isJson = (contentType: string | undefined) => contentType === undefined || /json/i.test(contentType)
+
+export const makeHostTransport = (options: HostTransportOptions) =>
+  Effect.gen(function* () {
+    const counters = yield* Ref.make<TransportStats>({ attempts: 0, retries: 0 })
+
+    const toRequest = (req: HostRequest) => {
+      let r = HttpClientRequest.make(req.method)(req.url).pipe(
+        HttpClientRequest.setHeaders(req.headers),
+        HttpClientRequest.acceptJson
+      )
+      if (req.body !== undefined) r = HttpClientRequest.bodyUnsafeJson(r, req.body)
+      return r
+    }
+
+    /** One attempt: paced, timed out as a whole (headers and body), non-2xx mapped. */
+    const attempt = (req: HostRequest) =>
+      Effect.gen(function* () {
+        yield* options.pacer.take
+        yield* Ref.update(counters, (c) => ({ ...c, attempts: c.attempts + 1 }))
+        const exchange = options.client.execute(toRequest(req)).pipe(
+          Effect.flatMap((res) => Effect.map(res.text, (text): RawResponse => ({ status: res.status, headers: res.headers, text }))),
+          Effect.mapError((e): ServiceError => {
+            if (e._tag === "RequestError" && e.reason === "InvalidUrl") {
+              return new InvalidInput({ reason: "Url", operation: req.operation, detail: "the URL is not valid" })
+            }
+            if (e._tag === "RequestError" && e.reason === "Encode") {
+              return new InvalidInput({ reason: "Body", operation: req.operation, detail: "the body is not serialisable as JSON" })
+            }
+            if (e._tag === "ResponseError") {
+              // The headers arrived: a charged call whose body broke off must not be retried (or lost from the ledger).
+              const charged = Number(e.response.headers["svc-units-charged"] ?? 0)
+              return new TransportError({
+                reason: "TruncatedBody",
+                operation: req.operation,
+                status: e.response.status,
+                requestId: e.response.headers["svc-request-id"],
+                detail: describe(e),
+                ...(charged > 0 ? { unitsCharged: charged } : {})
+              })
+            }
+            return new TransportError({ reason: "Network", operation: req.operation, detail: describe(e) })
+          }),
+          Effect.timeoutFail({
+            duration: Duration.millis(options.timeoutMs),
+            onTimeout: () => new TransportError({ reason: "Timeout", operation: req.operation, detail: `no complete answer within ${options.timeoutMs} ms` })
+          })
+        )
+        const res = yield* exchange
+        const now = yield* Clock.currentTimeMillis
+        const info = readRateLimitHeaders((name) => res.headers[name], now)
+        yield* options.pacer.observe(info, res.status)
+        const contentType = res.headers["content-type"]
+        const requestId = res.headers["svc-request-id"]
+        const charged = Number(res.headers["svc-units-charged"] ?? 0)
+        const chargedField = charged > 0 ? { unitsCharged: charged } : {}
+        if (res.status >= 200 && res.status < 300) {
+          if (res.text.length > 0 && !isJson(contentType)) {
+            return yield* new TransportError({
+              reason: "WrongContentType", operation: req.operation, status: res.status, requestId,
+              detail: `expected JSON, got ${contentType?.split(";")[0]}`, ...chargedField
+            })
+          }
+          return res
+        }
+        if (/text\/html/i.test(contentType ?? "")) {
+          return yield* new TransportError({
+            reason: "WrongContentType", operation: req.operation, status: res.status, requestId,
+            detail: "an HTML error page instead of the service's error body", ...chargedField
+          })
+        }
+        // `Retry-After` wins; a 429 without it waits for the reset its `RateLimit` state names.
+        const reset = tightestState(info.states)?.resetSeconds
+        const retryAfterMs = info.retryAfterMs ?? (res.status === 429 && reset !== undefined ? reset * 1000 : undefined)
+        return yield* Effect.fail(options.toError(req.operation, res, retryAfterMs))
+      })
+
+    /** Sends with retries of transient failures (see `Retry.ts`). */
+    const send = (req: HostRequest): Effect.Effect<RawResponse, ServiceError> =>
+      withRetry(req.operation, attempt(req), options.policy, options.budget, {
+        onRetry: () => Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 }))
+      }).pipe(Effect.withSpan(`HostTransport.send`, { attributes: { operation: req.operation, method: req.method } }))
+
+    return { send, stats: Ref.get(counters) }
+  })
+
+export type HostTransport = Effect.Effect.Success<ReturnType<typeof makeHostTransport>>

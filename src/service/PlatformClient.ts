@@ -1,0 +1,223 @@
+/**
+ * Client of the metered platform host. Piped from small parts: base URL, the API key as
+ * `Authorization: Bearer` (never in a URL), request validation before sending, the cost guard,
+ * pacing, retry within budget, error mapping, then JSON decoding. Every method returns the
+ * decoded body, the raw body text (for the raw archive), the units headers and the request id.
+ */
+import { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { CostGuard } from "./CostGuard.js"
+import { platformError } from "./ErrorMapping.js"
+import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
+import { makePacer } from "./Pacer.js"
+import { PlatformRequests } from "./PlatformRequests.js"
+import { chargedOf } from "./Retry.js"
+import { RetryBudget } from "./RetryBudget.js"
+import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+import { ServiceSettings } from "./ServiceSettings.js"
+import type { SellerLeadsQuery } from "./schema/SellerLeads.js"
+import { validateRequest } from "./schema/Validation.js"
+
+/** The units headers of one platform response (spec, "Units and platform response headers"). */
+export interface Units {
+  /** `Svc-Units-Charged` (0 when absent). */
+  readonly charged: number
+  /** `Svc-Units-Remaining`: the balance after the call. */
+  readonly remaining: number | undefined
+  /** `Svc-Units-Source` (Assumed: `balance` or `plan`). */
+  readonly source: string | undefined
+  /** `Svc-Plan`. */
+  readonly plan: string | undefined
+  readonly requestId: string | undefined
+}
+
+export interface PlatformResponse<A> {
+  readonly body: A
+  /** The body exactly as received, for the raw archive. */
+  readonly raw: string
+  readonly units: Units
+  readonly requestId: string | undefined
+  /** `Ai-Version` passed through from the plot service (plot search only). */
+  readonly version: string | undefined
+}
+
+const num = (v: string | undefined): number | undefined => {
+  if (v === undefined || v.trim() === "") return undefined
+  const n = Number(v)
+  return Number.isFinite(n) ? n : undefined
+}
+
+export const readUnits = (headers: Readonly<Record<string, string>>): Units => ({
+  charged: Math.max(0, num(headers["svc-units-charged"]) ?? 0),
+  remaining: num(headers["svc-units-remaining"]),
+  source: headers["svc-units-source"],
+  plan: headers["svc-plan"],
+  requestId: headers["svc-request-id"]
+})
+
+/** A page of a list: `results` checked, everything else passed through (records are decoded by the normalizer). */
+export const Page = Schema.Struct(
+  { results: Schema.Array(Schema.Unknown), next: Schema.optional(Schema.NullOr(Schema.String)) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+)
+export type Page = typeof Page.Type
+/** Any JSON object. */
+export const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+export type AnyObject = typeof AnyObject.Type
+
+interface CallSpec<A> {
+  readonly operation: string
+  readonly method: HttpMethod
+  /** A path under the platform URL, or an absolute `next` URL the service returned. */
+  readonly target: string
+  readonly query?: Readonly<Record<string, string | number | boolean | undefined>>
+  readonly body?: unknown
+  readonly bodySchema?: Schema.Schema<any, any, never>
+  readonly querySchema?: Schema.Schema<any, any, never>
+  readonly response: Schema.Schema<A, any, never>
+}
+
+const oneLine = (s: string) => s.split("\n").join("; ")
+
+const CREDENTIAL_PARAMS = ["api_key", "apikey", "api-key", "access_token", "token", "key"]
+/** Whether a URL carries the key (raw or encoded) or a credential-named query parameter. */
+export const credentialInUrl = (url: string, key: string): boolean => {
+  const u = new URL(url)
+  if (CREDENTIAL_PARAMS.some((p) => u.searchParams.has(p))) return true
+  // Very short keys (tests) would match by accident; real keys are long.
+  return key.length >= 8 && (url.includes(key) || url.includes(encodeURIComponent(key)))
+}
+
+export const makePlatformClient = Effect.gen(function* () {
+  const settings = yield* ServiceSettings
+  const guard = yield* CostGuard
+  const budget = yield* RetryBudget
+  const client = yield* HttpClient.HttpClient
+  const pacer = yield* makePacer({ ratePerSecond: settings.platformRatePerSecond, headroom: settings.pacingHeadroom })
+  const scrub = (text: string) =>
+    Option.match(settings.apiKey, {
+      onNone: () => text,
+      onSome: (k) => (Redacted.value(k).length >= 8 ? text.split(Redacted.value(k)).join("<redacted>") : text)
+    })
+  const transport = yield* makeHostTransport({
+    client,
+    pacer,
+    budget,
+    policy: { maxRetries: settings.maxRetries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, minMs: settings.retryMinMs },
+    timeoutMs: settings.requestTimeoutMs,
+    // An error body that echoes the key (e.g. a proxy quoting the request) never reaches an error message.
+    toError: (operation, res, retryAfterMs) =>
+      platformError(operation, { ...res, text: scrub(res.text) }, retryAfterMs, readUnits(res.headers).charged)
+  })
+  const base = new URL(settings.platformUrl)
+
+  /** Builds the URL; a `next` URL must point at the platform host (the key is never sent elsewhere). */
+  const urlOf = (spec: Pick<CallSpec<unknown>, "target" | "query" | "operation">) => {
+    const url = /^https?:\/\//i.test(spec.target) ? new URL(spec.target) : new URL(settings.platformUrl + spec.target)
+    if (url.origin !== base.origin) {
+      return Effect.fail(new InvalidInput({ reason: "Url", operation: spec.operation, detail: `refusing to follow a link to another host (${url.origin})` }))
+    }
+    for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+    return Effect.succeed(url.toString())
+  }
+
+  const decode = <A>(spec: CallSpec<A>, res: RawResponse): Effect.Effect<PlatformResponse<A>, TransportError> => {
+    const units = readUnits(res.headers)
+    const fail = (reason: "InvalidBody" | "UnexpectedShape", detail: string) =>
+      new TransportError({ reason, operation: spec.operation, status: res.status, requestId: units.requestId, detail, ...(units.charged > 0 ? { unitsCharged: units.charged } : {}) })
+    let json: unknown
+    try {
+      json = res.text === "" ? null : JSON.parse(res.text)
+    } catch {
+      return Effect.fail(fail("InvalidBody", "the body is not valid JSON"))
+    }
+    return Schema.decodeUnknown(spec.response, { onExcessProperty: "preserve" })(json).pipe(
+      Effect.mapError(() => fail("UnexpectedShape", "the body is not the documented shape")),
+      Effect.map((body) => ({ body, raw: res.text, units, requestId: units.requestId, version: res.headers["ai-version"] }))
+    )
+  }
+
+  const call = <A>(spec: CallSpec<A>): Effect.Effect<PlatformResponse<A>, ServiceError> =>
+    Effect.gen(function* () {
+      const key = yield* Option.match(settings.apiKey, {
+        onNone: () => Effect.fail(new AuthenticationFailed({ reason: "MissingCredentials", host: "platform", operation: spec.operation, detail: "no API key is configured (SVC_API_KEY)" })),
+        onSome: Effect.succeed
+      })
+      if (spec.bodySchema) {
+        const v = validateRequest(spec.bodySchema, spec.body)
+        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Body", operation: spec.operation, detail: oneLine(v.left.message) })
+      }
+      if (spec.querySchema) {
+        const v = validateRequest(spec.querySchema, spec.query ?? {})
+        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Query", operation: spec.operation, detail: oneLine(v.left.message) })
+      }
+      const url = yield* urlOf(spec)
+      // Spec: credentials in the URL are refused (400 key_in_query); never build such a request.
+      if (credentialInUrl(url, Redacted.value(key))) {
+        return yield* new InvalidInput({ reason: "Url", operation: spec.operation, detail: "a credential must never be sent in a URL" })
+      }
+      const send = transport.send({
+        operation: spec.operation,
+        method: spec.method,
+        url,
+        headers: { authorization: `Bearer ${Redacted.value(key)}` },
+        ...(spec.body !== undefined ? { body: spec.body } : {})
+      }).pipe(Effect.flatMap((res) => decode(spec, res)))
+      return yield* guard.guard(
+        spec.operation,
+        send,
+        (r) => ({ charged: r.units.charged, requestId: r.requestId, remaining: r.units.remaining }),
+        (e) => {
+          const charged = chargedOf(e)
+          return charged > 0 ? { charged, requestId: (e as { requestId?: string }).requestId } : undefined
+        }
+      )
+    }).pipe(Effect.withSpan(`PlatformClient.${spec.operation}`))
+
+  const R = PlatformRequests
+  return {
+    /** POST /v1/ai/search: premises search (40 units a successful call). */
+    premisesSearch: (body: Readonly<Record<string, unknown>> = {}) =>
+      call({ operation: "ai_search_premises", method: "POST", target: "/v1/ai/search", body, bodySchema: R.premisesSearch, response: Page }),
+    /** POST /v1/ai/plots/search: commercial plots in Germany. */
+    plotSearch: (body: Readonly<Record<string, unknown>>) =>
+      call({ operation: "plot_search", method: "POST", target: "/v1/ai/plots/search", body, bodySchema: R.plotSearch, response: Page }),
+    /** POST /v1/property-sourcing/searches: structured search. */
+    sourcingSearch: (body: Readonly<Record<string, unknown>>) =>
+      call({ operation: "sourcing_search", method: "POST", target: "/v1/property-sourcing/searches", body, bodySchema: R.sourcingSearch, response: Page }),
+    /** GET the `next` URL of a sourcing search (or describe) page. */
+    sourcingNext: (nextUrl: string) => call({ operation: "sourcing_next", method: "GET", target: nextUrl, response: Page }),
+    /** POST /v1/property-sourcing/searches/describe: plain-language search. */
+    sourcingDescribe: (body: Readonly<Record<string, unknown>>) =>
+      call({ operation: "sourcing_describe", method: "POST", target: "/v1/property-sourcing/searches/describe", body, bodySchema: R.sourcingDescribe, response: Page }),
+    /** GET /v1/property-sourcing/properties/{prop_id}. */
+    sourcingProperty: (propertyId: string) =>
+      Effect.flatMap(R.checkId("sourcing_property", propertyId, "prop_"), (id) =>
+        call({ operation: "sourcing_property", method: "GET", target: `/v1/property-sourcing/properties/${encodeURIComponent(id)}`, response: AnyObject })),
+    /** POST /v1/property-sourcing/properties/resolve: exactly one of url, reference, listing_id. */
+    sourcingResolve: (body: Readonly<Record<string, unknown>>) =>
+      call({ operation: "sourcing_resolve", method: "POST", target: "/v1/property-sourcing/properties/resolve", body, bodySchema: R.sourcingResolve, response: AnyObject }),
+    /** GET /v1/seller-leads around a point. */
+    sellerLeads: (query: SellerLeadsQuery) =>
+      call({ operation: "seller_leads", method: "GET", target: "/v1/seller-leads", query, querySchema: R.sellerLeadsQuery, response: Page }),
+    /** GET the `next` URL of a seller-leads page. */
+    sellerLeadsNext: (nextUrl: string) => call({ operation: "seller_leads", method: "GET", target: nextUrl, response: Page }),
+    /** GET /v1/seller-leads/{lead_id}. */
+    sellerLead: (leadId: string) =>
+      Effect.flatMap(R.checkId("seller_lead", leadId, "lead_"), (id) =>
+        call({ operation: "seller_lead", method: "GET", target: `/v1/seller-leads/${encodeURIComponent(id)}`, response: AnyObject })),
+    /** Low-level: any platform call (used by tests and new operations before they get a method). */
+    call,
+    /** HTTP attempts and retries of this client. */
+    stats: transport.stats,
+    pacer: pacer.snapshot
+  }
+})
+
+export class PlatformClient extends Effect.Service<PlatformClient>()("service/PlatformClient", {
+  effect: makePlatformClient
+}) {
+  /** Over undici; needs `ServiceSettings`, `RetryBudget` and `CostGuard` (shared by both clients of a run). */
+  static Live = Layer.provide(PlatformClient.Default, NodeHttpClient.layerUndici)
+}

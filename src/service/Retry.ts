@@ -1,0 +1,100 @@
+/**
+ * Retry of transient failures within the run's retry budget.
+ *
+ * Transient: network errors, timeouts, a truncated body, 408, 429 (except plot search's
+ * `quota_reached`) and 5xx. Everything else is terminal. A response that says units were
+ * charged (`Svc-Units-Charged` > 0) is never retried, whatever its status.
+ *
+ * Assumed: a paid call that got no answer at all (network error, timeout before the headers)
+ * is retried: the spec says failed calls are not charged, and without headers nothing says it
+ * was. If the service did complete it, the next answer's `Svc-Units-Remaining` shows the drift.
+ *
+ * Delay before retry n (0-based): `Retry-After` when the service sent one (seconds or HTTP
+ * date), else exponential backoff `base * 2^n` with equal jitter, capped at `maxMs`; never less
+ * than `minMs`, so `Retry-After: 0` cannot become a busy loop. A `Retry-After` longer than
+ * `maxMs` is not waited out: the error is returned and the run pauses.
+ */
+import { Effect, Random } from "effect"
+import type { RetryBudget } from "./RetryBudget.js"
+import type { BudgetExhausted, ServiceError } from "./ServiceError.js"
+
+export interface RetryPolicy {
+  /** Retries of one request at most. */
+  readonly maxRetries: number
+  readonly baseMs: number
+  readonly maxMs: number
+  readonly minMs: number
+}
+
+const transientStatus = (status: number | undefined) =>
+  status !== undefined && (status === 408 || status === 429 || status >= 500)
+
+/** Units the service said it charged for the failed call (when the error knows). */
+export const chargedOf = (e: unknown): number => {
+  const u = (e as { unitsCharged?: unknown } | null)?.unitsCharged
+  return typeof u === "number" && u > 0 ? u : 0
+}
+
+/** Whether retrying `e` may succeed. */
+export const isTransient = (e: ServiceError | { readonly _tag: string }): boolean => {
+  if (chargedOf(e) > 0) return false
+  switch (e._tag) {
+    case "TransportError": {
+      const t = e as { reason: string; status?: number }
+      return t.reason === "Network" || t.reason === "Timeout" || t.reason === "TruncatedBody" ||
+        // An HTML page from a proxy in front of a 502/503 is a transient outage too.
+        (t.reason === "WrongContentType" && transientStatus(t.status))
+    }
+    case "PlatformProblem": {
+      const p = e as { reason: string; status: number }
+      return p.reason !== "quota_reached" && transientStatus(p.status)
+    }
+    case "TokenProblem":
+      return transientStatus((e as { status: number }).status)
+    default:
+      return false
+  }
+}
+
+/** The server's requested wait, if any. */
+export const retryAfterOf = (e: unknown): number | undefined => {
+  const r = (e as { retryAfterMs?: unknown } | null)?.retryAfterMs
+  return typeof r === "number" && r >= 0 ? r : undefined
+}
+
+/**
+ * Delay before retry `n` (0-based), or `undefined` when the server asks for longer than the
+ * policy allows. `random` in [0, 1) draws the jitter.
+ */
+export const retryDelayMs = (policy: RetryPolicy, n: number, error: unknown, random: number): number | undefined => {
+  const asked = retryAfterOf(error)
+  if (asked !== undefined) return asked > policy.maxMs ? undefined : Math.max(policy.minMs, asked)
+  const ceiling = Math.min(policy.maxMs, policy.baseMs * 2 ** n)
+  return Math.max(policy.minMs, Math.round(ceiling / 2 + (random * ceiling) / 2))
+}
+
+/**
+ * Runs `attempt`, retrying transient failures with backoff while the per-request limit and the
+ * run's budget allow. Sleeps with `Effect.sleep`, so `TestClock` drives it.
+ */
+export const withRetry = <A, E extends { readonly _tag: string }, R>(
+  operation: string,
+  attempt: Effect.Effect<A, E, R>,
+  policy: RetryPolicy,
+  budget: RetryBudget,
+  hooks: { readonly onRetry?: (n: number, delayMs: number, error: E) => Effect.Effect<void> } = {}
+): Effect.Effect<A, E | BudgetExhausted, R> => {
+  const loop = (n: number): Effect.Effect<A, E | BudgetExhausted, R> =>
+    Effect.catchAll(attempt, (error) => {
+      if (n >= policy.maxRetries || !isTransient(error)) return Effect.fail(error)
+      return Effect.gen(function* () {
+        const delay = retryDelayMs(policy, n, error, yield* Random.next)
+        if (delay === undefined) return yield* Effect.fail(error)
+        yield* budget.retry(operation)
+        if (hooks.onRetry) yield* hooks.onRetry(n, delay, error)
+        yield* Effect.sleep(delay)
+        return yield* loop(n + 1)
+      })
+    })
+  return Effect.zipRight(budget.request, loop(0))
+}

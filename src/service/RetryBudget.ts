@@ -1,0 +1,48 @@
+/**
+ * The run-wide retry budget: at most `ratio * requests + floor` retries in one run, across both
+ * hosts. Each retry takes one; when none is left the request fails with
+ * `BudgetExhausted{reason: "RetryBudget"}` so the run stops as paused (resumable) instead of
+ * hammering a failing host. It also counts requests and retries for the run record.
+ */
+import { Effect, Ref } from "effect"
+import { BudgetExhausted } from "./ServiceError.js"
+import { ServiceSettings } from "./ServiceSettings.js"
+
+export interface RetryBudgetOptions {
+  /** Retries allowed per request sent (e.g. 0.1). */
+  readonly ratio: number
+  /** Retries always allowed (e.g. 10). */
+  readonly floor: number
+}
+
+export interface RetryBudgetStats {
+  /** Requests started (first attempts only). */
+  readonly requests: number
+  /** Retries taken (attempts after the first). */
+  readonly retries: number
+  /** Retries allowed at this point (`ratio * requests + floor`). */
+  readonly allowed: number
+}
+
+export const makeRetryBudget = (options: RetryBudgetOptions) =>
+  Effect.gen(function* () {
+    const state = yield* Ref.make({ requests: 0, retries: 0 })
+    const allowed = (requests: number) => Math.floor(options.ratio * requests + options.floor)
+    return {
+      /** Counts one request (its first attempt). */
+      request: Ref.update(state, (s) => ({ ...s, requests: s.requests + 1 })),
+      /** Takes one retry, or fails when the budget is spent. */
+      retry: (operation: string) =>
+        Ref.modify(state, (s) => {
+          const limit = allowed(s.requests)
+          return s.retries < limit
+            ? [undefined, { ...s, retries: s.retries + 1 }] as const
+            : [new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0 }), s] as const
+        }).pipe(Effect.flatMap((e) => (e === undefined ? Effect.void : Effect.fail(e)))),
+      stats: Effect.map(Ref.get(state), (s): RetryBudgetStats => ({ ...s, allowed: allowed(s.requests) }))
+    }
+  })
+
+export class RetryBudget extends Effect.Service<RetryBudget>()("service/RetryBudget", {
+  effect: Effect.flatMap(ServiceSettings, (s) => makeRetryBudget({ ratio: s.retryBudgetRatio, floor: s.retryBudgetFloor }))
+}) {}

@@ -1,0 +1,188 @@
+/**
+ * Errors of the two host clients. A few tagged classes, each with a `reason` and the ids a
+ * person needs (operation, request id, status). Every `message` is one human line and never
+ * holds a secret (keys, passwords and tokens stay `Redacted` and are never copied here).
+ *
+ * How the CLI maps them to exit codes: `BudgetExhausted` 3 (resumable), `PaymentRequired` 4,
+ * `AuthenticationFailed` 5, `InvalidInput` 2, the rest 1.
+ */
+import { Data } from "effect"
+
+/** Which host answered. */
+export type Host = "platform" | "token"
+
+/** Machine codes of the platform's problem records (spec, "Errors"), plus plot search's codes. */
+export const PROBLEM_CODES = [
+  "invalid_request",
+  "key_in_query",
+  "page_depth_exceeded",
+  "unauthorized",
+  "invalid_credential",
+  "credential_revoked",
+  "token_expired",
+  "payment_required",
+  "insufficient_scope",
+  "not_entitled",
+  "account_suspended",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "payload_too_large",
+  "rate_limited",
+  "quota_reached"
+] as const
+/** A known code, or any other string the service sent (kept as is). */
+export type ProblemCode = (typeof PROBLEM_CODES)[number] | (string & {})
+
+const where = (operation: string, requestId: string | undefined) =>
+  requestId === undefined ? operation : `${operation} (request ${requestId})`
+
+/**
+ * The platform host refused a request: its problem record (`application/problem+json`) or plot
+ * search's `{error: {code, message}}`. `reason` is the machine code; statuses without a body
+ * get `http_<status>` (e.g. `http_503`).
+ */
+export class PlatformProblem extends Data.TaggedError("PlatformProblem")<{
+  readonly reason: ProblemCode
+  readonly status: number
+  readonly operation: string
+  readonly requestId?: string | undefined
+  readonly detail?: string | undefined
+  readonly title?: string | undefined
+  /** Milliseconds to wait before trying again, from `Retry-After` / `RateLimit` (429, 503). */
+  readonly retryAfterMs?: number | undefined
+  /** `Svc-Units-Charged` of the failed response when above 0 (such a call is never retried). */
+  readonly unitsCharged?: number | undefined
+}> {
+  override get message() {
+    return `${where(this.operation, this.requestId)} failed with ${this.status} ${this.reason}${this.detail ? `: ${this.detail}` : ""}`
+  }
+}
+
+/** Why the token host refused a request (derived from the status; the spec gives bodies, not codes). */
+export type TokenProblemReason =
+  | "bad_request" // 400 {message, errors, details}
+  | "forbidden" // 403 {detail}: operation outside the subscription
+  | "not_found" // 404 {errors} or {detail}
+  | "conflict" // 409
+  | "validation" // 422 {detail: [{loc, msg, type}]}
+  | "rate_limited" // 429
+  | "server_error" // 5xx
+  | "request_timeout" // 408
+  | "unexpected_status"
+
+/** The token host refused a request. `details` holds the body's explanations, one line each. */
+export class TokenProblem extends Data.TaggedError("TokenProblem")<{
+  readonly reason: TokenProblemReason
+  readonly status: number
+  readonly operation: string
+  readonly detail?: string | undefined
+  readonly details?: ReadonlyArray<string> | undefined
+  readonly retryAfterMs?: number | undefined
+}> {
+  override get message() {
+    const more = this.details && this.details.length > 0 ? ` (${this.details.slice(0, 3).join("; ")})` : ""
+    return `${this.operation} failed with ${this.status} ${this.reason}${this.detail ? `: ${this.detail}` : ""}${more}`
+  }
+}
+
+/** The request never got a usable answer. Carries no stack or body dump, only what happened. */
+export class TransportError extends Data.TaggedError("TransportError")<{
+  readonly reason:
+    | "Network" // connection refused, reset, DNS
+    | "Timeout" // no complete answer within the per-request timeout
+    | "TruncatedBody" // the body ended early / could not be read
+    | "InvalidBody" // not JSON where JSON was expected
+    | "UnexpectedShape" // JSON, but not the documented shape
+    | "WrongContentType" // e.g. an HTML error page from a proxy
+  readonly operation: string
+  readonly status?: number | undefined
+  readonly requestId?: string | undefined
+  /** One short line (never a stack trace, never a body dump). */
+  readonly detail?: string | undefined
+  /** Units the service charged before the body turned out unusable (never retried then). */
+  readonly unitsCharged?: number | undefined
+}> {
+  override get message() {
+    const status = this.status === undefined ? "" : ` (status ${this.status})`
+    return `${where(this.operation, this.requestId)}: ${this.reason}${status}${this.detail ? `: ${this.detail}` : ""}`
+  }
+}
+
+/** A budget stopped the run before sending; the run is paused and can be resumed. */
+export class BudgetExhausted extends Data.TaggedError("BudgetExhausted")<{
+  readonly reason: "UnitCap" | "DailyCap" | "RetryBudget"
+  readonly operation: string
+  /** The cap that would have been crossed (units, or retries for `RetryBudget`). */
+  readonly limit: number
+  /** Units (or retries) already used against that cap. */
+  readonly used: number
+  /** Units the refused call would have cost (0 for `RetryBudget`). */
+  readonly wanted: number
+}> {
+  override get message() {
+    switch (this.reason) {
+      case "UnitCap":
+        return `${this.operation} refused before sending: it costs ${this.wanted} units and ${this.used} of the run's ${this.limit} are spent or reserved`
+      case "DailyCap":
+        return `${this.operation} refused before sending: it costs ${this.wanted} units and ${this.used} of today's ${this.limit} are spent or reserved`
+      case "RetryBudget":
+        return `retry budget spent (${this.used} of ${this.limit} retries) at ${this.operation}; the run can be resumed later`
+    }
+  }
+}
+
+/** 402: the balance of units is spent. A person must open `paymentUrl`; the run stops. */
+export class PaymentRequired extends Data.TaggedError("PaymentRequired")<{
+  readonly operation: string
+  readonly paymentUrl?: string | undefined
+  readonly requestId?: string | undefined
+  readonly detail?: string | undefined
+}> {
+  override get message() {
+    const link = this.paymentUrl ? `; add units at ${this.paymentUrl}` : ""
+    return `${where(this.operation, this.requestId)}: payment required, the unit balance is spent${link}`
+  }
+}
+
+/** A credential was refused: missing, wrong, revoked, or the token host refused login/refresh. */
+export class AuthenticationFailed extends Data.TaggedError("AuthenticationFailed")<{
+  readonly reason:
+    | "unauthorized"
+    | "invalid_credential"
+    | "credential_revoked"
+    | "token_expired"
+    | "MissingCredentials" // nothing configured (no key / no e-mail and password)
+    | "LoginRejected" // POST /login refused the e-mail and password
+    | "StillUnauthorized" // 401 again right after a fresh token
+  readonly host: Host
+  readonly operation: string
+  readonly requestId?: string | undefined
+  readonly detail?: string | undefined
+}> {
+  override get message() {
+    return `${where(this.operation, this.requestId)}: authentication failed on the ${this.host} host (${this.reason})${this.detail ? `: ${this.detail}` : ""}`
+  }
+}
+
+/** A request built by the caller breaks the documented rules; refused before anything is sent. */
+export class InvalidInput extends Data.TaggedError("InvalidInput")<{
+  readonly reason: "Body" | "Query" | "Path" | "Url"
+  readonly operation: string
+  /** What is wrong, one or a few lines (from the schema's formatter). */
+  readonly detail: string
+}> {
+  override get message() {
+    return `${this.operation}: invalid request ${this.reason.toLowerCase()}: ${this.detail}`
+  }
+}
+
+/** Everything a client call can fail with. */
+export type ServiceError =
+  | PlatformProblem
+  | TokenProblem
+  | TransportError
+  | BudgetExhausted
+  | PaymentRequired
+  | AuthenticationFailed
+  | InvalidInput

@@ -1,0 +1,205 @@
+/**
+ * Client of the token host (`{api_url}`): bearer JWT from the session (`TokenSession.ts`), one
+ * renewal and one replay on 401, request validation before sending, pacing, retry within budget,
+ * error mapping, JSON decoding. Every method returns the decoded body, the raw text (for the raw
+ * archive) and the status. Records are kept loosely typed here; the normalizer decodes each one
+ * with its schema so one drifted record does not fail a page.
+ */
+import { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Effect, Layer, Redacted, Schema } from "effect"
+import { tokenError } from "./ErrorMapping.js"
+import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
+import { makePacer } from "./Pacer.js"
+import { RetryBudget } from "./RetryBudget.js"
+import * as S from "./schema/index.js"
+import { validateRequest } from "./schema/Validation.js"
+import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+import { ServiceSettings } from "./ServiceSettings.js"
+import { makeTokenSession } from "./TokenSession.js"
+
+export interface TokenResponse<A> {
+  readonly body: A
+  /** The body exactly as received ("" for 204). */
+  readonly raw: string
+  readonly status: number
+}
+
+type Query = Readonly<Record<string, string | number | boolean | undefined>>
+type Body = Readonly<Record<string, unknown>>
+type AnySchema = Schema.Schema<any, any, never>
+
+export interface RequestOptions<A> {
+  readonly query?: Query
+  readonly body?: unknown
+  readonly bodySchema?: AnySchema
+  readonly querySchema?: AnySchema
+  readonly response?: Schema.Schema<A, any, never>
+  /** The body to return on 204 / an empty body (time series: `[]`). */
+  readonly empty?: A
+  /** Operation name for errors and counters (default `METHOD path`). */
+  readonly operation?: string
+}
+
+const Obj = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const List = Schema.Array(Schema.Unknown)
+/** A page envelope `{count, next, previous, results}`; results checked loosely. */
+const Env = Schema.Struct(
+  { results: Schema.Unknown, next: Schema.optional(Schema.NullOr(Schema.String)), previous: Schema.optional(Schema.NullOr(Schema.String)) },
+  Obj
+)
+const oneLine = (s: string) => s.split("\n").join("; ")
+const seg = (s: string | number) => encodeURIComponent(String(s))
+
+export const makeTokenClient = Effect.gen(function* () {
+  const settings = yield* ServiceSettings
+  const budget = yield* RetryBudget
+  const client = yield* HttpClient.HttpClient
+  const pacer = yield* makePacer({ ratePerSecond: settings.apiRatePerSecond, headroom: settings.pacingHeadroom })
+  const transport = yield* makeHostTransport({
+    client,
+    pacer,
+    budget,
+    policy: { maxRetries: settings.maxRetries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, minMs: settings.retryMinMs },
+    timeoutMs: settings.requestTimeoutMs,
+    toError: tokenError
+  })
+  const session = yield* makeTokenSession(transport, settings)
+  const origin = new URL(settings.apiUrl).origin
+
+  const decode = <A>(operation: string, res: RawResponse, options: RequestOptions<A>): Effect.Effect<TokenResponse<A>, TransportError> => {
+    if ((res.status === 204 || res.text === "") && options.empty !== undefined) {
+      return Effect.succeed({ body: options.empty, raw: res.text, status: res.status })
+    }
+    let json: unknown
+    try {
+      json = res.text === "" ? null : JSON.parse(res.text)
+    } catch {
+      return Effect.fail(new TransportError({ reason: "InvalidBody", operation, status: res.status, detail: "the body is not valid JSON" }))
+    }
+    const schema = (options.response ?? Schema.Unknown) as Schema.Schema<A, any, never>
+    return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(json).pipe(
+      Effect.mapError(() => new TransportError({ reason: "UnexpectedShape", operation, status: res.status, detail: "the body is not the documented shape" })),
+      Effect.map((body) => ({ body, raw: res.text, status: res.status }))
+    )
+  }
+
+  /**
+   * Any token-host call. `target` is a path (`/api/v1/...`) or an absolute `next` link, which
+   * must point at the token host (the bearer token is never sent elsewhere).
+   */
+  const request = <A = unknown>(method: HttpMethod, target: string, options: RequestOptions<A> = {}): Effect.Effect<TokenResponse<A>, ServiceError> => {
+    const operation = options.operation ?? `${method} ${target.replace(/^https?:\/\/[^/]+/, "").split("?")[0]}`
+    return Effect.gen(function* () {
+      if (options.bodySchema) {
+        const v = validateRequest(options.bodySchema, options.body)
+        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Body", operation, detail: oneLine(v.left.message) })
+      }
+      if (options.querySchema) {
+        const v = validateRequest(options.querySchema, options.query ?? {})
+        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Query", operation, detail: oneLine(v.left.message) })
+      }
+      const url = /^https?:\/\//i.test(target) ? new URL(target) : new URL(settings.apiUrl + target)
+      if (url.origin !== origin) {
+        return yield* new InvalidInput({ reason: "Url", operation, detail: `refusing to follow a link to another host (${url.origin})` })
+      }
+      for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
+      const send = (access: Redacted.Redacted<string>) =>
+        transport.send({
+          operation,
+          method,
+          url: url.toString(),
+          headers: { authorization: `Bearer ${Redacted.value(access)}` },
+          ...(options.body !== undefined ? { body: options.body } : {})
+        })
+      const first = yield* session.current
+      const res = yield* send(first.access).pipe(
+        Effect.catchIf(
+          (e) => e._tag === "AuthenticationFailed",
+          () =>
+            Effect.gen(function* () {
+              yield* session.renew(first.generation)
+              const next = yield* session.current
+              return yield* send(next.access).pipe(
+                Effect.catchIf((e) => e._tag === "AuthenticationFailed", (e) =>
+                  Effect.fail(new AuthenticationFailed({ reason: "StillUnauthorized", host: "token", operation, detail: (e as AuthenticationFailed).detail })))
+              )
+            })
+        )
+      )
+      return yield* decode(operation, res, options)
+    }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation } }))
+  }
+
+  const post = <A>(path: string, body: unknown, bodySchema: AnySchema | undefined, response: Schema.Schema<A, any, never>, extra: Partial<RequestOptions<A>> = {}) =>
+    request<A>("POST", path, { body, ...(bodySchema ? { bodySchema } : {}), response, ...extra })
+  const get = <A>(path: string, response: Schema.Schema<A, any, never>, query?: Query, querySchema?: AnySchema) =>
+    request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
+
+  return {
+    request,
+    /** GET a `next`/`previous` link of an envelope (alerts, property pages, feed lists). */
+    next: (url: string) => get(url, Env),
+    // Properties
+    matchByListings: (body: Body) => post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List),
+    propertyById: (propertyId: string | number, query: S.PropertyByIdQuery = {}) =>
+      get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery),
+    propertiesSearchV1: (body: Body) => post("/api/v1/properties/search", body, S.PropertySearchV1Request, Env),
+    propertiesSearchV2: (body: Body) => post("/api/v2/properties/search", body, S.PropertySearchV2Request, Env),
+    /** Follows a properties-search `next` link: the same body is POSTed to it (Assumed, docs/ASSUMPTIONS.md). */
+    propertiesSearchNext: (nextUrl: string, body: Body) => post(nextUrl, body, undefined, Env, { operation: "POST /api/properties/search (next)" }),
+    smartLink: (body: Body) => post("/api/v1/properties/smart-links", body, S.SmartLinkRequest, Obj),
+    // Comparables & valuation
+    comparablesV1: (body: Body) => post("/api/v1/comparables/search", body, S.ComparablesV1Request, Obj),
+    comparablesV2: (body: Body) => post("/api/v2/comparables/search", body, S.ComparablesRequest, Obj),
+    comparablesAiBuilder: (body: Body) => post("/api/v2/comparables/ai-builder", body, undefined, Obj),
+    valuationPrices: (body: Body) => post("/api/v1/valuation/comparables-prices", body, S.ComparablesRequest, Obj),
+    // Area insights
+    /** 204 (no data) gives an empty list. */
+    timeSeries: (body: Body) => post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, List, { empty: [] }),
+    distributionBedrooms: (body: Body) => post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, List, { empty: [] }),
+    distributionPrices: (body: Body) => post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, List, { empty: [] }),
+    distributionProperties: (body: Body) => post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Obj),
+    distributionTimeOnMarket: (body: Body) => post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, List, { empty: [] }),
+    analysis: (body: Body) => post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Obj),
+    // Alerts, legacy family
+    legacyFeeds: () => get("/api/v1/listing-alerts/feeds", List),
+    legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj),
+    legacyFeedAlerts: (feedId: string | number, query: S.FeedAlertsQuery = {}) =>
+      get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Env, query, S.FeedAlertsQuery),
+    legacyFeedDelete: (feedId: string | number) => request("DELETE", `/api/v1/listing-alerts/feeds/${seg(feedId)}`, { response: Obj }),
+    legacyFeedUpdate: (feedId: string | number, body: Body) =>
+      request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: S.FeedRequest, response: Obj }),
+    alertsSearch: (body: Body) => post("/api/v1/listing-alerts/search", body, S.AlertSearchRequest, Env),
+    // Alerts, webhook family
+    alertsApiFeeds: (query: Query = {}) => get("/alerts-api/feeds", Env, query),
+    alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj),
+    alertsApiFeed: (feedId: string) => get(`/alerts-api/feeds/${seg(feedId)}`, Obj),
+    alertsApiFeedDelete: (feedId: string) => request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),
+    setWebhook: (body: Body) => request("PUT", "/alerts-api/webhooks", { body, bodySchema: S.WebhookUrlRequest, response: Obj }),
+    rotateSecret: (body: Body = {}) => post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret),
+    // References
+    referenceFeatures: () => get("/api/v1/references/features", List),
+    referenceSources: (locationId: number) => get("/api/v1/references/sources", Obj, { locationId }, S.SourcesQuery),
+    referenceAgencies: () => get("/api/v1/references/agencies", List),
+    referenceAgents: () => get("/api/v1/references/agents", List),
+    referenceConditions: () => get("/api/v1/references/conditions", List),
+    referenceTypes: () => get("/api/v1/references/types", List),
+    referenceLocations: (body: Body = {}) => post("/api/v1/references/locations", body, S.LocationsRequest, List),
+    locationByCoordinates: (latitude: number, longitude: number) =>
+      get("/api/v1/references/locations/by-coordinates", Obj, { latitude, longitude }, S.ByCoordinatesQuery),
+    typeahead: (body: Body) => post("/api/v1/references/locations/typeahead", body, S.TypeaheadRequest, List),
+    zipcodeBoundary: (body: Body) => post("/api/v1/references/zipcode-boundary", body, S.ZipcodeBoundaryRequest, Obj),
+    /** HTTP attempts and retries; logins and refreshes. */
+    stats: Effect.zipWith(transport.stats, session.stats, (t, s) => ({ ...t, ...s })),
+    pacer: pacer.snapshot,
+    logout: session.logout
+  }
+})
+
+export class TokenClient extends Effect.Service<TokenClient>()("service/TokenClient", {
+  effect: makeTokenClient
+}) {
+  /** Over undici; needs `ServiceSettings`, `RetryBudget` (shared by both clients of a run). */
+  static Live = Layer.provide(TokenClient.Default, NodeHttpClient.layerUndici)
+}

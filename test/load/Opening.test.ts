@@ -1,0 +1,125 @@
+import { describe, expect, it } from "@effect/vitest"
+import { DuckDBInstance } from "@duckdb/node-api"
+import { Effect, Fiber } from "effect"
+import { type ChildProcess, spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { makeWarehouse } from "../../src/load/Warehouse.js"
+import { plots, tempDir } from "./fixtures.js"
+
+/** A child process that opens the DuckDB file and holds it until killed. */
+const holder = (path: string) =>
+  Effect.acquireRelease(
+    Effect.async<ChildProcess, Error>((resume) => {
+      const child = spawn(process.execPath, [
+        "--input-type=module",
+        "-e",
+        `import { DuckDBInstance } from "@duckdb/node-api"
+         const db = await DuckDBInstance.create(${JSON.stringify(path)})
+         await db.connect()
+         console.log("ready")
+         setInterval(() => {}, 1000)`
+      ], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] })
+      child.stdout!.on("data", (d: Buffer) => {
+        if (d.toString().includes("ready")) resume(Effect.succeed(child))
+      })
+      child.on("exit", (code) => resume(Effect.fail(new Error(`holder exited with ${code}`))))
+    }),
+    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  )
+
+const exited = (child: ChildProcess) =>
+  Effect.async<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) resume(Effect.void)
+    else child.on("exit", () => resume(Effect.void))
+  })
+
+describe("opening the warehouse", () => {
+  it.live("a second process gets a clear Locked error, and a bounded wait succeeds once it lets go", () =>
+    Effect.scoped(Effect.gen(function*() {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      const child = yield* holder(path)
+      const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
+      expect(err.reason).toBe("Locked")
+      expect(err.message).toMatch(new RegExp(`Warehouse .*warehouse.duckdb is in use by another process \\(PID ${child.pid}\\)`))
+      const waited = yield* Effect.flip(Effect.scoped(makeWarehouse({ path, lockTimeout: "300 millis", lockPoll: "100 millis" })))
+      expect(waited.message).toMatch(/in use by another process.*\(waited/)
+      // Waiting: the holder goes away while we poll.
+      const opening = yield* Effect.fork(Effect.scoped(Effect.flatMap(makeWarehouse({ path, lockTimeout: "20 seconds", lockPoll: "100 millis" }), (wh) => wh.tableCounts())))
+      yield* Effect.sleep("300 millis")
+      child.kill("SIGKILL")
+      yield* exited(child)
+      expect(yield* Fiber.join(opening)).toEqual({})
+    })))
+
+  it.scoped("a second open in the same process is refused (it would drop the first one's lock)", () =>
+    Effect.gen(function*() {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      yield* makeWarehouse({ path })
+      const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
+      expect(err.reason).toBe("Locked")
+      expect(err.message).toMatch(/already open in this process/)
+    }))
+
+  it.scoped("a garbage file at the path is refused and left untouched", () =>
+    Effect.gen(function*() {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      const garbage = "this is not a database\n".repeat(500)
+      fs.writeFileSync(path, garbage)
+      const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
+      expect(err.reason).toBe("Corrupt")
+      expect(err.message).toMatch(/exists but is not a DuckDB database/)
+      expect(fs.readFileSync(path, "utf8")).toBe(garbage)
+      // A short file, too small to hold a header.
+      fs.writeFileSync(path, "x")
+      expect((yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))).reason).toBe("Corrupt")
+    }))
+
+  it.scoped("a DuckDB file of someone else, or of a newer format, is refused as Foreign", () =>
+    Effect.gen(function*() {
+      const dir = tempDir()
+      const other = nodePath.join(dir, "other.duckdb")
+      yield* Effect.promise(async () => {
+        const db = await DuckDBInstance.create(other)
+        const c = await db.connect()
+        await c.run("CREATE TABLE customers (id INT)")
+        c.closeSync()
+        db.closeSync()
+      })
+      const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path: other })))
+      expect(err.reason).toBe("Foreign")
+      expect(err.message).toMatch(/did not create \(no _meta table; found customers\)/)
+
+      const newer = nodePath.join(dir, "newer.duckdb")
+      yield* Effect.scoped(makeWarehouse({ path: newer }))
+      yield* Effect.promise(async () => {
+        const db = await DuckDBInstance.create(newer)
+        const c = await db.connect()
+        await c.run("UPDATE _meta SET value = '99' WHERE key = 'format_version'")
+        c.closeSync()
+        db.closeSync()
+      })
+      const err2 = yield* Effect.flip(Effect.scoped(makeWarehouse({ path: newer })))
+      expect(err2.reason).toBe("Foreign")
+      expect(err2.message).toMatch(/version 99/)
+    }))
+
+  it.scoped("an empty path is created, with its folder", () =>
+    Effect.gen(function*() {
+      const path = nodePath.join(tempDir(), "deep", "er", "warehouse.duckdb")
+      const wh = yield* makeWarehouse({ path })
+      yield* wh.ensureTables([plots])
+      expect(fs.existsSync(path)).toBe(true)
+      expect(yield* wh.tableCounts()).toEqual({ plots: 0 })
+    }))
+
+  it.scoped("\":memory:\" opens a private database with no raw archive", () =>
+    Effect.gen(function*() {
+      const a = yield* makeWarehouse({ path: ":memory:" })
+      const b = yield* makeWarehouse({ path: ":memory:" })
+      yield* a.ensureTables([plots])
+      expect(a.rawRoot).toBeUndefined()
+      expect(yield* a.tableCounts()).toEqual({ plots: 0 })
+      expect(yield* b.tableCounts()).toEqual({})
+    }))
+})

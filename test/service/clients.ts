@@ -1,0 +1,33 @@
+/** Builds both clients over undici for a test (via `ServiceLayer.run`), with settings tuned for fast tests. */
+import { Effect, Layer } from "effect"
+import { ServiceLayer } from "../../src/service/ServiceLayer.js"
+import { ServiceSettings, type ServiceSettingsInput } from "../../src/service/ServiceSettings.js"
+
+export const API_KEY = "sk_test_7f3c9a1e5b2d4f60a8c1"
+export const EMAIL = "analyst@example.test"
+export const PASSWORD = "hunter2-correct-horse"
+
+/** Fast defaults: tiny backoffs, generous pacing, short timeouts. */
+export const fastSettings = (platformUrl: string, apiUrl: string, over: Partial<ServiceSettingsInput> = {}): ServiceSettingsInput => ({
+  platformUrl,
+  apiUrl,
+  apiKey: API_KEY,
+  email: EMAIL,
+  password: PASSWORD,
+  requestTimeoutMs: 5000,
+  maxRetries: 3,
+  retryBaseMs: 5,
+  retryMaxMs: 50,
+  retryMinMs: 2,
+  platformRatePerSecond: 10_000,
+  apiRatePerSecond: 10_000,
+  ...over
+})
+
+export const clientsLayer = (settings: ServiceSettingsInput, run: { runId?: string; spentToday?: number } = {}) =>
+  ServiceLayer.run({ runId: run.runId ?? "run_test", ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {}) }).pipe(
+    Layer.provideMerge(ServiceSettings.layer(settings))
+  )
+
+export const withClients = (settings: ServiceSettingsInput, run?: { runId?: string; spentToday?: number }) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, clientsLayer(settings, run))
