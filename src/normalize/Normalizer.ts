@@ -30,11 +30,14 @@ export interface RecordMapping<R, Ctx = unknown> {
 }
 
 /** Schema errors as one short line: `path: message; path: message`. */
-export const describeParseError = (error: ParseResult.ParseError): string =>
-  ParseResult.ArrayFormatter.formatErrorSync(error)
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(record)"}: ${i.message}`)
-    .join("; ")
+export const describeParseError = (error: ParseResult.ParseError): string => {
+  const byPath = new Map<string, string>()
+  for (const i of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const path = i.path.length ? i.path.join(".") : "(record)"
+    if (!byPath.has(path)) byPath.set(path, i.message) // a union reports each member; the first says it
+  }
+  return [...byPath].slice(0, 5).map(([path, message]) => `${path}: ${message}`).join("; ")
+}
 
 export const makeNormalizer = <R, Ctx>(mapping: RecordMapping<R, Ctx>) => {
   // checks compiled once from the schema; a failing record gets Effect's own ParseError

@@ -134,13 +134,17 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
           type: "page_committed", pipeline: pipeline.name, runId, slice: page.slice, seq: page.seq,
           records: normalized.records, rows, rejects: normalized.rejects.length, units: page.fetched.units, totals: { ...totals }
         })
-        if (totals.records >= 100 && totals.rejects / totals.records > request.maxRejectRatio) {
-          return yield* Effect.fail(new RunFailed({
-            reason: "RejectRatio", pipeline: pipeline.name, runId,
-            detail: `${totals.rejects} of ${totals.records} records failed their schema (more than ${request.maxRejectRatio * 100}%); see _rejects`
-          }))
-        }
+        // stop early once the sample is large enough to judge; the end of the run judges the rest
+        if (totals.records >= 100) yield* checkRejects()
       })
+
+    const checkRejects = () =>
+      totals.records > 0 && totals.rejects / totals.records > request.maxRejectRatio
+        ? Effect.fail(new RunFailed({
+          reason: "RejectRatio", pipeline: pipeline.name, runId,
+          detail: `${totals.rejects} of ${totals.records} records failed their schema (more than ${request.maxRejectRatio * 100}%); see _rejects`
+        }))
+        : Effect.void
 
     yield* progress.emit({
       type: "run_started", pipeline: pipeline.name, runId, resumed, slices: plan.slices,
@@ -150,7 +154,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       mode: resumed ? "resume" : "fresh",
       positions,
       shard: request.shard
-    }).pipe(Stream.runForEach(commit), Effect.either)
+    }).pipe(Stream.runForEach(commit), Effect.zipRight(Effect.suspend(checkRejects)), Effect.either)
 
     const error = Either.isLeft(outcome) ? outcome.left : undefined
     const status = error === undefined ? "done" : statusOf(error)

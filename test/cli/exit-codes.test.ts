@@ -1,0 +1,86 @@
+/**
+ * Every documented exit code, from the real CLI process against a sandbox reached as a remote
+ * service: 0 done, 2 bad input, 3 budget (resumable), 4 payment required, 5 authentication, 1 other.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LOW_BALANCE_API_KEY, REVOKED_API_KEY } from "../../src/sandbox/Credentials.js"
+import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { startTestSandbox } from "../support/sandbox.js"
+
+type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
+const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3 } } }
+
+describe("exit codes", () => {
+  let sandbox: Sandbox
+  let dir: string
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ world: { properties: 2000 } })
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-cli-"))
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+  const fresh = (extra: Record<string, unknown> = {}) => {
+    const d = fs.mkdtempSync(path.join(dir, "run-"))
+    return remoteConfig(d, sandbox, { pipelines: plots, ...extra })
+  }
+
+  it("0: done, with a summary on stdout", async () => {
+    const r = await runCli(["run", "plots-germany", "--config", fresh()], sandboxEnv())
+    expect(r.stderr.split("\n").filter((l) => l.startsWith("{")).length).toBeGreaterThan(0) // JSON lines off a terminal
+    expect(r.code).toBe(0)
+    expect(r.stdout).toMatch(/plots-germany\s+done/)
+  })
+
+  it("2: bad input names the field and what is allowed, before any request", async () => {
+    const before = sandbox.control.stats().requests
+    const r = await runCli(["run", "plots-germany", "--config", fresh(), "--param", "pageSize=500"], sandboxEnv())
+    expect(r.code).toBe(2)
+    expect(r.stderr).toMatch(/plots-germany\.pageSize/)
+    expect(r.stderr).toMatch(/100/)
+    const unknown = await runCli(["run", "no-such-pipeline", "--config", fresh()], sandboxEnv())
+    expect(unknown.code).toBe(2)
+    expect(unknown.stderr).toMatch(/unknown pipeline "no-such-pipeline"; allowed: .*plots-germany/)
+    expect(sandbox.control.stats().requests).toEqual(before)
+  })
+
+  it("3: the unit cap stops the run as paused; a later run resumes it", async () => {
+    const config = fresh()
+    const refused = await runCli(["run", "plots-germany", "--config", config, "--max-units", "2"], sandboxEnv())
+    expect(refused.code).toBe(3)
+    expect(refused.stderr).toMatch(/plan/)
+    const capped = await runCli(["run", "plots-germany", "--config", config, "--max-units", "2", "--until-cap"], sandboxEnv())
+    expect(capped.code).toBe(3)
+    expect(capped.stdout).toMatch(/plots-germany\s+paused/)
+    const resumed = await runCli(["run", "plots-germany", "--config", config], sandboxEnv())
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toMatch(/done \(resumed\)/)
+  })
+
+  it("4: payment required prints the payment link", async () => {
+    const r = await runCli(["run", "premises-search", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: LOW_BALANCE_API_KEY })
+    expect(r.code).toBe(4)
+    expect(r.stdout + r.stderr).toMatch(/payment required.*https?:\/\/\S+/)
+  })
+
+  it("5: a refused credential is an authentication failure, and the key is never printed", async () => {
+    const r = await runCli(["run", "plots-germany", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY })
+    expect(r.code).toBe(5)
+    expect(r.stdout + r.stderr).not.toContain(REVOKED_API_KEY)
+  })
+
+  it("1: records drifting past the reject ratio fail the run", async () => {
+    await sandbox.control.setFaults("platform", { driftRate: 1 })
+    try {
+      const r = await runCli(["run", "plots-germany", "--config", fresh()], sandboxEnv())
+      expect(r.code).toBe(1)
+      expect(r.stdout).toMatch(/failed their schema/)
+    } finally {
+      await sandbox.control.setFaults("platform", {})
+    }
+  })
+})
