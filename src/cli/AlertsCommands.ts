@@ -168,7 +168,9 @@ export const serveAlertsCommand = Command.make("serve-alerts", {
       const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
         Effect.provide(Warehouse.Default({ path: o.warehouse })),
         Effect.tap((s) => (s.loaded > 0 ? Effect.sync(() => process.stdout.write(`loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)\n`)) : Effect.void)),
-        Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`))
+        Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`)),
+        // A pass in flight finishes before shutdown (its warehouse transaction is not cut).
+        Effect.uninterruptible
       )
       yield* Effect.addFinalizer(() => pass)
       yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(o.loadInterval))))

@@ -7,7 +7,9 @@ import { Effect, Either, Option } from "effect"
 import { catalogue } from "../../pipelines/index.js"
 import { loadSettings } from "../config/loadSettings.js"
 import type { Settings } from "../config/Settings.js"
+import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
+import { reloadPipeline } from "../pipeline/Reload.js"
 import { resolveParams } from "../pipeline/Params.js"
 import { planPipeline } from "../pipeline/Planner.js"
 import { Progress } from "../pipeline/Progress.js"
@@ -138,8 +140,31 @@ const query = Command.make("query", { config, warehouse, sql: Args.text({ name: 
     }).pipe(Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))))
 ).pipe(Command.withDescription(`Run SQL over the warehouse. Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`))
 
+const reload = Command.make("reload", {
+  config, warehouse,
+  pipeline: Args.text({ name: "pipeline" }),
+  run: Options.text("run").pipe(Options.optional, Options.withDescription("Run id to reload (default: the last run with archived pages)"))
+}, (o) =>
+  withSettings(o.config, (settings) =>
+    Effect.gen(function* () {
+      const pipeline = yield* either(makeRegistry(catalogue, settings).get(o.pipeline))
+      const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
+      process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
+    }).pipe(Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))))
+).pipe(Command.withDescription("Re-normalise a run's archived raw pages after a schema fix, buying nothing. Example: estate-etl reload plots-germany"))
+
+const merge = Command.make("merge", {
+  target: Args.text({ name: "target" }),
+  sources: Args.text({ name: "shard-warehouse" }).pipe(Args.atLeast(1))
+}, (o) =>
+  Effect.gen(function* () {
+    const summary = yield* mergeWarehouses(o.target, o.sources)
+    process.stdout.write(table(Object.entries(summary.tables).map(([t, rows]) => ({ table: t, rows }))) + `\nmerged ${summary.sources} warehouses into ${o.target}\n`)
+  })
+).pipe(Command.withDescription("Combine shard warehouses into one (keys honoured, bookkeeping concatenated). Example: estate-etl merge data/warehouse.duckdb data/warehouse.shard-*.duckdb"))
+
 export const commands = Command.make("estate-etl").pipe(
   Command.withDescription("Batch ETL of the real-estate data service into DuckDB and Parquet"),
-  Command.withSubcommands([list, plan, run, status, exportCmd, query, sandboxCommand, demoCommand])
+  Command.withSubcommands([list, plan, run, status, exportCmd, reload, query, merge, sandboxCommand, demoCommand])
 )
 

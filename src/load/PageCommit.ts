@@ -8,8 +8,11 @@ export interface PageCommit {
   readonly runId: string
   readonly pipeline: string
   readonly rows: ReadonlyMap<string, ReadonlyArray<Row>>
-  /** Source position after this page (`key`: slice / fan-out key; `value`: JSON cursor, offset or window). */
-  readonly checkpoint: { readonly key: string; readonly value: unknown; readonly done: boolean }
+  /**
+   * Source position after this page (`key`: slice / fan-out key; `value`: JSON cursor, offset or
+   * window). Absent when the page moves no source (a `reload` from the raw archive).
+   */
+  readonly checkpoint?: { readonly key: string; readonly value: unknown; readonly done: boolean } | undefined
   /** Units charged per request (request ids are unique: a page committed twice is not charged twice). */
   readonly ledger: ReadonlyArray<{ readonly requestId: string; readonly operation: string; readonly units: number; readonly at: string }>
   readonly rejects: ReadonlyArray<{ readonly table: string; readonly reason: string; readonly raw: string }>

@@ -97,7 +97,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
         run.rowsPerTable[table] = (run.rowsPerTable[table] ?? 0) + rows.length
       }
       const cp = commit.checkpoint
-      await conn.run(
+      if (cp) await conn.run(
         `INSERT INTO _checkpoints VALUES (?, ?, ?, ?, ?, ${TS("?")})
          ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`,
         [commit.pipeline, commit.runId, cp.key, JSON.stringify(cp.value ?? null), cp.done, at]

@@ -59,6 +59,11 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
   readonly records: RecordMapping<R, PageContext>
   /** Keep each page's raw body compressed for `reload`. Default: on for the platform host. */
   readonly archiveRaw?: boolean
+  /**
+   * The records of an archived raw body (for `reload`). Default: the body's `results` list, or the
+   * body itself when it is a list.
+   */
+  readonly fromRaw?: (raw: string) => ReadonlyArray<unknown>
   /** Whether `--shard i/n` splits this pipeline (fan-out or sliced sources). */
   readonly shardable?: boolean
 }
