@@ -73,7 +73,11 @@ export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): n
   return Math.max(1, typeof c === "function" ? c(params) : c ?? 1)
 }
 
-/** The pages of a run, slices interleaved up to the source's concurrency. */
+/**
+ * The pages of a run, slices interleaved up to the source's concurrency. Each slice may fetch
+ * ahead of its consumer (merged streams are buffered): use `extractInto` when a page must be
+ * committed before the next one of its slice is fetched.
+ */
 export const extract = <P, R, E, Ctx>(
   source: Source<P, R, E, Ctx>,
   params: P,
@@ -83,3 +87,25 @@ export const extract = <P, R, E, Ctx>(
     Stream.fromIterable(active).pipe(
       Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: concurrencyOf(source, params) })
     )))
+
+/**
+ * Walks the slices and hands every page to `commit` *inside* its slice: a slice fetches its next
+ * page only after the previous one is committed. So a crash loses at most one paid, uncommitted
+ * page per slice in flight. `prefetch` lets each slice fetch its next page while the previous one
+ * is committed (faster; for unmetered sources, where a lost page costs nothing).
+ */
+export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
+  source: Source<P, R, E, Ctx>,
+  params: P,
+  plan: ExtractPlan,
+  commit: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>,
+  options: { readonly prefetch?: boolean } = {}
+): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
+  Effect.flatMap(activeSlices(source, params, plan), (active) =>
+    Stream.fromIterable(active).pipe(
+      Stream.flatMap(({ slice, start }) => {
+        const pages = walk(slice, start)
+        return (options.prefetch ? Stream.buffer(pages, { capacity: 1 }) : pages).pipe(Stream.mapEffect(commit))
+      }, { concurrency: concurrencyOf(source, params) }),
+      Stream.runDrain
+    ))

@@ -4,8 +4,8 @@
  * from the extract interpreter, normalises each and commits it (rows, checkpoint, ledger,
  * rejects, raw body) in one warehouse transaction, and records how the run ended.
  */
-import { Effect, Either, Option, Schema, Stream } from "effect"
-import { extract, type Page } from "../extract/Extract.js"
+import { Effect, Either, Option, Schema } from "effect"
+import { extractInto, type Page } from "../extract/Extract.js"
 import { makeNormalizer } from "../normalize/Normalizer.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { RetryBudget } from "../service/RetryBudget.js"
@@ -150,11 +150,16 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       type: "run_started", pipeline: pipeline.name, runId, resumed, slices: plan.slices,
       planned: { requests: plan.requests, pages: plan.pages, units: plan.units, exact: plan.exact }
     })
-    const outcome = yield* extract(pipeline.source, params, {
-      mode: resumed ? "resume" : "fresh",
-      positions,
-      shard: request.shard
-    }).pipe(Stream.runForEach(commit), Effect.zipRight(Effect.suspend(checkRejects)), Effect.either)
+    // commit-then-fetch per slice: a crash loses at most one paid page per slice in flight;
+    // unmetered sources fetch one page ahead while the previous one is committed
+    const commitLock = yield* Effect.makeSemaphore(1)
+    const outcome = yield* extractInto(
+      pipeline.source,
+      params,
+      { mode: resumed ? "resume" : "fresh", positions, shard: request.shard },
+      (page) => commitLock.withPermits(1)(commit(page)),
+      { prefetch: pipeline.host === "token" }
+    ).pipe(Effect.zipRight(Effect.suspend(checkRejects)), Effect.either)
 
     const error = Either.isLeft(outcome) ? outcome.left : undefined
     const status = error === undefined ? "done" : statusOf(error)
