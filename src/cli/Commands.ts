@@ -20,6 +20,7 @@ import { exportTables } from "./ExportCommand.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { resolveShard } from "./Shard.js"
+import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
 
 const config = Options.file("config").pipe(
@@ -165,6 +166,6 @@ const merge = Command.make("merge", {
 
 export const commands = Command.make("estate-etl").pipe(
   Command.withDescription("Batch ETL of the real-estate data service into DuckDB and Parquet"),
-  Command.withSubcommands([list, plan, run, status, exportCmd, reload, query, merge, sandboxCommand, demoCommand])
+  Command.withSubcommands([list, plan, run, status, exportCmd, reload, query, merge, alertsCommand, serveAlertsCommand, sandboxCommand, demoCommand])
 )
 

@@ -14,6 +14,7 @@ import { makeSandboxClock, makeSandboxStats, type SandboxContext } from "./Sandb
 import { makeSandboxControl, type SandboxControl } from "./SandboxControl.js"
 import { makeSandboxState } from "./SandboxState.js"
 import { makeTokenRouter } from "./token/TokenHost.js"
+import { WebhookDeliveryEngine, type WebhookDelivery } from "./webhooks/WebhookDelivery.js"
 import { makeWorld, type World } from "./world/World.js"
 
 export class SandboxError extends Data.TaggedError("SandboxError")<{
@@ -29,6 +30,8 @@ export interface SandboxHandle {
   readonly apiUrl: string
   readonly control: SandboxControl
   readonly context: SandboxContext
+  /** Delivery of alerts-api events to the configured webhook URL (signed, retried). */
+  readonly webhooks: WebhookDelivery
 }
 
 const urlOf = (server: HttpServer.HttpServer) => {
@@ -89,7 +92,8 @@ const start = Effect.fn("Sandbox.start")(function* (options: SandboxOptions = {}
   const untraced = HttpMiddleware.withTracerDisabledWhenEffect(() => true)
   yield* untraced(platformServer.serve(platformApp))
   yield* untraced(apiServer.serve(tokenApp))
-  return { platformUrl, apiUrl, control, context } satisfies SandboxHandle
+  const webhooks = yield* WebhookDeliveryEngine.start(context, { pollMs: config.webhookPollMs })
+  return { platformUrl, apiUrl, control, context, webhooks } satisfies SandboxHandle
 })
 
 const definedOnly = <A extends object>(a: A): A =>

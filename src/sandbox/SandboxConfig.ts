@@ -90,6 +90,8 @@ export const SandboxConfig = Schema.Struct({
     Schema.Array(Schema.Struct({ name: Schema.String, filter: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })),
     { default: () => [] }
   ),
+  /** How often the sandbox delivers pending webhook events, ms; 0 turns the timer off. Default 1000. */
+  webhookPollMs: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 1000 }),
   /** Premises search page depth (`offset + limit`). Assumed: 1000 (docs/ASSUMPTIONS.md). */
   premisesPageDepth: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1_000 })
 })

@@ -1,0 +1,99 @@
+/**
+ * Signing and verification of webhook deliveries: the one module that knows the scheme.
+ *
+ * Assumed (the spec does not show the payload, the header names nor the algorithm; see
+ * docs/ASSUMPTIONS.md "Events (webhooks)"): Standard Webhooks 1.0.
+ * - headers `webhook-id` (the delivery id, the same on every retry), `webhook-timestamp` (Unix
+ *   seconds of the attempt) and `webhook-signature`;
+ * - the signature header is a space-separated list of `v1,<base64 HMAC-SHA256>` entries, one per
+ *   active signing secret, each over the bytes `"<id>.<timestamp>.<body>"`;
+ * - a secret is `whsec_<base64 key>`; the HMAC key is the decoded base64 (as in the reference
+ *   libraries, a secret pasted without its prefix is decoded the same way);
+ * - a delivery is accepted when any entry matches any secret the receiver holds (constant-time
+ *   comparison), and refused when its timestamp is more than 5 minutes older or newer than the
+ *   receiver's clock.
+ * The sandbox's delivery engine signs with `signatureHeader`; the receiver checks with `verify`.
+ */
+import { Redacted } from "effect"
+import { createHmac, timingSafeEqual } from "node:crypto"
+
+export const HEADER_ID = "webhook-id"
+export const HEADER_TIMESTAMP = "webhook-timestamp"
+export const HEADER_SIGNATURE = "webhook-signature"
+
+/** Assumed: the Standard Webhooks reference tolerance, 5 minutes each way. */
+export const TOLERANCE_SECONDS = 5 * 60
+
+const PREFIX = "whsec_"
+
+const keyOf = (secret: string): Buffer => Buffer.from(secret.startsWith(PREFIX) ? secret.slice(PREFIX.length) : secret, "base64")
+
+const mac = (secret: string, id: string, timestamp: number | string, body: string | Uint8Array): Buffer =>
+  createHmac("sha256", keyOf(secret)).update(`${id}.${timestamp}.`).update(body).digest()
+
+/** One `v1,<base64>` signature entry. */
+export const sign = (secret: string, id: string, timestamp: number, body: string | Uint8Array): string =>
+  `v1,${mac(secret, id, timestamp, body).toString("base64")}`
+
+/** The `webhook-signature` value: one entry per secret, space-separated. */
+export const signatureHeader = (secrets: ReadonlyArray<string>, id: string, timestamp: number, body: string | Uint8Array): string =>
+  secrets.map((s) => sign(s, id, timestamp, body)).join(" ")
+
+/** The three headers of a delivery signed with every given secret. */
+export const signedHeaders = (secrets: ReadonlyArray<string>, id: string, timestamp: number, body: string | Uint8Array): Record<string, string> => ({
+  [HEADER_ID]: id,
+  [HEADER_TIMESTAMP]: String(timestamp),
+  [HEADER_SIGNATURE]: signatureHeader(secrets, id, timestamp, body)
+})
+
+/** Why a delivery was refused. */
+export type VerifyFailure =
+  | "MissingHeaders" // no id, timestamp or signature
+  | "BadTimestamp" // not an integer number of seconds
+  | "Stale" // older than the tolerance
+  | "Future" // newer than the tolerance
+  | "Forged" // no entry matches any secret
+
+export type Verification =
+  | { readonly ok: true; readonly id: string; readonly timestamp: number }
+  | { readonly ok: false; readonly reason: VerifyFailure }
+
+export interface VerifyInput {
+  /** Header lookup (case-insensitive names are the caller's business; Node lower-cases them). */
+  readonly header: (name: string) => string | undefined
+  readonly body: Uint8Array
+  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+  /** The receiver's clock, Unix seconds. */
+  readonly nowSeconds: number
+  readonly toleranceSeconds?: number
+}
+
+/** Checks a delivery's headers and body against the receiver's secrets. Never throws. */
+export const verify = (input: VerifyInput): Verification => {
+  const id = input.header(HEADER_ID)
+  const ts = input.header(HEADER_TIMESTAMP)
+  const sig = input.header(HEADER_SIGNATURE)
+  if (!id || !ts || !sig) return { ok: false, reason: "MissingHeaders" }
+  if (!/^\d{1,12}$/.test(ts)) return { ok: false, reason: "BadTimestamp" }
+  const timestamp = Number(ts)
+  const tolerance = input.toleranceSeconds ?? TOLERANCE_SECONDS
+  if (timestamp < input.nowSeconds - tolerance) return { ok: false, reason: "Stale" }
+  if (timestamp > input.nowSeconds + tolerance) return { ok: false, reason: "Future" }
+  const offered = sig.split(" ").flatMap((entry) => {
+    const comma = entry.indexOf(",")
+    if (comma < 0 || entry.slice(0, comma) !== "v1") return []
+    const raw = Buffer.from(entry.slice(comma + 1), "base64")
+    return raw.length === 32 ? [raw] : []
+  })
+  let matched = false
+  for (const secret of input.secrets) {
+    const expected = mac(Redacted.value(secret), id, ts, input.body)
+    // Every pair is compared (no early exit), each in constant time.
+    for (const o of offered) if (timingSafeEqual(expected, o)) matched = true
+  }
+  return matched ? { ok: true, id, timestamp } : { ok: false, reason: "Forged" }
+}
+
+/** Secrets from one configuration value: whitespace- or comma-separated (old and new during a rotation). */
+export const parseSecrets = (value: Redacted.Redacted<string>): ReadonlyArray<Redacted.Redacted<string>> =>
+  Redacted.value(value).split(/[\s,]+/).filter((s) => s.length > 0).map((s) => Redacted.make(s))
