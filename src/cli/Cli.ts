@@ -1,0 +1,46 @@
+/**
+ * The command line as a function: arguments in, exit code out. `main.ts` runs it and exits;
+ * tests and tools can run many invocations in one process.
+ * Exit codes: 0 done, 2 bad input, 3 budget or retry budget reached (resumable), 4 payment
+ * required, 5 authentication, 1 other.
+ */
+import { Command } from "@effect/cli"
+import { NodeContext } from "@effect/platform-node"
+import { Cause, Effect, Exit, Logger, LogLevel, Option } from "effect"
+import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
+import { messageOf } from "../pipeline/Runner.js"
+import { exitCode } from "./CliState.js"
+import { commands } from "./Commands.js"
+
+const cli = Command.run(commands, { name: "estate-etl", version: "0.1.0" })
+
+/** Validation errors of @effect/cli itself (it prints them): bad input. */
+const CLI_VALIDATION = new Set([
+  "MissingValue", "InvalidValue", "CommandMismatch", "UnclusteredFlag", "MultipleValuesDetected", "InvalidArgument",
+  "MissingFlag", "MissingSubcommand", "CorrectedFlag", "NoBuiltInMatch"
+])
+
+/** Runs one invocation (`argv` as in `process.argv`: node, script, ...args) to its exit code. */
+export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
+  Effect.suspend(() => {
+    exitCode.value = ExitCode.Done
+    return cli(argv)
+  }).pipe(
+    Effect.provide(NodeContext.layer),
+    Logger.withMinimumLogLevel(LogLevel.Warning),
+    Effect.exit,
+    Effect.map((exit) => {
+      if (Exit.isSuccess(exit)) return exitCode.value
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure)) {
+        const tag = (failure.value as { _tag?: string })._tag ?? ""
+        if (tag === "HelpRequested") return ExitCode.Done
+        if (CLI_VALIDATION.has(tag)) return ExitCode.BadInput
+        process.stderr.write(`error: ${messageOf(failure.value)}\n`)
+        return exitCodeOf(failure.value)
+      }
+      if (Cause.isInterruptedOnly(exit.cause)) return 130
+      process.stderr.write(`error: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
+      return ExitCode.Other
+    })
+  )
