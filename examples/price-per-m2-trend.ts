@@ -1,0 +1,64 @@
+/**
+ * Monthly average asking price per m² (sale, apartments) over the last year for ten Spanish
+ * cities: their location ids from the token host's location tree, then one Area Insights time
+ * series per city.
+ *
+ *   npx tsx examples/price-per-m2-trend.ts [outDir]   # default data/examples
+ *
+ * Writes `<outDir>/price-per-m2.arrow` (one row per city and month: location_id, city, month,
+ * eur_per_m2) and `<outDir>/price-per-m2.svg`, a line chart to open in a browser.
+ * From another repository, import from "estate-etl" instead of "../src/index.js".
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { withSession } from "../src/index.js"
+import { lineChartSvg } from "./LineChart.js"
+import { type ExampleOptions, printer, runIfScript, sessionOptions } from "./support.js"
+
+export const CITIES = ["Alicante", "Barcelona", "Bilbao", "Granada", "Madrid", "Málaga", "Palma", "Sevilla", "Valencia", "Zaragoza"] as const
+/** The series: a year of months up to the end of May 2026 (the sandbox's "now" is 2026-06-01). */
+export const SERIES = {
+  data_points: ["avg_price_psqm"],
+  date_interval: "month",
+  date_range: { min: "2025-06-02", max: "2026-05-31" },
+  types: ["apartment"],
+  business_type: "sale"
+} as const
+
+export const main = (options: ExampleOptions) =>
+  withSession(sessionOptions(options), async (session) => {
+    const print = printer(options)
+    await session.run("references", { params: { location_countries: ["ES"] } })
+    const cities = await session.rows(`
+      SELECT location_id, name FROM reference_locations
+      WHERE country = 'ES' AND administrative_level = 'municipality' AND name IN (${CITIES.map((c) => `'${c}'`).join(", ")})
+      ORDER BY name`)
+    const series = await session.run("market-time-series", {
+      params: { ...SERIES, location_ids: cities.map((c) => Number(c.location_id)) }
+    })
+    const sql = `
+      SELECT t.location_id, c.name AS city, strftime(t.date_start, '%Y-%m') AS month, t.date_start, round(t.value, 2) AS eur_per_m2
+      FROM market_time_series t JOIN reference_locations c ON c.location_id = t.location_id
+      WHERE t.data_point = 'avg_price_psqm' AND t.date_interval = 'month'
+      ORDER BY city, t.date_start`
+    const table = await session.query(sql)
+    const arrowFile = await session.writeArrow(table, path.join(options.outDir, "price-per-m2.arrow"))
+    const rows = await session.rows(sql)
+    const byCity = new Map<string, Array<{ x: string; y: number }>>()
+    for (const r of rows) byCity.set(String(r.city), [...(byCity.get(String(r.city)) ?? []), { x: String(r.month), y: Number(r.eur_per_m2) }])
+    const chartFile = path.join(options.outDir, "price-per-m2.svg")
+    fs.writeFileSync(chartFile, lineChartSvg(
+      "Average asking price per m², apartments for sale",
+      "EUR per m²",
+      [...byCity].map(([name, points]) => ({ name, points }))
+    ))
+    for (const [city, points] of byCity) {
+      const first = points[0]
+      const last = points[points.length - 1]
+      print(`${city.padEnd(10)} ${first?.x} ${first?.y} -> ${last?.x} ${last?.y} EUR/m²`)
+    }
+    print(`${rows.length} points for ${byCity.size} cities; wrote ${arrowFile.path} and ${chartFile}`)
+    return { rows, cities, arrowFile, chartFile, summary: series.summary }
+  })
+
+runIfScript(import.meta.url, main)

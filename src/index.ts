@@ -1,0 +1,56 @@
+/**
+ * estate-etl as a library: `import { extract, query, writeArrow } from "estate-etl"`.
+ *
+ * - Promise functions (`extract`, `openSession`, `withSession`, `query`, `rows`, `writeArrow`,
+ *   `writeParquet`) for scripts and notebooks that do not use Effect.
+ * - The same functions returning `Effect`s under `Etl` (`Etl.extract`, `Etl.session`...).
+ * - What a pipeline declaration needs (`definePipeline`, sources, pagers, `flatTable`, the
+ *   clients and the request/record schemas under `Schemas`), to declare one inline.
+ * - The catalogue, the settings schema, the errors, and the sandbox for offline work.
+ */
+
+// ---- Library API ---------------------------------------------------------------------------
+export { extract, openSession, query, rows, runToPromise, type Session, withSession, writeArrow, writeParquet } from "./library/Promises.js"
+export * as Etl from "./library/Etl.js"
+export type { ExtractOptions, WarehouseOptions } from "./library/Etl.js"
+export type { ExtractError, ExtractSession, RunOptions, SessionOptions } from "./library/Session.js"
+export type { Extraction } from "./library/Extraction.js"
+export type { WrittenFile } from "./library/WarehouseReads.js"
+export { LibraryError } from "./library/LibraryError.js"
+export { readArrowFile, rowsOfArrow, writeArrowFile } from "./library/Arrow.js"
+
+// ---- Declaring pipelines -------------------------------------------------------------------
+export { catalogue } from "../pipelines/index.js"
+export { type CostModel, definePipeline, type PageContext, type Pipeline, type PipelineServices, type PlanEstimate } from "./pipeline/Pipeline.js"
+export { resolveParams } from "./pipeline/Params.js"
+export { type Plan, planPipeline } from "./pipeline/Planner.js"
+export { runPipeline, type RunRequest, type RunSummary } from "./pipeline/Runner.js"
+export { Progress, type RunEvent, type Totals } from "./pipeline/Progress.js"
+export { makeRegistry, type Registry } from "./pipeline/Registry.js"
+export { batches, fanOut, keysFromTable, paged, TableKeys } from "./extract/Sources.js"
+export { cursor, offset, single, windows } from "./extract/Pagers.js"
+export type { Charge, Fetched, Pager, PagerStep, Slice, Source } from "./extract/Source.js"
+export { countOf, fetchedOf, nextOf, resultsOf } from "./extract/Responses.js"
+export { type ColumnDef, type FlatTable, flatTable } from "./normalize/Flatten.js"
+export type { ColumnType, Disposition, Row, TableSpec } from "./normalize/Table.js"
+export type { RecordMapping } from "./normalize/Normalizer.js"
+export { propertyRows } from "./normalize/records/PropertyRows.js"
+export { PlatformClient } from "./service/PlatformClient.js"
+export { TokenClient } from "./service/TokenClient.js"
+export * as Schemas from "./service/schema/index.js"
+
+// ---- Settings, environment, warehouse ------------------------------------------------------
+export { Settings } from "./config/Settings.js"
+export { decodeSettings, DEFAULT_CONFIG, loadSettings } from "./config/loadSettings.js"
+export { type EnvironmentOptions, makeEnvironment } from "./cli/Environment.js"
+export { Warehouse, type WarehouseOptions as WarehouseFileOptions } from "./load/Warehouse.js"
+
+// ---- Errors --------------------------------------------------------------------------------
+export { ExitCode, exitCodeOf, InvalidInput, RunFailed } from "./pipeline/RunError.js"
+export { AuthenticationFailed, BudgetExhausted, PaymentRequired, PlatformProblem, TokenProblem, TransportError } from "./service/ServiceError.js"
+export { WarehouseError } from "./load/WarehouseError.js"
+
+// ---- Sandbox (offline work, tests) ---------------------------------------------------------
+export { Sandbox, SandboxError, type SandboxHandle, startSandbox } from "./sandbox/Sandbox.js"
+export type { SandboxOptions } from "./sandbox/SandboxConfig.js"
+export { SANDBOX_API_KEY, SANDBOX_USER } from "./sandbox/Credentials.js"

@@ -1,0 +1,53 @@
+/**
+ * Arrow tables for people: as plain objects, and as Arrow IPC files that pyarrow, polars and R's
+ * arrow read. Query results become Arrow tables in `src/load/ArrowExport.ts` (`queryArrowWith`,
+ * which also documents the DuckDB -> Arrow type mapping).
+ */
+import * as arrow from "apache-arrow"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+
+const isDateType = (t: arrow.DataType) => arrow.DataType.isDate(t) || arrow.DataType.isTimestamp(t)
+
+/**
+ * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`),
+ * dates and timestamps as `Date`, the rest as Arrow gives it (strings, numbers, booleans, null).
+ * The same conventions as `Warehouse.query`.
+ */
+export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> => {
+  const fields = table.schema.fields
+  const columns = fields.map((f) => ({ name: f.name, vector: table.getChild(f.name)!, date: isDateType(f.type) }))
+  const out: Array<Record<string, unknown>> = new Array(table.numRows)
+  for (let r = 0; r < table.numRows; r++) {
+    const row: Record<string, unknown> = {}
+    for (const c of columns) {
+      const v: unknown = c.vector.get(r)
+      row[c.name] = v === null || v === undefined
+        ? null
+        : c.date
+        ? new Date(Number(v))
+        : typeof v === "bigint" && Number.isSafeInteger(Number(v))
+        ? Number(v)
+        : v
+    }
+    out[r] = row
+  }
+  return out
+}
+
+/**
+ * Writes `table` as an Arrow IPC *file* (the random-access format, `.arrow`; read with
+ * `pyarrow.ipc.open_file`, `polars.read_ipc`, R `arrow::read_ipc_file`). The file appears
+ * atomically (written beside it, then renamed). Returns the rows and bytes written.
+ */
+export const writeArrowFile = (table: arrow.Table, path: string): { readonly path: string; readonly rows: number; readonly bytes: number } => {
+  fs.mkdirSync(nodePath.dirname(nodePath.resolve(path)), { recursive: true })
+  const bytes = arrow.tableToIPC(table, "file")
+  const tmp = `${path}.${process.pid}.tmp`
+  fs.writeFileSync(tmp, bytes)
+  fs.renameSync(tmp, path)
+  return { path, rows: table.numRows, bytes: bytes.byteLength }
+}
+
+/** Reads an Arrow IPC file (or stream) back into a table. */
+export const readArrowFile = (path: string): arrow.Table => arrow.tableFromIPC(fs.readFileSync(path))

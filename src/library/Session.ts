@@ -1,0 +1,194 @@
+/**
+ * An extraction session: the CLI's environment (`makeEnvironment`: the service or the embedded
+ * sandbox, host clients with retry budget, pacing and the unit-cost guard, one warehouse) held
+ * open for a scope, so a script can run several pipelines into one warehouse, join their tables
+ * with SQL and export the result, then let the scope close everything.
+ *
+ * `into: "memory"` (the default) lands rows in a throwaway in-memory DuckDB: the nightly
+ * warehouse file is never opened. `into: "warehouse"` lands them in the settings' warehouse
+ * (or `warehouse`), exactly as `estate-etl run` would.
+ */
+import type * as arrow from "apache-arrow"
+import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
+import { catalogue } from "../../pipelines/index.js"
+import { EmbeddedSandbox, makeEnvironment } from "../cli/Environment.js"
+import { decodeSettings, loadSettings } from "../config/loadSettings.js"
+import type { Settings } from "../config/Settings.js"
+import { ident, MEMORY } from "../load/Database.js"
+import { Warehouse } from "../load/Warehouse.js"
+import { resolveParams } from "../pipeline/Params.js"
+import type { Pipeline } from "../pipeline/Pipeline.js"
+import { Progress } from "../pipeline/Progress.js"
+import { makeRegistry } from "../pipeline/Registry.js"
+import type { InvalidInput } from "../pipeline/RunError.js"
+import { messageOf, runPipeline, type RunSummary } from "../pipeline/Runner.js"
+import type { SandboxError, SandboxHandle } from "../sandbox/Sandbox.js"
+import type { BudgetExhausted } from "../service/ServiceError.js"
+import type { WarehouseError } from "../load/WarehouseError.js"
+import { LibraryError } from "./LibraryError.js"
+import { makeExtraction, type Extraction } from "./Extraction.js"
+import { warehouseReads, type WrittenFile } from "./WarehouseReads.js"
+
+export interface SessionOptions {
+  /**
+   * Settings: a settings object as in a config file (defaults filled in, checked like the file),
+   * or the path of a settings file. Default: `config/sandbox.json` when it exists in the working
+   * directory, else every default (which targets the embedded sandbox).
+   */
+  readonly settings?: Settings | Record<string, unknown> | string | undefined
+  /** `"memory"` (default): a throwaway in-memory DuckDB. `"warehouse"`: the settings' warehouse file. */
+  readonly into?: "memory" | "warehouse" | undefined
+  /** With `into: "warehouse"`, this DuckDB file instead of `settings.warehouse`. */
+  readonly warehouse?: string | undefined
+  /** Units the whole session may spend (the cost guard's cap). Default `settings.budget.maxUnits`. */
+  readonly maxUnits?: number | undefined
+  /** An already running sandbox to use instead of the settings' target (tests, notebooks). */
+  readonly sandbox?: SandboxHandle | undefined
+  /** Run events: `"silent"` (default), `"auto"` (the CLI's output on stderr), or a `Progress` layer. */
+  readonly progress?: "silent" | "auto" | Layer.Layer<Progress> | undefined
+}
+
+export interface RunOptions {
+  /** Parameters, over the settings' `pipelines.<name>.params`; decoded by the pipeline's schema. */
+  readonly params?: Record<string, unknown> | undefined
+  /** `key=value` overrides as on the command line (`--param`), applied last. */
+  readonly overrides?: ReadonlyArray<string> | undefined
+  /** Units this run may spend: the plan is refused before any call when it needs more. Default: the session's cap. */
+  readonly maxUnits?: number | undefined
+  /** Start even when the plan exceeds `maxUnits`, and stop (paused) at the cap. Default false. */
+  readonly untilCap?: boolean | undefined
+  /**
+   * A warehouse session resumes an unfinished earlier run of the same pipeline from its
+   * checkpoints, with that run's parameters (as `estate-etl run` does); `true` starts over.
+   * Default false. (A memory session has no earlier runs.)
+   */
+  readonly fullRefresh?: boolean | undefined
+  /**
+   * Which of the pipeline's tables to read back after the run (whole tables: in a warehouse
+   * session that is every run's rows, so name the ones you need or pass `[]` and use `query`).
+   * Default: all of them.
+   */
+  readonly read?: ReadonlyArray<string> | undefined
+  /** Return a paused or failed run's extraction instead of failing with `LibraryError`. Default false. */
+  readonly allowPartial?: boolean | undefined
+}
+
+/**
+ * How a library call fails. The engine's own errors pass through (bad parameters or settings,
+ * a plan over the unit cap, the warehouse, the embedded sandbox); a run that ends paused or
+ * failed, and any other error (e.g. a pipeline's planning), is a `LibraryError`.
+ */
+export type ExtractError = InvalidInput | BudgetExhausted | WarehouseError | SandboxError | LibraryError
+
+const KNOWN = new Set(["InvalidInput", "BudgetExhausted", "WarehouseError", "SandboxError", "LibraryError"])
+
+/** Keeps the documented errors, wraps anything else (a pipeline's own planning error...). */
+export const narrowError = (pipeline: string | undefined) => (error: unknown): ExtractError =>
+  typeof error === "object" && error !== null && KNOWN.has((error as { _tag?: string })._tag ?? "")
+    ? error as ExtractError
+    : new LibraryError({ reason: "RunFailed", pipeline, detail: messageOf(error), cause: error })
+
+/** What a session offers; every effect needs nothing more (the session holds its services). */
+export interface ExtractSession {
+  readonly settings: Settings
+  readonly into: "memory" | "warehouse"
+  /** `":memory:"` or the warehouse file. */
+  readonly warehousePath: string
+  /** The sandbox the session talks to, when it talks to one (the embedded one or `options.sandbox`). */
+  readonly sandbox: Option.Option<SandboxHandle>
+  /** Runs a catalogue pipeline (by name) or an inline declaration (`definePipeline`), then reads its tables. */
+  readonly run: <P>(pipeline: Pipeline<P> | string, options?: RunOptions) => Effect.Effect<Extraction, ExtractError>
+  /** Any SQL over the session's warehouse, as an Arrow table. */
+  readonly query: (sql: string) => Effect.Effect<arrow.Table, WarehouseError>
+  /** Any SQL over the session's warehouse, as plain objects (see `rowsOfArrow`). */
+  readonly rows: (sql: string) => Effect.Effect<Array<Record<string, unknown>>, WarehouseError>
+  /** A table (bare name) or a query written as an Arrow IPC file. */
+  readonly writeArrow: (tableOrSql: string | arrow.Table, path: string) => Effect.Effect<WrittenFile, WarehouseError | LibraryError>
+  /** A table (bare name) or a query written as one Parquet file (zstd). */
+  readonly writeParquet: (tableOrSql: string, path: string) => Effect.Effect<WrittenFile, WarehouseError>
+  /** Row counts of the tables declared in the session's warehouse. */
+  readonly tableCounts: () => Effect.Effect<Record<string, number>, WarehouseError>
+}
+
+/** Settings from a file path, an object, or the default file. */
+export const resolveSettings = (settings: SessionOptions["settings"]) =>
+  typeof settings === "string" || settings === undefined
+    ? loadSettings(settings)
+    : Either.match(decodeSettings(settings, "settings"), { onLeft: Effect.fail, onRight: Effect.succeed })
+
+const progressLayer = (p: SessionOptions["progress"]): Layer.Layer<Progress> =>
+  p === undefined || p === "silent" ? Progress.Silent : p === "auto" ? Progress.Auto : p
+
+/** Opens a session for the current scope (closing the scope closes the warehouse and any embedded sandbox). */
+export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSession, InvalidInput | WarehouseError | SandboxError, Scope.Scope> =>
+  Effect.gen(function*() {
+    const settings = yield* resolveSettings(options.settings)
+    const into = options.into ?? "memory"
+    // Assumed (not in the issue): an in-memory session never opens the warehouse file, so the
+    // daily cap (`budget.dailyMaxUnits`) counts only this session's spending, not the ledger's.
+    const warehousePath = into === "memory" ? MEMORY : options.warehouse ?? settings.warehouse
+    const env = makeEnvironment({
+      settings,
+      warehouse: warehousePath,
+      maxUnits: options.maxUnits,
+      progress: progressLayer(options.progress),
+      sandbox: options.sandbox
+    })
+    const context = yield* Layer.build(env)
+    const provide = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
+    const warehouse = Context.get(context, Warehouse)
+    const registry = makeRegistry(catalogue, settings)
+    const sessionCap = options.maxUnits ?? settings.budget.maxUnits
+
+    const reads = warehouseReads(warehouse)
+
+    const run = <P>(source: Pipeline<P> | string, runOptions: RunOptions = {}) =>
+      Effect.gen(function*() {
+        const pipeline = typeof source === "string"
+          ? (yield* Either.match(registry.get(source), { onLeft: Effect.fail, onRight: Effect.succeed })) as Pipeline<P>
+          : source
+        const fromSettings = { ...settings.pipelines[pipeline.name]?.params, ...runOptions.params }
+        const params = yield* Either.match(resolveParams(pipeline, fromSettings, runOptions.overrides ?? []), {
+          onLeft: Effect.fail,
+          onRight: Effect.succeed
+        })
+        const summary: RunSummary = yield* provide(runPipeline({
+          pipeline,
+          params,
+          fullRefresh: runOptions.fullRefresh ?? false,
+          maxUnits: runOptions.maxUnits ?? sessionCap,
+          untilCap: runOptions.untilCap ?? false,
+          shard: undefined,
+          maxRejectRatio: settings.budget.maxRejectRatio,
+          costs: settings.budget.costs
+        }))
+        if (summary.status !== "done" && !runOptions.allowPartial) {
+          return yield* new LibraryError({
+            reason: summary.status === "paused" ? "RunPaused" : "RunFailed",
+            pipeline: pipeline.name,
+            runId: summary.runId,
+            summary,
+            detail: `run ${summary.status}${summary.error ? `: ${summary.error}` : ""} (pass allowPartial to keep what landed)`
+          })
+        }
+        const tables: Record<string, arrow.Table> = {}
+        const main = pipeline.records.table
+        const names = [main, ...pipeline.tables.map((t) => t.name).filter((n) => n !== main)]
+          .filter((n) => runOptions.read === undefined || runOptions.read.includes(n))
+        for (const name of names) tables[name] = yield* reads.query(`SELECT * FROM ${ident(name)}`)
+        return makeExtraction(summary, pipeline.records.table, tables)
+      }).pipe(
+        Effect.mapError(narrowError(typeof source === "string" ? source : source.name)),
+        Effect.withSpan("ExtractSession.run", { attributes: { pipeline: typeof source === "string" ? source : source.name, into } })
+      )
+
+    return {
+      settings,
+      into,
+      warehousePath,
+      sandbox: Context.get(context, EmbeddedSandbox),
+      run,
+      ...reads,
+      tableCounts: () => warehouse.tableCounts()
+    } satisfies ExtractSession
+  })

@@ -1,0 +1,48 @@
+/**
+ * The package build: `tsc -p tsconfig.build.json` emits JavaScript and declarations for the
+ * library entry and the CLI, and the package.json `bin`, `types` and `exports` point at them.
+ * Emitted into a temp folder under node_modules/.cache (so the built code resolves the
+ * installed dependencies) instead of `dist/`.
+ */
+import { execFileSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, describe, expect, it } from "vitest"
+
+const root = path.resolve(import.meta.dirname, "..", "..")
+const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
+
+describe("package build", () => {
+  const cache = path.join(root, "node_modules", ".cache")
+  fs.mkdirSync(cache, { recursive: true })
+  const out = fs.mkdtempSync(path.join(cache, "estate-build-"))
+  afterAll(() => fs.rmSync(out, { recursive: true, force: true }))
+  /** A package path (`./dist/...`) in the temp build. */
+  const built = (p: string) => path.join(out, path.relative("dist", path.normalize(p)))
+
+  it("emits the CLI, the entry point and their declarations where package.json says", async () => {
+    const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
+    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", out, "--declarationMap", "false", "--sourceMap", "false"], {
+      cwd: root,
+      stdio: "pipe"
+    })
+    const bin = built(pkg.bin["estate-etl"])
+    expect(fs.existsSync(bin)).toBe(true)
+    expect(fs.readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")).toBe(true)
+    expect(fs.existsSync(bin.replace(/\.js$/, ".d.ts"))).toBe(true)
+    expect(fs.existsSync(built(pkg.types))).toBe(true)
+    expect(built(pkg.exports["."].types)).toBe(built(pkg.types))
+    const entry = built(pkg.exports["."].import)
+    const dts = fs.readFileSync(built(pkg.types), "utf8")
+    for (const name of ["extract", "openSession", "query", "writeArrow", "Etl", "definePipeline", "flatTable", "Settings"]) {
+      expect(dts).toMatch(new RegExp(`\\b${name}\\b`))
+    }
+    const lib = await import(entry)
+    expect(typeof lib.extract).toBe("function")
+    expect(typeof lib.Etl.extract).toBe("function")
+    expect(lib.catalogue.length).toBeGreaterThan(0)
+    const help = execFileSync(process.execPath, [bin, "--help"], { cwd: root, stdio: "pipe" }).toString()
+    expect(help).toMatch(/estate-etl/)
+    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json")
+  }, 90_000)
+})
