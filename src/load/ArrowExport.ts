@@ -72,6 +72,11 @@ const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
     case DuckDBTypeId.BIGINT:
     case DuckDBTypeId.UINTEGER:
       return fixed(new Arrow.Int64(), (n) => new BigInt64Array(n), (v: number | bigint) => BigInt(v))
+    // sums of BIGINT are HUGEINT in DuckDB: numbers, not text, for notebooks (exact up to 2^53)
+    case DuckDBTypeId.HUGEINT:
+    case DuckDBTypeId.UHUGEINT:
+    case DuckDBTypeId.UBIGINT:
+      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: number | bigint) => Number(v))
     case DuckDBTypeId.FLOAT:
     case DuckDBTypeId.DOUBLE:
       return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: number) => v)
