@@ -11,7 +11,7 @@ import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { reloadPipeline } from "../pipeline/Reload.js"
 import { resolveParams } from "../pipeline/Params.js"
-import { planPipeline } from "../pipeline/Planner.js"
+import { planPipeline, unitCost } from "../pipeline/Planner.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { exitCode } from "./CliState.js"
@@ -49,11 +49,12 @@ const list = Command.make("list", { config, json }, (o) =>
         pipeline: p.name,
         host: p.host,
         operation: p.cost.operation,
-        units_per_call: p.host === "token" ? 0 : settings.budget.costs[p.cost.operation] ?? null,
+        units_per_call: unitCost(p, settings.budget.costs),
         tables: p.tables.map((t) => t.name).join(", "),
         description: p.description
       }))
-      process.stdout.write((o.json ? JSON.stringify(rows, null, 2) : table(rows)) + "\n")
+      if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
+      process.stdout.write(table(rows) + "\n")
       for (const [set, members] of Object.entries(settings.sets)) process.stdout.write(`set ${set}: ${members.join(", ")}\n`)
     }))
 ).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
