@@ -15,8 +15,10 @@ RUN := $(ETL) run --config $(CONFIG)
 	extract-alerts extract-alerts-search extract-feeds extract-properties extract-properties-match \
 	extract-properties-search extract-comparables
 
+# `npm install` follows the committed lockfile. (`npm ci` is not used: the npm on these machines
+# writes lockfiles without other platforms' optional packages and then refuses them in `npm ci`.)
 $(DEPS): package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm install --no-audit --no-fund --loglevel=error
 	@touch $(DEPS)
 
 setup: $(DEPS)
