@@ -98,7 +98,7 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       units: s.totals.units,
       planned: s.plan.units,
       eur: eur(s.totals.units),
-      seconds: Math.round(s.totals.elapsedMs / 100) / 10
+      seconds: (s.totals.elapsedMs / 1000).toFixed(1)
     }))
     process.stdout.write(table(rows) + "\n")
     for (const s of summaries) if (s.error) process.stdout.write(`${s.pipeline}: ${s.error}\n`)
