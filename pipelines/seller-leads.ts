@@ -18,7 +18,6 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { numberBetween } from "../src/service/schema/Rules.js"
 import { Lead, SellerLeadsQuery } from "../src/service/schema/SellerLeads.js"
-import { withPermit } from "./sourcing-search.js"
 
 const q = SellerLeadsQuery.fields
 
@@ -104,18 +103,18 @@ export default definePipeline({
   host: "platform",
   params: Params,
   source: fanOut({
-    keys: (p: Params) => Effect.map(Effect.makeSemaphore(p.concurrency), (sem) => p.points.map((point) => ({ point, sem, key: pointKey(point, p.radius_km) }))),
+    keys: (p: Params) => p.points.map((point) => ({ point, key: pointKey(point, p.radius_km) })),
     key: (k) => k.key,
-    concurrency: 32,
-    pager: ({ point, sem }, p: Params) =>
-      withPermit(sem, offset({
+    concurrency: (p) => p.concurrency,
+    pager: ({ point }, p: Params) =>
+      offset({
         limit: p.pageSize,
         maxOffset: (p.maxPages - 1) * p.pageSize,
         fetch: ({ offset, limit }) =>
           Effect.flatMap(PlatformClient, (c) => c.sellerLeads({ ...queryOf(p, point), limit, offset })).pipe(
             Effect.map((r) => fetchedOf(r, "seller_leads", resultsOf(r.body).map((lead) => ({ point: point.name ?? null, lead })), { total: countOf(r.body) }))
           )
-      }))
+      })
   }),
   cost: {
     operation: "seller_leads",

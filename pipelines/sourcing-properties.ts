@@ -18,7 +18,6 @@ import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
-import { withPermit } from "./sourcing-search.js"
 
 /** A Property Sourcing id, `prop_<property_id>` (the client's path rule: no path characters). */
 export const PropId = Schema.String.pipe(Schema.filter((s) =>
@@ -53,15 +52,15 @@ export default definePipeline({
   host: "platform",
   params: Params,
   source: fanOut({
-    keys: (p: Params) => Effect.zipWith(Effect.makeSemaphore(p.concurrency), idsOf(p), (sem, ids) => ids.map((id) => ({ id, sem }))),
-    key: (k) => k.id,
-    concurrency: 32,
-    pager: ({ id, sem }) =>
-      withPermit(sem, single(() =>
+    keys: idsOf,
+    key: (id) => id,
+    concurrency: (p) => p.concurrency,
+    pager: (id) =>
+      single(() =>
         Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
           Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body])),
           Effect.catchIf(notFound, () => Effect.succeed(nothing))
-        )))
+        ))
   }),
   cost: {
     operation: "sourcing_property",

@@ -29,7 +29,6 @@ import { InvalidInput } from "../src/pipeline/RunError.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
-import { withPermit } from "./sourcing-search.js"
 
 const Params = Schema.Struct({
   /** Path of the CSV file of inputs (format above). */
@@ -139,10 +138,10 @@ export default definePipeline({
   host: "platform",
   params: Params,
   source: fanOut({
-    keys: (p: Params) => Effect.zipWith(Effect.makeSemaphore(p.concurrency), readInputs(p.file), (sem, inputs) => inputs.map((input) => ({ input, sem }))),
-    key: (k) => `${k.input.kind}:${k.input.value}`,
-    concurrency: 32,
-    pager: ({ input, sem }) => withPermit(sem, single(() => resolve(input)))
+    keys: (p: Params) => readInputs(p.file),
+    key: (input) => `${input.kind}:${input.value}`,
+    concurrency: (p) => p.concurrency,
+    pager: (input) => single(() => resolve(input))
   }),
   cost: {
     operation: "sourcing_resolve",

@@ -7,7 +7,6 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
 import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
-import type { Pager } from "../src/extract/Source.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
@@ -80,26 +79,6 @@ const bodyOf = (p: Omit<Params, "places" | "country" | "pageSize" | "maxPages" |
   return body
 }
 
-/** Runs a pager's fetches under a semaphore shared by the run's slices (the `concurrency` parameter). */
-export const withPermit = <S, R, E, Ctx>(semaphore: Effect.Semaphore, pager: Pager<S, R, E, Ctx>): Pager<S, R, E, Ctx> => ({
-  ...pager,
-  fetch: (pos) => semaphore.withPermits(1)(pager.fetch(pos))
-})
-
-/**
- * Caps a pager at `maxPages` pages per slice; the count is kept in the checkpoint, so a resumed
- * slice keeps counting where it stopped.
- */
-export const limitPages = <S extends object, R, E, Ctx>(pager: Pager<S, R, E, Ctx>, maxPages: number): Pager<S & { pages: number }, R, E, Ctx> => ({
-  start: (previous) => ({ ...pager.start(previous), pages: 0 }),
-  fetch: (pos) =>
-    Effect.map(pager.fetch(pos), (step) => ({
-      fetched: step.fetched,
-      next: { ...step.next, pages: pos.pages + 1 },
-      done: step.done || pos.pages + 1 >= maxPages
-    }))
-})
-
 const page = (operation: "sourcing_search" | "sourcing_next") => (r: { body: unknown; raw: string; units: { charged: number }; requestId: string | undefined }) => ({
   ...fetchedOf(r, operation, resultsOf(r.body), { total: (r.body as { count?: number }).count }),
   next: nextOf(r.body)
@@ -114,15 +93,15 @@ export default definePipeline({
   host: "platform",
   params: Params,
   source: fanOut({
-    // One semaphore per run bounds the requests in flight to `concurrency`.
-    keys: (p: Params) => Effect.map(Effect.makeSemaphore(p.concurrency), (sem) => placesOf(p).map((place) => ({ place, sem }))),
-    key: (k) => placeKey(k.place),
-    concurrency: 32,
-    pager: ({ place, sem }, p: Params) =>
-      withPermit(sem, limitPages(cursor({
+    keys: (p: Params) => placesOf(p),
+    key: placeKey,
+    concurrency: (p) => p.concurrency,
+    pager: (place, p: Params) =>
+      cursor({
+        maxPages: p.maxPages,
         first: () => Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map(page("sourcing_search"))),
         follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map(page("sourcing_next")))
-      }), p.maxPages))
+      })
   }),
   cost: {
     // The first page is `sourcing_search`, the others `sourcing_next`: 1 unit each (Assumed).
