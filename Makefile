@@ -9,7 +9,7 @@ CONFIG ?= config/sandbox.json
 ETL := $(TSX) src/cli/main.ts
 RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test typecheck unit sandbox bench clean nightly weekly plan status build \
+.PHONY: setup demo test typecheck unit sandbox bench chaos clean nightly weekly plan status build \
 	extract-references extract-plots extract-sourcing extract-sourcing-details extract-resolve \
 	extract-seller-leads extract-premises extract-time-series extract-distributions extract-analysis \
 	extract-alerts extract-alerts-search extract-feeds extract-properties extract-properties-match \
@@ -41,6 +41,10 @@ sandbox: $(DEPS)
 
 bench: $(DEPS)
 	$(TSX) bench/main.ts
+
+## The full chaos harness: 50 SIGKILLs per source, figures in data/chaos.json
+chaos: $(DEPS)
+	$(TSX) tools/chaos.ts --kills 50
 
 build: $(DEPS)
 	npm run build

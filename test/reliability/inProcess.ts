@@ -1,0 +1,92 @@
+/**
+ * Runs CLI invocations in this process (`runCliMain`), capturing what they write to stdout and
+ * stderr, with the sandbox's credentials in the environment: the cheap way to try many inputs
+ * and faults (a child process costs 2-3 s of start-up each).
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { runCliMain } from "../../src/cli/Cli.js"
+import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
+
+export interface Captured {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  /** stdout and stderr without the JSON progress lines and blank lines: what a person reads. */
+  readonly messages: ReadonlyArray<string>
+}
+
+let queue: Promise<unknown> = Promise.resolve()
+
+/** One invocation (arguments after the program name); invocations never overlap. */
+export const cli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = sandboxEnv()): Promise<Captured> => {
+  const next = queue.then(() => capture(args, env))
+  queue = next.catch(() => undefined)
+  return next
+}
+
+const capture = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<Captured> => {
+  const saved = new Map<string, string | undefined>()
+  for (const [k, v] of Object.entries({ SVC_PLATFORM_URL: "", SVC_API_URL: "", ...env })) {
+    saved.set(k, process.env[k])
+    if (v === undefined) delete process.env[k]
+    else process.env[k] = v
+  }
+  let stdout = ""
+  let stderr = ""
+  const out = process.stdout.write
+  const err = process.stderr.write
+  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write
+  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write
+  // @effect/cli prints its own validation errors through the console
+  const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
+  console.log = console.info = (...xs: Array<unknown>) => void (stdout += xs.map(String).join(" ") + "\n")
+  console.error = console.warn = (...xs: Array<unknown>) => void (stderr += xs.map(String).join(" ") + "\n")
+  try {
+    const code = await Effect.runPromise(runCliMain(["node", "estate-etl", ...args]))
+    return { code, stdout, stderr, messages: (stdout + "\n" + stderr).split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{")) }
+  } finally {
+    process.stdout.write = out
+    process.stderr.write = err
+    Object.assign(console, consoleSaved)
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
+
+export const sandboxEnv = (): Record<string, string> => ({
+  SVC_API_KEY: SANDBOX_API_KEY,
+  SVC_EMAIL: SANDBOX_USER.email,
+  SVC_PASSWORD: SANDBOX_USER.password
+})
+
+/** Writes a settings file reaching `sandbox` as a remote service; warehouse and output in `dir`. */
+export const settingsFile = (dir: string, sandbox: { platformUrl: string; apiUrl: string }, extra: Record<string, unknown> = {}, name = "settings.json") => {
+  const file = path.join(dir, name)
+  const { service, ...rest } = extra as { service?: Record<string, unknown> }
+  fs.writeFileSync(file, JSON.stringify({
+    warehouse: path.join(dir, "warehouse.duckdb"),
+    output: dir,
+    ...rest,
+    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...service }
+  }, null, 2))
+  return file
+}
+
+export const totalUnits = (s: SandboxHandle) => Object.values(s.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
+export const totalRequests = (s: SandboxHandle) => Object.values(s.control.stats().requests).reduce((a, b) => a + b, 0)
+
+/** A stack trace line, as Node prints them: never shown to a user. */
+export const STACK_LINE = /^\s+at\s.+(\(|:\d+:\d+)/m
+
+/** With RELIABILITY_FIGURES_DIR set, writes `<dir>/<name>.json` (figures for docs/RELIABILITY.md). */
+export const writeFigures = (name: string, figures: unknown) => {
+  const dir = process.env.RELIABILITY_FIGURES_DIR
+  if (!dir) return
+  fs.mkdirSync(dir, { recursive: true })
+  fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify({ at: new Date().toISOString(), ...(figures as object) }, null, 2))
+}
