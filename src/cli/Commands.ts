@@ -19,6 +19,7 @@ import { makeEnvironment } from "./Environment.js"
 import { exportTables } from "./ExportCommand.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
+import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
@@ -83,19 +84,21 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
 
 const run = Command.make("run", {
   config, names, params, warehouse,
-  maxUnits: Options.integer("max-units").pipe(Options.optional, Options.withDescription("Units this invocation may spend (default: settings budget.maxUnits)")),
+  maxUnits: Options.text("max-units").pipe(Options.optional, Options.withDescription("Units this invocation may spend, a whole number >= 0 (default: settings budget.maxUnits)")),
   untilCap: Options.boolean("until-cap").pipe(Options.withDescription("Start even when the plan exceeds --max-units; stop (resumable) at the cap")),
   fullRefresh: Options.boolean("full-refresh").pipe(Options.withDescription("Forget checkpoints and start over")),
   shard: Options.text("shard").pipe(Options.optional, Options.withDescription("This machine's share i/n of fan-out pipelines (also SHARD or JOB_COMPLETION_INDEX + SHARD_COUNT)")),
-  export: Options.choice("export", ["parquet", "arrow"]).pipe(Options.optional, Options.withDescription("Export the tables after the runs")),
+  export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
   json
 }, (o) =>
   withSettings(o.config, (settings) =>
     Effect.gen(function* () {
       const shard = yield* either(resolveShard(o.shard))
+      const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
+      const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
       const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
-        names: o.names, params: o.params, maxUnits: o.maxUnits, untilCap: o.untilCap, fullRefresh: o.fullRefresh,
-        shard, warehouse: o.warehouse, export: o.export
+        names: o.names, params: o.params, maxUnits, untilCap: o.untilCap, fullRefresh: o.fullRefresh,
+        shard, warehouse: o.warehouse, export: exportFormat
       })
       if (o.json) process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
       else yield* printSummaries(summaries)
@@ -125,10 +128,10 @@ const status = Command.make("status", { config, warehouse, json }, (o) =>
 const exportCmd = Command.make("export", {
   config, warehouse,
   tables: Args.text({ name: "table" }).pipe(Args.repeated),
-  format: Options.choice("format", ["parquet", "arrow"]).pipe(Options.withDefault("parquet" as const))
+  format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow"))
 }, (o) =>
   withSettings(o.config, (settings) =>
-    exportTables({ output: settings.output, format: o.format, tables: o.tables }).pipe(
+    Effect.flatMap(parseChoice(o.format, ["parquet", "arrow"], "--format"), (format) => exportTables({ output: settings.output, format, tables: o.tables })).pipe(
       Effect.tap((written) => Effect.sync(() => process.stdout.write(table(written) + "\n"))),
       Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))
     ))

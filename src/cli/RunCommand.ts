@@ -17,6 +17,7 @@ import { makeEnvironment } from "./Environment.js"
 import { eur, table } from "./Format.js"
 import type { Shard } from "./Shard.js"
 import { shardWarehouse } from "./Shard.js"
+import { preflight } from "./Preflight.js"
 import { exportTables } from "./ExportCommand.js"
 
 export interface RunOptions {
@@ -53,6 +54,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     }
     const shard = Option.getOrUndefined(options.shard)
     const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
+    yield* preflight({ warehouse: path, output: settings.output })
     const env = makeEnvironment({
       settings,
       warehouse: path,

@@ -2,7 +2,8 @@
  * Reads the settings file and the environment. Every failure is an `InvalidInput` naming the
  * field (or the file) and what is allowed, raised before anything is sent.
  */
-import { Effect, Either, ParseResult, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
+import { issuesLine } from "../pipeline/Params.js"
 import * as fs from "node:fs"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { Settings } from "./Settings.js"
@@ -13,12 +14,8 @@ export const DEFAULT_CONFIG = "config/sandbox.json"
 export const decodeSettings = (input: unknown, source: string): Either.Either<Settings, InvalidInput> =>
   Schema.decodeUnknownEither(Settings, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Either.mapLeft((e) => {
-      const issues = ParseResult.ArrayFormatter.formatErrorSync(e)
-      const first = issues[0]
-      return new InvalidInput({
-        field: `${source}: ${first && first.path.length ? first.path.join(".") : "(settings)"}`,
-        detail: issues.map((i, n) => (n === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ").replace(/\s+/g, " ")
-      })
+      const { path, line } = issuesLine(e)
+      return new InvalidInput({ field: `${source}: ${path.length ? path.join(".") : "(settings)"}`, detail: line })
     })
   )
 

@@ -33,13 +33,25 @@ const setPath = (target: Record<string, unknown>, path: ReadonlyArray<string>, v
   node[path[path.length - 1]!] = value
 }
 
-/** One line per problem: `<pipeline>.<path>: <what is allowed>`. */
+/**
+ * Schema issues as one line: the first message for each field (an optional field's union also
+ * reports "Expected undefined", which says nothing to a person).
+ */
+export const issuesLine = (error: ParseResult.ParseError): { readonly path: Array<string>; readonly line: string } => {
+  const byPath = new Map<string, { path: Array<string>; message: string }>()
+  for (const i of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const key = i.path.join(".")
+    if (!byPath.has(key)) byPath.set(key, { path: i.path.map(String), message: i.message })
+  }
+  const issues = [...byPath.values()]
+  const line = issues.map((i, n) => (n === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ").replace(/\s+/g, " ")
+  return { path: issues[0]?.path ?? [], line }
+}
+
+/** One line naming `<pipeline>.<path>` and what is allowed. */
 export const paramError = (pipeline: string, error: ParseResult.ParseError): InvalidInput => {
-  const issues = ParseResult.ArrayFormatter.formatErrorSync(error)
-  const first = issues[0]
-  const field = [pipeline, ...(first?.path ?? []).map(String)].join(".")
-  const detail = issues.map((i, n) => (n === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ")
-  return new InvalidInput({ field, detail: detail.replace(/\s+/g, " ") })
+  const { path, line } = issuesLine(error)
+  return new InvalidInput({ field: [pipeline, ...path].join("."), detail: line })
 }
 
 /** Decodes the parameters of `pipeline` from the settings' object and the overrides. */

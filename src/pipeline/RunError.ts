@@ -1,6 +1,7 @@
 /**
  * How a run ends when it does not finish, and the exit code each ending maps to.
- * Documented exit codes: 0 done, 2 bad input, 3 budget or retry budget reached (resumable),
+ * Documented exit codes: 0 done, 2 bad input, 3 budget or retry budget reached, or the service
+ * still failing after its retries (resumable),
  * 4 payment required, 5 authentication, 1 other.
  */
 import { Data } from "effect"
@@ -39,9 +40,29 @@ export const ExitCode = {
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
+/**
+ * A service failure that outlived its retries but says nothing against the request: the network,
+ * a timeout, a cut or garbled body, 5xx, 408, 429. The run stops paused and resumes from its
+ * checkpoint (exit 3), rather than failing.
+ */
+export const isResumableFailure = (error: unknown): boolean => {
+  const e = error as { _tag?: string; reason?: string; status?: number }
+  switch (e?._tag) {
+    case "TransportError":
+      return true
+    case "PlatformProblem":
+      return (e.status ?? 0) >= 500 || e.status === 408 || e.reason === "rate_limited"
+    case "TokenProblem":
+      return e.reason === "server_error" || e.reason === "rate_limited" || e.reason === "request_timeout"
+    default:
+      return false
+  }
+}
+
 /** The exit code of an error by its tag (works for the service's and the warehouse's errors). */
 export const exitCodeOf = (error: unknown): ExitCode => {
   const tag = typeof error === "object" && error !== null && "_tag" in error ? (error as { _tag: string })._tag : ""
+  if (isResumableFailure(error)) return ExitCode.Budget
   switch (tag) {
     case "InvalidInput":
     case "RequestValidationError":

@@ -48,6 +48,12 @@ const Env = Schema.Struct(
   { results: Schema.Unknown, next: Schema.optional(Schema.NullOr(Schema.String)), previous: Schema.optional(Schema.NullOr(Schema.String)) },
   Obj
 )
+/**
+ * Renewals of the token a single request may trigger before giving up (`StillUnauthorized`):
+ * enough that tokens expiring again and again (other requests renewing meanwhile) never end a
+ * run, few enough that a host refusing every fresh token stops it quickly.
+ */
+const MAX_RENEWALS = 8
 const oneLine = (s: string) => s.split("\n").join("; ")
 const seg = (s: string | number) => encodeURIComponent(String(s))
 
@@ -112,21 +118,20 @@ export const makeTokenClient = Effect.gen(function* () {
           headers: { authorization: `Bearer ${Redacted.value(access)}` },
           ...(options.body !== undefined ? { body: options.body } : {})
         })
-      const first = yield* session.current
-      const res = yield* send(first.access).pipe(
-        Effect.catchIf(
-          (e) => e._tag === "AuthenticationFailed",
-          () =>
-            Effect.gen(function* () {
-              yield* session.renew(first.generation)
-              const next = yield* session.current
-              return yield* send(next.access).pipe(
-                Effect.catchIf((e) => e._tag === "AuthenticationFailed", (e) =>
-                  Effect.fail(new AuthenticationFailed({ reason: "StillUnauthorized", host: "token", operation, detail: (e as AuthenticationFailed).detail })))
-              )
-            })
-        )
-      )
+      // On 401: renew (one refresh for all concurrent callers of a generation) and replay; a token
+      // that expires again right away is renewed again, up to MAX_RENEWALS times per request.
+      const attempt = (renewals: number): Effect.Effect<RawResponse, ServiceError> =>
+        Effect.flatMap(session.current, (current) =>
+          send(current.access).pipe(
+            Effect.catchIf(
+              (e) => e._tag === "AuthenticationFailed",
+              (e) =>
+                renewals >= MAX_RENEWALS
+                  ? Effect.fail(new AuthenticationFailed({ reason: "StillUnauthorized", host: "token", operation, detail: (e as AuthenticationFailed).detail }))
+                  : Effect.zipRight(session.renew(current.generation), attempt(renewals + 1))
+            )
+          ))
+      const res = yield* attempt(0)
       return yield* decode(operation, res, options)
     }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation } }))
   }

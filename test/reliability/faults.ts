@@ -32,22 +32,16 @@ export const faultScenarios = (rate = 0.25): ReadonlyArray<FaultScenario> => [
   both(`slow responses (${SLOW_MS} ms > ${TIMEOUT_MS} ms timeout) at ${rate}`, { slowRate: rate, slowMs: SLOW_MS }),
   {
     ...both(`truncated bodies at ${rate}`, { truncateRate: rate }),
-    knownGap: "a paid call whose body is cut (Svc-Units-Charged > 0) is not retried (src/service/Retry.ts isTransient) and the run " +
-      "fails with exit 1 'TruncatedBody (status 200)' instead of re-fetching the page or pausing (exit 3)"
   },
   both(`429 bursts of 3 with Retry-After 1 s at ${rate / 2}`, { burstRate: rate / 2, burstLength: 3, burstRetryAfterSeconds: 1 }),
   {
-    name: `token expiry at ${rate}`, platform: {}, token: { tokenExpiryRate: rate },
-    knownGap: "when the token expires again right after a re-login (two expiries in a row), TokenClient fails with " +
-      "AuthenticationFailed 'StillUnauthorized' (src/service/TokenClient.ts) and the run exits 5 instead of logging in again"
+    name: `token expiry at ${rate}`, platform: {}, token: { tokenExpiryRate: rate }
   },
   { name: "balance runs out after 3 units", platform: { unitsRunOutAfter: 3 }, token: {} },
   { name: "drifted records at 0.02", platform: { driftRate: 0.02 }, token: {} },
   { ...both("run retry budget of 2 spent: 5xx at 0.5", { serverErrorRate: 0.5 }), budget: { retryFloor: 2, retryRatio: 0 } },
   {
     ...both("a request's own 5 retries spent: 5xx at 0.9", { serverErrorRate: 0.9 }),
-    knownGap: "a request whose own retries (maxRetries 5) run out on a transient 5xx fails the run with exit 1 " +
-      "'failed with 502 bad_gateway' instead of pausing it (exit 3) like the run's retry budget does"
   },
   {
     name: `all together (each at ${rate / 4}, balance out after 5 units, drift 0.02)`,
