@@ -1,0 +1,29 @@
+/**
+ * 2. Memory: peak RSS of a whole sourcing-search run, one fresh process per size, so the figure
+ * holds nothing but that run (the runtime, the toolkit, DuckDB and the pages in flight).
+ * Streaming means the figure must not grow with the number of properties.
+ */
+import * as path from "node:path"
+import type { PlaceSet } from "./Places.js"
+import { runOnce, type SandboxProc } from "./Procs.js"
+import { fmt, type Line } from "./Report.js"
+import type { RunOnceOutput } from "./runOnce.js"
+
+/** Runs sourcing-search over `set` in a fresh process (its peak RSS is the figure). */
+export const sourcingRun = (sandbox: SandboxProc, set: PlaceSet, warehouse: string): Promise<RunOnceOutput> =>
+  runOnce({
+    platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, warehouse,
+    pipeline: "sourcing-search", params: { places: set.places.map(({ country }) => ({ country })), operation: "sale", pageSize: 200 }
+  })
+
+/** Lines comparing the small and the large run's peak RSS. */
+export const memoryLines = (small: { set: PlaceSet; run: RunOnceOutput }, large: { set: PlaceSet; run: RunOnceOutput }): ReadonlyArray<Line> => {
+  const growth = large.run.peakRssMb / small.run.peakRssMb
+  return [
+    { group: "memory", measure: `peak RSS, ${fmt(small.set.total)} properties`, value: `${fmt(small.run.peakRssMb)} MB`, baseline: `JS heap ${fmt(small.run.peakHeapMb)} MB`, ratio: undefined, target: "", met: undefined },
+    { group: "memory", measure: `peak RSS, ${fmt(large.set.total)} properties`, value: `${fmt(large.run.peakRssMb)} MB`, baseline: `JS heap ${fmt(large.run.peakHeapMb)} MB`, ratio: undefined, target: "<= 300 MB", met: large.run.peakRssMb <= 300 },
+    { group: "memory", measure: `peak RSS growth ${fmt(small.set.total)} -> ${fmt(large.set.total)}`, value: `+${fmt((growth - 1) * 100, 1)}%`, baseline: `${fmt(small.run.peakRssMb)} MB`, ratio: growth, target: "<= 1.15", met: growth <= 1.15 }
+  ]
+}
+
+export const warehouseIn = (dir: string, name: string) => path.join(dir, `${name}.duckdb`)

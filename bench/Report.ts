@@ -1,0 +1,33 @@
+/**
+ * One line of the bench table: a figure, the baseline it is measured against (in the same run)
+ * and the target of issue 7. Targets are reported, never enforced.
+ */
+export interface Line {
+  readonly group: string
+  readonly measure: string
+  /** The figure, with its unit (e.g. "12,345 rows/s"). */
+  readonly value: string
+  /** What it is compared with, or "". */
+  readonly baseline: string
+  /** The ratio (or the figure itself when it is already one). */
+  readonly ratio: number | undefined
+  readonly target: string
+  readonly met: boolean | undefined
+}
+
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+
+export const perSecond = (count: number, ms: number) => (ms > 0 ? (count * 1000) / ms : 0)
+
+/** The lines as a Markdown table. */
+export const markdown = (lines: ReadonlyArray<Line>): string => {
+  const rows = lines.map((l) => [
+    l.group, l.measure, l.value, l.baseline, l.ratio === undefined ? "" : l.ratio.toFixed(2), l.target,
+    l.met === undefined ? "" : l.met ? "met" : "NOT met"
+  ])
+  const head = ["group", "measure", "value", "baseline", "ratio", "target", ""]
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
+  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
+  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
+}

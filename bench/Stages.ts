@@ -1,0 +1,107 @@
+/**
+ * Where the time of a sourcing-search page goes, stage by stage, in one process and without
+ * HTTP: the same JSON bodies (built from the sandbox world) are (1) parsed, (2) decoded and
+ * normalized by the pipeline's own record mapping, (3) committed page by page through the
+ * warehouse (staging, upsert, checkpoint, ledger, raw archive, run row: one transaction each).
+ * Each stage's rate says what it alone allows; the slowest bounds the end-to-end figure.
+ *
+ * Run by `bench/main.ts` in a fresh process: `tsx bench/Stages.ts <records>` prints JSON.
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import sourcingSearch from "../pipelines/sourcing-search.js"
+import { makeWarehouse } from "../src/load/Warehouse.js"
+import { makeNormalizer } from "../src/normalize/Normalizer.js"
+import type { Row } from "../src/normalize/Table.js"
+import type { PageContext } from "../src/pipeline/Pipeline.js"
+import { makeWorld } from "../src/sandbox/world/World.js"
+import { fmt, type Line } from "./Report.js"
+
+export interface StageRates {
+  readonly records: number
+  readonly pages: number
+  /** Records per second of each stage alone. */
+  readonly parse: number
+  readonly normalize: number
+  readonly commit: number
+  /** The commit with four pages per transaction (an estimate of group commit). */
+  readonly groupCommit: number
+  /** Milliseconds per page of each stage. */
+  readonly msPerPage: { readonly parse: number; readonly normalize: number; readonly commit: number }
+}
+
+const PAGE = 200
+
+export const measureStages = (records: number): Effect.Effect<StageRates, unknown> =>
+  Effect.gen(function*() {
+    const world = makeWorld({ seed: 42, properties: Math.max(records, 1000) })
+    const bodies: Array<string> = []
+    for (let p = 0; p < records; p += PAGE) {
+      const results = []
+      for (let i = p; i < Math.min(records, p + PAGE); i++) results.push(world.sourcingProperty(i))
+      bodies.push(JSON.stringify({ count: records, results, next: null }))
+    }
+    const pages = bodies.length
+
+    let t = performance.now()
+    const parsed = bodies.map((b) => JSON.parse(b) as { results: Array<unknown> })
+    const parseMs = performance.now() - t
+
+    const normalize = makeNormalizer(sourcingSearch.records)
+    const ctx: PageContext = { runId: "bench", slice: "ALL", extractedAt: new Date().toISOString() }
+    t = performance.now()
+    const normalized = parsed.map((b) => normalize(b.results, ctx))
+    const normalizeMs = performance.now() - t
+
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-stages-"))
+    // `group` pages per transaction: 1 is what the runner does; 4 estimates a group commit of the
+    // pages four slices have waiting (their rows, ledger lines and bodies in one transaction)
+    const commitWith = (group: number, file: string) => Effect.scoped(Effect.gen(function*() {
+      const wh = yield* makeWarehouse({ path: path.join(dir, file) })
+      yield* wh.ensureTables(sourcingSearch.tables)
+      yield* wh.startRun({ runId: "bench", pipeline: sourcingSearch.name })
+      const t0 = performance.now()
+      for (let i = 0; i < pages; i += group) {
+        const part = normalized.slice(i, i + group)
+        const rows = new Map<string, Array<Row>>()
+        for (const n of part) for (const [t, list] of n.rows) rows.set(t, [...(rows.get(t) ?? []), ...list])
+        const last = Math.min(pages, i + group) - 1
+        yield* wh.commitPage({
+          runId: "bench",
+          pipeline: sourcingSearch.name,
+          rows,
+          checkpoint: { key: "ALL", value: { next: `cursor-${last}` }, done: last === pages - 1 },
+          ledger: part.map((_, k) => ({ requestId: `req-${i + k}`, operation: "sourcing_next", units: 1, at: new Date().toISOString() })),
+          rejects: part.flatMap((n) => n.rejects),
+          raw: { pageKey: String(i), body: bodies.slice(i, i + group).join("\n") },
+          requests: part.length,
+          retries: 0
+        })
+      }
+      return performance.now() - t0
+    }))
+    const commitMs = yield* commitWith(1, "single.duckdb")
+    const groupMs = yield* commitWith(4, "group.duckdb").pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))))
+
+    const rate = (ms: number) => (records * 1000) / ms
+    return {
+      records, pages,
+      parse: rate(parseMs), normalize: rate(normalizeMs), commit: rate(commitMs), groupCommit: rate(groupMs),
+      msPerPage: { parse: parseMs / pages, normalize: normalizeMs / pages, commit: commitMs / pages }
+    }
+  })
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const out = await Effect.runPromise(measureStages(Number(process.argv[2] ?? 20_000)))
+  process.stdout.write(`${JSON.stringify(out)}\n`)
+}
+
+/** The stage figures as table lines, against the fetch-and-parse floor of the same bench run. */
+export const stageLines = (s: StageRates, floorRate: number, e2eRate: number): ReadonlyArray<Line> => [
+  { group: "stages", measure: `JSON.parse of sourcing pages (${fmt(s.msPerPage.parse, 2)} ms/page)`, value: `${fmt(s.parse)} rows/s`, baseline: `floor ${fmt(floorRate)} rows/s`, ratio: s.parse / floorRate, target: "", met: undefined },
+  { group: "stages", measure: `decode + normalize, 1 core (${fmt(s.msPerPage.normalize, 2)} ms/page)`, value: `${fmt(s.normalize)} rows/s`, baseline: `floor ${fmt(floorRate)} rows/s`, ratio: s.normalize / floorRate, target: ">= 50,000 rows/s", met: s.normalize >= 50_000 },
+  { group: "stages", measure: `warehouse commit, page by page (${fmt(s.msPerPage.commit, 1)} ms/page)`, value: `${fmt(s.commit)} rows/s`, baseline: `end to end ${fmt(e2eRate)} rows/s`, ratio: s.commit / e2eRate, target: "", met: undefined },
+  { group: "stages", measure: "warehouse commit, 4 pages per transaction (group-commit estimate)", value: `${fmt(s.groupCommit)} rows/s`, baseline: `page by page ${fmt(s.commit)} rows/s`, ratio: s.groupCommit / s.commit, target: "", met: undefined }
+]
