@@ -129,27 +129,46 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       return summary
     }
 
-    /** Lands one page in one transaction; the raw body (if any) is archived first. */
-    const commitPage = Effect.fn("Warehouse.commitPage")(function*(commit: PageCommit) {
+    /**
+     * Lands pages in one transaction (a group commit): all of them or none. Raw bodies are archived
+     * first, numbered in commit order. `commitPage` is the one-page case.
+     */
+    const commitPages = Effect.fn("Warehouse.commitPages")(function*(commits: ReadonlyArray<PageCommit>) {
+      if (commits.length === 0) return [] as Array<PageSummary>
       return yield* commitLock.withPermits(1)(Effect.gen(function*() {
         const at = yield* now
         // Staging tables are created outside the page's transaction: a rollback would drop them.
         yield* db.use("Cannot create staging tables", async (conn) => {
-          for (const table of commit.rows.keys()) {
-            if (staged.has(table)) continue
-            await createStage(conn, specOf(table, commit.runId))
-            staged.add(table)
+          for (const commit of commits) {
+            for (const table of commit.rows.keys()) {
+              if (staged.has(table)) continue
+              await createStage(conn, specOf(table, commit.runId))
+              staged.add(table)
+            }
           }
         })
-        let raw: { seq: number; path: string; bytes: number } | undefined
-        if (commit.raw && archive) {
-          const seq = (yield* db.use("Cannot read the run", (conn) => runRow(conn, commit.runId))).pages + 1
-          const written = yield* archive.write(commit.pipeline, commit.runId, seq, commit.raw.body)
-          raw = { seq, ...written }
+        const raws: Array<{ seq: number; path: string; bytes: number } | undefined> = []
+        const pagesOf = new Map<string, number>()
+        for (const commit of commits) {
+          let pages = pagesOf.get(commit.runId)
+          if (pages === undefined) pages = (yield* db.use("Cannot read the run", (conn) => runRow(conn, commit.runId))).pages
+          pagesOf.set(commit.runId, pages + 1)
+          if (commit.raw && archive) {
+            const written = yield* archive.write(commit.pipeline, commit.runId, pages + 1, commit.raw.body)
+            raws.push({ seq: pages + 1, ...written })
+          } else raws.push(undefined)
         }
-        return yield* db.use(`Cannot commit a page of run ${commit.runId}`, (conn) => inTransaction(conn, () => landPage(conn, commit, at, raw)))
+        return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
+          inTransaction(conn, async () => {
+            const out: Array<PageSummary> = []
+            for (const [i, commit] of commits.entries()) out.push(await landPage(conn, commit, at, raws[i]))
+            return out
+          }))
       }))
     })
+
+    /** Lands one page in one transaction; the raw body (if any) is archived first. */
+    const commitPage = (commit: PageCommit) => Effect.map(commitPages([commit]), (summaries) => summaries[0]!)
 
     const startRun = Effect.fn("Warehouse.startRun")(function*(run: StartRun) {
       const at = yield* now
@@ -226,6 +245,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       rawRoot,
       ensureTables,
       commitPage,
+      commitPages,
       startRun,
       finishRun,
       updateRun,

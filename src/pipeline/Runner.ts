@@ -11,6 +11,7 @@ import { Warehouse } from "../load/Warehouse.js"
 import { RetryBudget } from "../service/RetryBudget.js"
 import { BudgetExhausted } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
+import { makeGroupCommitter } from "./GroupCommit.js"
 import { planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
@@ -97,6 +98,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     let pageNo = Option.match(unfinished, { onNone: () => 0, onSome: (r) => (resumed ? r.pages : 0) })
     const totals = { pages: 0, records: 0, rows: 0, rejects: 0, units: 0, requests: 0, retries: 0, elapsedMs: 0, expectedPages: plan.pages }
 
+    const committer = yield* makeGroupCommitter(warehouse.commitPages)
     const commit = (page: Page) =>
       Effect.gen(function* () {
         const ctx: PageContext = { runId, slice: page.slice, extractedAt }
@@ -105,18 +107,18 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
         const requests = stats.requests - seen.requests
         const retries = stats.retries - seen.retries
         seen = { requests: stats.requests, retries: stats.retries }
-        yield* warehouse.commitPage({
+        const pageKey = String(pageNo++)
+        yield* committer.submit({
           runId,
           pipeline: pipeline.name,
           rows: normalized.rows,
           checkpoint: page.checkpoint,
           ledger: page.fetched.charges,
           rejects: normalized.rejects,
-          ...(archive && page.fetched.raw ? { raw: { pageKey: String(pageNo), body: page.fetched.raw } } : {}),
+          ...(archive && page.fetched.raw ? { raw: { pageKey, body: page.fetched.raw } } : {}),
           requests,
           retries
         })
-        pageNo++
         let rows = 0
         for (const [t, list] of normalized.rows) {
           rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
@@ -151,13 +153,13 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       planned: { requests: plan.requests, pages: plan.pages, units: plan.units, exact: plan.exact }
     })
     // commit-then-fetch per slice: a crash loses at most one paid page per slice in flight;
-    // unmetered sources fetch one page ahead while the previous one is committed
-    const commitLock = yield* Effect.makeSemaphore(1)
+    // pages of concurrent slices land together (group commit); unmetered sources fetch one page
+    // ahead while the previous one is committed
     const outcome = yield* extractInto(
       pipeline.source,
       params,
       { mode: resumed ? "resume" : "fresh", positions, shard: request.shard },
-      (page) => commitLock.withPermits(1)(commit(page)),
+      commit,
       { prefetch: pipeline.host === "token" }
     ).pipe(Effect.zipRight(Effect.suspend(checkRejects)), Effect.either)
 
