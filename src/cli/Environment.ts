@@ -45,6 +45,8 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
     const s = settings.service
     const base = {
       requestTimeoutMs: s.timeoutMs,
+      platformRatePerSecond: s.platformRate,
+      apiRatePerSecond: s.apiRate,
       retryBudgetRatio: settings.budget.retryRatio,
       retryBudgetFloor: settings.budget.retryFloor,
       unitCosts: settings.budget.costs

@@ -25,7 +25,14 @@ export const ServiceSection = Schema.Struct({
   /** Environment variable holding the token host password. Default SVC_PASSWORD. */
   passwordEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_PASSWORD" }),
   /** Per-request timeout in milliseconds. Default 30000. */
-  timeoutMs: Schema.optionalWith(PositiveInt, { default: () => 30_000 })
+  timeoutMs: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
+  /**
+   * Platform requests per second until the host's `RateLimit-Policy` is seen (then the policy
+   * rules); 0 = no pacing until then. Default 20 (Assumed, docs/ASSUMPTIONS.md).
+   */
+  platformRate: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 20 }),
+  /** Token-host requests per second until its policy is seen; 0 = no pacing until then. Default 50. */
+  apiRate: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 50 })
 })
 
 export const BudgetSection = Schema.Struct({

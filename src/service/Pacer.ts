@@ -54,7 +54,8 @@ export interface Pacer {
   readonly snapshot: Effect.Effect<PacerSnapshot>
 }
 
-const intervalFor = (rate: number, headroom: number) => 1000 / Math.max(1e-6, rate * headroom)
+/** Spacing of starts for a rate; a rate of 0 (none configured, no policy seen yet) paces nothing. */
+const intervalFor = (rate: number, headroom: number) => (rate <= 0 ? 0 : 1000 / Math.max(1e-6, rate * headroom))
 
 export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
   Effect.gen(function* () {
