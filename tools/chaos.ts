@@ -27,7 +27,11 @@ export interface ChaosScenario {
   readonly pipeline: string
   readonly kind: "paged" | "fan-out"
   readonly params: Record<string, unknown>
-  /** Pages that can be in flight (paid, not yet committed) when the process dies. */
+  /**
+   * Paid pages that can be in flight (charged, not yet committed) when the process dies: 1, since
+   * the settings' `budget.paidInFlight` (default 1) lets one paid call out at a time whatever the
+   * fan-out width.
+   */
   readonly inFlight: number
 }
 
@@ -54,7 +58,7 @@ export const scenarios = (scale: "ci" | "full"): Record<string, ChaosScenario> =
       radius_km: 10, min_price_cuts: 1, min_price_cut_pct: 1,
       pageSize: scale === "ci" ? 5 : 1, maxPages: 10_000, concurrency: 2
     },
-    inFlight: 2
+    inFlight: 1
   }
 })
 

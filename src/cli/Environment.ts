@@ -110,7 +110,8 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
         maxUnits: options.maxUnits ?? settings.budget.maxUnits,
         dailyUnits: settings.budget.dailyMaxUnits,
         spentToday,
-        costs: s.unitCosts
+        costs: s.unitCosts,
+        maxInFlight: settings.budget.paidInFlight === 0 ? undefined : settings.budget.paidInFlight
       })
       return yield* Effect.provide(CostGuard, layer)
     })

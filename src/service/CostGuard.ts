@@ -37,6 +37,11 @@ export interface CostGuardOptions {
   readonly spentToday?: number
   /** Declared cost per operation. */
   readonly costs: Readonly<Record<string, number>>
+  /**
+   * Paid calls in flight at once (default: no limit). With 1, a crash can leave at most one
+   * charged-but-uncommitted page, whatever the fan-out width.
+   */
+  readonly maxInFlight?: number | undefined
 }
 
 export interface CostTotals {
@@ -77,6 +82,8 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       charged: 0, reserved: 0, planned: 0, calls: 0, refused: 0, balance: undefined, learned: {}, charges: []
     })
     const spentToday = options.spentToday ?? 0
+    const slots = options.maxInFlight === undefined ? undefined : yield* Effect.makeSemaphore(Math.max(1, options.maxInFlight))
+    const inFlight = <A, E, R>(effect: Effect.Effect<A, E, R>) => (slots ? slots.withPermits(1)(effect) : effect)
     const learning = new Map<string, Effect.Semaphore>()
     const learnLock = (operation: string) => {
       let s = learning.get(operation)
@@ -127,13 +134,13 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       settlement: (a: A) => Settlement,
       failureCharge: (e: E) => Settlement | undefined = () => undefined
     ): Effect.Effect<A, E | BudgetExhausted, R> => {
-      const run = Effect.flatMap(reserve(operation), (cost) =>
+      const run = inFlight(Effect.flatMap(reserve(operation), (cost) =>
         call.pipe(
           Effect.tap((a) => settle(operation, cost, settlement(a))),
           Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
           Effect.onInterrupt(() => settle(operation, cost, undefined))
         )
-      )
+      ))
       return Effect.flatMap(Ref.get(state), (s) =>
         costOf(operation, s) === undefined ? learnLock(operation).withPermits(1)(run) : run
       )
