@@ -6,7 +6,6 @@
  * Pointing at the real service is a settings change (`service.target: "remote"`, URLs, and
  * credentials in the environment), never a code change.
  */
-import { NodeHttpClient } from "@effect/platform-node"
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { Settings } from "../config/Settings.js"
 import { TableKeys } from "../extract/Sources.js"
@@ -16,10 +15,8 @@ import { InvalidInput } from "../pipeline/RunError.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../sandbox/Credentials.js"
 import { Sandbox, type SandboxHandle } from "../sandbox/Sandbox.js"
 import { CostGuard } from "../service/CostGuard.js"
-import { PlatformClient } from "../service/PlatformClient.js"
-import { RetryBudget } from "../service/RetryBudget.js"
+import { ServiceLayer } from "../service/ServiceLayer.js"
 import { ServiceSettings } from "../service/ServiceSettings.js"
-import { TokenClient } from "../service/TokenClient.js"
 
 export interface EnvironmentOptions {
   readonly settings: Settings
@@ -99,13 +96,12 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   )
   const settingsLayer = Layer.effect(ServiceSettings, Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb)))
   const warehouseLayer = Warehouse.Default({ path: options.warehouse ?? settings.warehouse })
-  const guardLayer = Layer.effect(
-    CostGuard,
+  // the run's cost guard: caps from the settings, today's spend from the warehouse ledger
+  const guardLayer = Layer.unwrapEffect(
     Effect.gen(function* () {
-      const warehouse = yield* Warehouse
-      const spentToday = yield* warehouse.unitsSpentSince(today())
+      const spentToday = yield* (yield* Warehouse).unitsSpentSince(today())
       const s = yield* ServiceSettings
-      const layer = CostGuard.layerRun({
+      return CostGuard.layerRun({
         runId: "cli",
         maxUnits: options.maxUnits ?? settings.budget.maxUnits,
         dailyUnits: settings.budget.dailyMaxUnits,
@@ -113,7 +109,6 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
         costs: s.unitCosts,
         maxInFlight: settings.budget.paidInFlight === 0 ? undefined : settings.budget.paidInFlight
       })
-      return yield* Effect.provide(CostGuard, layer)
     })
   )
   const tableKeys = Layer.effect(TableKeys, Effect.map(Warehouse, (w) => ({
@@ -123,12 +118,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
         Effect.mapError((e) => new Error(e.message))
       )
   })))
-  const clients = Layer.mergeAll(PlatformClient.Default, TokenClient.Default).pipe(
-    Layer.provideMerge(guardLayer),
-    Layer.provideMerge(RetryBudget.Default),
-    Layer.provide(NodeHttpClient.layerUndici)
-  )
-  return Layer.mergeAll(clients, tableKeys, options.progress).pipe(
+  return Layer.mergeAll(ServiceLayer.clients(guardLayer), tableKeys, options.progress).pipe(
     Layer.provideMerge(warehouseLayer),
     Layer.provideMerge(settingsLayer),
     Layer.provideMerge(sandboxLayer)

@@ -19,10 +19,12 @@ export interface RunServiceOptions {
 }
 
 export const ServiceLayer = {
-  /** PlatformClient, TokenClient, CostGuard and RetryBudget for one run. */
-  run: (options: RunServiceOptions) =>
+  /** Both clients over undici, sharing one retry budget and the given cost guard. */
+  clients: <E, R>(guard: Layer.Layer<CostGuard, E, R>) =>
     Layer.mergeAll(PlatformClient.Default, TokenClient.Default).pipe(
-      Layer.provideMerge(Layer.mergeAll(CostGuard.layerFromSettings(options), RetryBudget.Default)),
+      Layer.provideMerge(Layer.mergeAll(guard, RetryBudget.Default)),
       Layer.provide(NodeHttpClient.layerUndici)
-    )
+    ),
+  /** PlatformClient, TokenClient, CostGuard and RetryBudget for one run, caps from the settings. */
+  run: (options: RunServiceOptions) => ServiceLayer.clients(CostGuard.layerFromSettings(options))
 }
