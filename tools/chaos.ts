@@ -28,9 +28,9 @@ export interface ChaosScenario {
   readonly kind: "paged" | "fan-out"
   readonly params: Record<string, unknown>
   /**
-   * Paid pages that can be in flight (charged, not yet committed) when the process dies: 1, since
-   * the settings' `budget.paidInFlight` (default 1) lets one paid call out at a time whatever the
-   * fan-out width.
+   * Paid pages that can be charged but not committed when the process dies: 1 for one slice; 2
+   * for a fan-out (`budget.paidInFlight` lets one paid call out at a time, while another slice's
+   * charged page may be waiting for its commit).
    */
   readonly inFlight: number
 }
@@ -58,7 +58,7 @@ export const scenarios = (scale: "ci" | "full"): Record<string, ChaosScenario> =
       radius_km: 10, min_price_cuts: 1, min_price_cut_pct: 1,
       pageSize: scale === "ci" ? 5 : 1, maxPages: 10_000, concurrency: 2
     },
-    inFlight: 1
+    inFlight: 2
   }
 })
 

@@ -47,8 +47,9 @@ export const BudgetSection = Schema.Struct({
   /** Share of records that may fail their schema before the run fails. Default 0.05. */
   maxRejectRatio: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 1)), { default: () => 0.05 }),
   /**
-   * Paid calls in flight at once, across all slices. 1 (default) bounds what a crash can cost to one
-   * charged-but-uncommitted page; raise it to overlap paid calls on a high-latency host. 0 = no limit.
+   * Paid calls in flight at once, across all slices. 1 (default) bounds what a crash can cost: one
+   * page on a single slice, two on a fan-out (one in flight, one charged page awaiting its commit).
+   * Raise it to overlap paid calls on a high-latency host. 0 = no limit.
    */
   paidInFlight: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 1 }),
   /** Units per call by operation, overriding the defaults (premises.search 40). */

@@ -38,8 +38,8 @@ export interface CostGuardOptions {
   /** Declared cost per operation. */
   readonly costs: Readonly<Record<string, number>>
   /**
-   * Paid calls in flight at once (default: no limit). With 1, a crash can leave at most one
-   * charged-but-uncommitted page, whatever the fan-out width.
+   * Paid calls in flight at once (default: no limit). With 1, the calls a crash can cut short
+   * are at most one, whatever the fan-out width.
    */
   readonly maxInFlight?: number | undefined
 }

@@ -1,0 +1,27 @@
+/**
+ * The chaos verdict both CI chaos tests share: after N SIGKILLs and resumes the warehouse equals
+ * a clean run's, holds no duplicate, its ledger holds what the clean run paid, and the kills cost
+ * at most `pagesPerKill` pages each: 1 for a single slice; 2 for a fan-out, where one slice's paid
+ * call can be in flight while another slice's charged page waits for its commit.
+ */
+import { expect, it } from "vitest"
+import { runChaos, scenarios } from "../../tools/chaos.js"
+
+export const chaosTest = (scenario: "sourcing-search" | "seller-leads", seed: number, pagesPerKill: number) =>
+  it(`10 SIGKILLs and resumes end with the clean run's data, no duplicates, at most ${pagesPerKill} page(s) paid per kill`, async () => {
+    const r = await runChaos({ scenario: scenarios("ci")[scenario]!, kills: 10, seed })
+    expect(r.kills).toBe(10)
+    expect(r.finalExit).toBe(0)
+    for (const [table, { clean, chaos }] of Object.entries(r.tables)) {
+      expect(clean.rows, table).toBeGreaterThan(0)
+      expect(chaos, table).toEqual(clean)
+    }
+    expect(r.rowsLost).toBe(0)
+    expect(r.duplicates).toBe(0)
+    // every committed page is in the ledger once, and the ledger holds what the clean run paid
+    expect(r.ledgerDuplicates).toBe(0)
+    expect(r.ledgerUnits).toBe(r.cleanUnits)
+    // what the kills lost in flight
+    expect(r.unitsOver).toBeGreaterThanOrEqual(0)
+    expect(r.unitsOver).toBeLessThanOrEqual(r.kills * pagesPerKill)
+  }, 240_000)
