@@ -14,7 +14,6 @@ import * as path from "node:path"
 import sourcingSearch from "../pipelines/sourcing-search.js"
 import { makeWarehouse } from "../src/load/Warehouse.js"
 import { makeNormalizer } from "../src/normalize/Normalizer.js"
-import type { Row } from "../src/normalize/Table.js"
 import type { PageContext } from "../src/pipeline/Pipeline.js"
 import { makeWorld } from "../src/sandbox/world/World.js"
 import { fmt, type Line } from "./Report.js"
@@ -64,26 +63,22 @@ export const measureStages = (records: number): Effect.Effect<StageRates, unknow
       yield* wh.startRun({ runId: "bench", pipeline: sourcingSearch.name })
       const t0 = performance.now()
       for (let i = 0; i < pages; i += group) {
-        const part = normalized.slice(i, i + group)
-        const rows = new Map<string, Array<Row>>()
-        for (const n of part) for (const [t, list] of n.rows) rows.set(t, [...(rows.get(t) ?? []), ...list])
-        const last = Math.min(pages, i + group) - 1
-        yield* wh.commitPage({
+        yield* wh.commitPages(normalized.slice(i, i + group).map((n, k) => ({
           runId: "bench",
           pipeline: sourcingSearch.name,
-          rows,
-          checkpoint: { key: "ALL", value: { next: `cursor-${last}` }, done: last === pages - 1 },
-          ledger: part.map((_, k) => ({ requestId: `req-${i + k}`, operation: "sourcing_next", units: 1, at: new Date().toISOString() })),
-          rejects: part.flatMap((n) => n.rejects),
-          raw: { pageKey: String(i), body: bodies.slice(i, i + group).join("\n") },
-          requests: part.length,
+          rows: n.rows,
+          checkpoint: { key: "ALL", value: { next: `cursor-${i + k}` }, done: i + k === pages - 1 },
+          ledger: [{ requestId: `req-${i + k}`, operation: "sourcing_next", units: 1, at: new Date().toISOString() }],
+          rejects: n.rejects,
+          raw: { pageKey: String(i + k), body: bodies[i + k]! },
+          requests: 1,
           retries: 0
-        })
+        })))
       }
       return performance.now() - t0
     }))
     const commitMs = yield* commitWith(1, "single.duckdb")
-    const groupMs = yield* commitWith(4, "group.duckdb").pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))))
+    const groupMs = yield* commitWith(Number(process.env.GROUP ?? 4), "group.duckdb").pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true }))))
 
     const rate = (ms: number) => (records * 1000) / ms
     return {

@@ -58,7 +58,7 @@ export const scenarios = (scale: "ci" | "full"): Record<string, ChaosScenario> =
       radius_km: 10, min_price_cuts: 1, min_price_cut_pct: 1,
       pageSize: scale === "ci" ? 5 : 1, maxPages: 10_000, concurrency: 2
     },
-    inFlight: 2
+    inFlight: 1
   }
 })
 

@@ -9,11 +9,13 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect, Option } from "effect"
 import * as nodePath from "node:path"
-import type { Row, TableSpec } from "../normalize/Table.js"
+import type { TableSpec } from "../normalize/Table.js"
 import { initialise, TS } from "./Bookkeeping.js"
 import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
 import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
-import { createStage, landSql, stageRows } from "./PageStager.js"
+import { type ArchivedRaw, landGroup, type PageSummary, readRun } from "./GroupLanding.js"
+import { createStage } from "./PageStager.js"
+import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
@@ -27,12 +29,16 @@ export interface WarehouseOptions extends OpenOptions {
    * `":memory:"`. `false` disables archiving (pages with `raw` then keep no body).
    */
   readonly rawDir?: string | false
+  /**
+   * Keep a page journal (`<path>.journal/`) so paid pages are durable before they are committed
+   * (see `PageJournal.ts`). Default on for files; none for `":memory:"`.
+   */
+  readonly journal?: boolean
 }
 
 export const DEFAULT_WAREHOUSE_PATH = "data/warehouse.duckdb"
 
-/** Rows landed by one commit, per table (input rows, duplicates included). */
-export type PageSummary = Record<string, number>
+export type { PageSummary } from "./GroupLanding.js"
 
 /**
  * Assumed: `query` returns BIGINT values as numbers when they fit exactly (counts print and
@@ -50,6 +56,8 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
     const rawRoot = options.rawDir === false ? undefined : options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw"))
     const archive = rawRoot === undefined ? undefined : makeRawArchive(rawRoot)
+
+    const journal = options.journal === false || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
 
     const specs = new Map<string, TableSpec>()
     for (const s of yield* db.use("Cannot read _tables", (conn) => registeredSpecs(conn))) specs.set(s.name, s)
@@ -75,60 +83,6 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       return spec
     }
 
-    const runRow = async (conn: DuckDBConnection, runId: string) => {
-      const r = await rowsOf(conn, `SELECT pipeline, pages, rows_per_table FROM _runs WHERE run_id = ?`, [runId])
-      if (r.length === 0) throw new WarehouseError({ reason: "Sql", runId, detail: `Run ${runId} was not started (call startRun first)` })
-      return { pipeline: String(r[0]!.pipeline), pages: Number(r[0]!.pages), rowsPerTable: JSON.parse(String(r[0]!.rows_per_table)) as Record<string, number> }
-    }
-
-    const landPage = async (conn: DuckDBConnection, commit: PageCommit, at: string, raw: { seq: number; path: string; bytes: number } | undefined) => {
-      const run = await runRow(conn, commit.runId)
-      const summary: PageSummary = {}
-      for (const [table, rows] of commit.rows) {
-        const spec = specOf(table, commit.runId)
-        await stageRows(conn, spec, rows as ReadonlyArray<Row>)
-        if (rows.length > 0) {
-          for (const sql of landSql(spec, { runId: commit.runId, pipeline: commit.pipeline, extractedAt: at })) await conn.run(sql)
-        }
-        if (spec.disposition === "replace") {
-          await conn.run(`INSERT INTO _replace_pending VALUES (?, ?) ON CONFLICT DO NOTHING`, [commit.pipeline, table])
-        }
-        summary[table] = rows.length
-        run.rowsPerTable[table] = (run.rowsPerTable[table] ?? 0) + rows.length
-      }
-      const cp = commit.checkpoint
-      if (cp) await conn.run(
-        `INSERT INTO _checkpoints VALUES (?, ?, ?, ?, ?, ${TS("?")})
-         ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`,
-        [commit.pipeline, commit.runId, cp.key, JSON.stringify(cp.value ?? null), cp.done, at]
-      )
-      const ledger = [...new Map(commit.ledger.map((l) => [l.requestId, l])).values()]
-      if (ledger.length > 0) {
-        await conn.run(
-          `INSERT INTO _ledger VALUES ${ledger.map(() => `(?, ?, ?, ?, ?, ${TS("?")})`).join(", ")} ON CONFLICT (request_id) DO NOTHING`,
-          ledger.flatMap((l) => [l.requestId, commit.runId, commit.pipeline, l.operation, l.units, l.at])
-        )
-      }
-      if (commit.rejects.length > 0) {
-        await conn.run(
-          `INSERT INTO _rejects VALUES ${commit.rejects.map(() => `(?, ?, ?, ?, ?, ${TS("?")})`).join(", ")}`,
-          commit.rejects.flatMap((r) => [commit.runId, commit.pipeline, r.table, r.reason, r.raw, at])
-        )
-      }
-      if (raw && commit.raw) {
-        await conn.run(`INSERT OR REPLACE INTO _raw_pages VALUES (?, ?, ?, ?, ?, ?, ${TS("?")})`, [
-          commit.runId, commit.pipeline, raw.seq, commit.raw.pageKey, raw.path, raw.bytes, at
-        ])
-      }
-      const units = ledger.reduce((s, l) => s + l.units, 0)
-      await conn.run(
-        `UPDATE _runs SET pages = pages + 1, requests = requests + ?, retries = retries + ?, units_charged = units_charged + ?,
-           rows_per_table = ? WHERE run_id = ?`,
-        [commit.requests, commit.retries, units, JSON.stringify(run.rowsPerTable), commit.runId]
-      )
-      return summary
-    }
-
     /**
      * Lands pages in one transaction (a group commit): all of them or none. Raw bodies are archived
      * first, numbered in commit order. `commitPage` is the one-page case.
@@ -147,21 +101,30 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             }
           }
         })
-        const raws: Array<{ seq: number; path: string; bytes: number } | undefined> = []
+        // Raw bodies first (numbered in commit order within their run), several at a time.
+        const seqs: Array<number> = []
         const pagesOf = new Map<string, number>()
         for (const commit of commits) {
           let pages = pagesOf.get(commit.runId)
-          if (pages === undefined) pages = (yield* db.use("Cannot read the run", (conn) => runRow(conn, commit.runId))).pages
+          if (pages === undefined) pages = (yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId))).pages
           pagesOf.set(commit.runId, pages + 1)
-          if (commit.raw && archive) {
-            const written = yield* archive.write(commit.pipeline, commit.runId, pages + 1, commit.raw.body)
-            raws.push({ seq: pages + 1, ...written })
-          } else raws.push(undefined)
+          seqs.push(pages + 1)
         }
+        const raws = yield* Effect.forEach(commits, (commit, i) =>
+          commit.raw && archive
+            ? Effect.map(archive.write(commit.pipeline, commit.runId, seqs[i]!, commit.raw.body), (w): ArchivedRaw => ({ seq: seqs[i]!, ...w }))
+            : Effect.succeed(undefined), { concurrency: 4 })
         return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
           inTransaction(conn, async () => {
             const out: Array<PageSummary> = []
-            for (const [i, commit] of commits.entries()) out.push(await landPage(conn, commit, at, raws[i]))
+            // consecutive pages of one run land together
+            for (let i = 0; i < commits.length;) {
+              let j = i + 1
+              while (j < commits.length && commits[j]!.runId === commits[i]!.runId) j++
+              const runId = commits[i]!.runId
+              out.push(...await landGroup(conn, runId, commits.slice(i, j), raws.slice(i, j), at, (t) => specOf(t, runId)))
+              i = j
+            }
             return out
           }))
       }))
@@ -185,7 +148,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       const at = yield* now
       yield* commitLock.withPermits(1)(db.use(`Cannot finish run ${runId}`, (conn) =>
         inTransaction(conn, async () => {
-          const run = await runRow(conn, runId)
+          const run = await readRun(conn, runId)
           if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => specOf(t, runId))
           await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [status, at, error ?? null, runId])
         })))
@@ -243,6 +206,8 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     return {
       path: db.path,
       rawRoot,
+      /** The page journal of this file, if it keeps one. */
+      journal,
       ensureTables,
       commitPage,
       commitPages,

@@ -7,11 +7,13 @@
 import { Effect, Either, Option, Schema } from "effect"
 import { extractInto, type Page } from "../extract/Extract.js"
 import { makeNormalizer } from "../normalize/Normalizer.js"
+import type { JournalEntry } from "../load/PageJournal.js"
 import { Warehouse } from "../load/Warehouse.js"
+import { WarehouseError } from "../load/WarehouseError.js"
 import { RetryBudget } from "../service/RetryBudget.js"
 import { BudgetExhausted } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
-import { makeGroupCommitter } from "./GroupCommit.js"
+import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
 import { planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
@@ -47,6 +49,10 @@ export interface RunSummary {
 
 const EUR_PER_UNIT = 0.04
 
+/** A journal step as an effect (its only failure is a `WarehouseError` of reason `Io`). */
+const journalIo = <A>(f: () => A) =>
+  Effect.try({ try: f, catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` })) })
+
 const newRunId = (pipeline: string) =>
   `${new Date().toISOString().replace(/[-:.TZ]/g, "").slice(0, 14)}-${pipeline}-${Math.random().toString(36).slice(2, 8)}`
 
@@ -81,13 +87,15 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     }
 
     const runId = resumed ? Option.getOrThrow(unfinished).runId : newRunId(pipeline.name)
+    // paid pages are journaled before their slice fetches on (see PageJournal.ts)
+    const journal = pipeline.host === "platform" ? warehouse.journal : undefined
+    if (journal && !resumed) yield* journalIo(() => journal.discard(pipeline.name))
     yield* warehouse.startRun({
       runId,
       pipeline: pipeline.name,
       params: encodeParams(pipeline, params),
       unitsPlanned: plan.units
     })
-    const positions = new Map((yield* warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
     const normalize = makeNormalizer(pipeline.records)
     const extractedAt = new Date().toISOString()
     const archive = pipeline.archiveRaw ?? pipeline.host === "platform"
@@ -97,45 +105,44 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     const rowsPerTable: Record<string, number> = {}
     let pageNo = Option.match(unfinished, { onNone: () => 0, onSome: (r) => (resumed ? r.pages : 0) })
     const totals = { pages: 0, records: 0, rows: 0, rejects: 0, units: 0, requests: 0, retries: 0, elapsedMs: 0, expectedPages: plan.pages }
+    const writer = journal?.open(pipeline.name, runId)
 
-    const committer = yield* makeGroupCommitter(warehouse.commitPages)
-    const commit = (page: Page) =>
+    /** Lands a group of pages in one transaction, then counts and reports them. */
+    const land = (entries: ReadonlyArray<JournalEntry>) =>
       Effect.gen(function* () {
-        const ctx: PageContext = { runId, slice: page.slice, extractedAt }
-        const normalized = normalize(page.fetched.records, ctx)
-        const stats = yield* budget.stats
-        const requests = stats.requests - seen.requests
-        const retries = stats.retries - seen.retries
-        seen = { requests: stats.requests, retries: stats.retries }
-        const pageKey = String(pageNo++)
-        yield* committer.submit({
+        const normalized = entries.map((e) => normalize(e.records, { runId, slice: e.slice, extractedAt } satisfies PageContext))
+        yield* warehouse.commitPages(entries.map((e, i) => ({
           runId,
           pipeline: pipeline.name,
-          rows: normalized.rows,
-          checkpoint: page.checkpoint,
-          ledger: page.fetched.charges,
-          rejects: normalized.rejects,
-          ...(archive && page.fetched.raw ? { raw: { pageKey, body: page.fetched.raw } } : {}),
-          requests,
-          retries
-        })
-        let rows = 0
-        for (const [t, list] of normalized.rows) {
-          rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
-          rows += list.length
+          rows: normalized[i]!.rows,
+          checkpoint: e.checkpoint,
+          ledger: e.ledger,
+          rejects: normalized[i]!.rejects,
+          raw: e.raw,
+          requests: e.requests,
+          retries: e.retries
+        })))
+        if (writer) yield* journalIo(() => writer.committed(entries[entries.length - 1]!.seq))
+        for (const [i, e] of entries.entries()) {
+          const n = normalized[i]!
+          let rows = 0
+          for (const [t, list] of n.rows) {
+            rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
+            rows += list.length
+          }
+          totals.pages++
+          totals.records += n.records
+          totals.rows += rows
+          totals.rejects += n.rejects.length
+          totals.units += e.units
+          totals.requests += e.requests
+          totals.retries += e.retries
+          totals.elapsedMs = Date.now() - started
+          yield* progress.emit({
+            type: "page_committed", pipeline: pipeline.name, runId, slice: e.slice, seq: e.sliceSeq,
+            records: n.records, rows, rejects: n.rejects.length, units: e.units, totals: { ...totals }
+          })
         }
-        totals.pages++
-        totals.records += normalized.records
-        totals.rows += rows
-        totals.rejects += normalized.rejects.length
-        totals.units += page.fetched.units
-        totals.requests += requests
-        totals.retries += retries
-        totals.elapsedMs = Date.now() - started
-        yield* progress.emit({
-          type: "page_committed", pipeline: pipeline.name, runId, slice: page.slice, seq: page.seq,
-          records: normalized.records, rows, rejects: normalized.rejects.length, units: page.fetched.units, totals: { ...totals }
-        })
         // stop early once the sample is large enough to judge; the end of the run judges the rest
         if (totals.records >= 100) yield* checkRejects()
       })
@@ -152,16 +159,53 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       type: "run_started", pipeline: pipeline.name, runId, resumed, slices: plan.slices,
       planned: { requests: plan.requests, pages: plan.pages, units: plan.units, exact: plan.exact }
     })
-    // commit-then-fetch per slice: a crash loses at most one paid page per slice in flight;
-    // pages of concurrent slices land together (group commit); unmetered sources fetch one page
-    // ahead while the previous one is committed
-    const outcome = yield* extractInto(
-      pipeline.source,
-      params,
-      { mode: resumed ? "resume" : "fresh", positions, shard: request.shard },
-      commit,
-      { prefetch: pipeline.host === "token" }
-    ).pipe(Effect.zipRight(Effect.suspend(checkRejects)), Effect.either)
+
+    const queue = yield* makePageQueue<JournalEntry>()
+    let drained = false
+    /** A fetched page goes to the journal and the queue at once; its slice fetches on when there is room. */
+    const accept = (page: Page) =>
+      Effect.gen(function* () {
+        const stats = yield* budget.stats
+        const requests = stats.requests - seen.requests
+        const retries = stats.retries - seen.retries
+        seen = { requests: stats.requests, retries: stats.retries }
+        yield* journalIo(() => {
+          const seq = ++pageNo
+          const entry: JournalEntry = {
+            seq, slice: page.slice, sliceSeq: page.seq, records: page.fetched.records, checkpoint: page.checkpoint,
+            ledger: page.fetched.charges, units: page.fetched.units, requests, retries,
+            ...(archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {})
+          }
+          writer?.append(entry)
+          queue.put(entry)
+        })
+        yield* queue.reserve
+      })
+
+    const outcome = yield* Effect.gen(function* () {
+      // a resumed run first lands what its journal holds beyond the warehouse: paid, never refetched
+      if (writer && resumed) {
+        const replay = yield* journalIo(() => journal!.pending(pipeline.name, runId, pageNo))
+        for (let i = 0; i < replay.length; i += DEFAULT_PAGE_QUEUE.maxGroup) yield* land(replay.slice(i, i + DEFAULT_PAGE_QUEUE.maxGroup))
+        pageNo += replay.length
+      }
+      const positions = new Map((yield* warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
+      const fetching = extractInto(
+        pipeline.source,
+        params,
+        { mode: resumed ? "resume" : "fresh", positions, shard: request.shard },
+        accept
+      ).pipe(Effect.either, Effect.tap(() => queue.close))
+      // fetching and landing run side by side; a failed landing stops the fetching, a failed
+      // fetch still lands every page queued before it
+      const landing = queue.drain(land).pipe(Effect.tap(() => { drained = true }))
+      const [fetched] = yield* Effect.all([fetching, landing], { concurrency: 2 })
+      if (Either.isLeft(fetched)) return yield* Effect.fail(fetched.left)
+      yield* checkRejects()
+    }).pipe(Effect.either, Effect.ensuring(Effect.sync(() => writer?.close())))
+    // once landing has drained the queue every journaled page is in the warehouse; otherwise the
+    // journal keeps them for the resume
+    if (writer && drained) yield* journalIo(() => writer.finish())
 
     const error = Either.isLeft(outcome) ? outcome.left : undefined
     const status = error === undefined ? "done" : statusOf(error)

@@ -1,8 +1,8 @@
 /**
  * The chaos verdict both CI chaos tests share: after N SIGKILLs and resumes the warehouse equals
  * a clean run's, holds no duplicate, its ledger holds what the clean run paid, and the kills cost
- * at most `pagesPerKill` pages each: 1 for a single slice; 2 for a fan-out, where one slice's paid
- * call can be in flight while another slice's charged page waits for its commit.
+ * at most `pagesPerKill` pages each: the paid call in flight when the process died (a page that
+ * arrived is in the page journal and is landed by the resume, not fetched again).
  */
 import { expect, it } from "vitest"
 import { runChaos, scenarios } from "../../tools/chaos.js"

@@ -1,0 +1,134 @@
+/**
+ * Landing a group of pages of one run in the open transaction, with a fixed number of statements
+ * whatever the group's size: per table one staging and one landing statement over the rows of
+ * every page (in page order, so the last duplicate still wins), then one statement each for
+ * checkpoints (the last position per key), ledger, rejects, raw pages and the run's counters.
+ *
+ * Why literals and not parameters: DuckDB prepares a parameterised statement on every call
+ * (about 3 ms each, measured; about 0.5 ms for the same statement with literals), and this is the
+ * hot path of every run (docs/BENCHMARKS.md). Every value goes through `sqlValue`, which quotes
+ * strings and refuses anything that is not a finite number, a boolean, a string or null.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api"
+import type { Row, TableSpec } from "../normalize/Table.js"
+import { TS } from "./Bookkeeping.js"
+import { literal, rowsOf } from "./Database.js"
+import type { PageCommit } from "./PageCommit.js"
+import { landSql, stageRows } from "./PageStager.js"
+import { WarehouseError } from "./WarehouseError.js"
+
+/** Rows landed by one commit, per table (input rows, duplicates included). */
+export type PageSummary = Record<string, number>
+
+/** Where a page's raw body was archived, numbered within its run. */
+export interface ArchivedRaw {
+  readonly seq: number
+  readonly path: string
+  readonly bytes: number
+}
+
+/** A SQL literal of a bookkeeping value. */
+export const sqlValue = (v: string | number | boolean | null | undefined): string => {
+  if (v === null || v === undefined) return "NULL"
+  if (typeof v === "string") return literal(v)
+  if (typeof v === "boolean") return v ? "TRUE" : "FALSE"
+  if (Number.isFinite(v)) return String(v)
+  throw new WarehouseError({ reason: "BadValue", detail: `A bookkeeping number must be finite, got ${v}` })
+}
+
+const tuple = (values: ReadonlyArray<string>) => `(${values.join(", ")})`
+
+/** The run's pipeline, pages so far and rows per table. */
+export const readRun = async (conn: DuckDBConnection, runId: string) => {
+  const r = await rowsOf(conn, `SELECT pipeline, pages, rows_per_table FROM _runs WHERE run_id = ${literal(runId)}`)
+  if (r.length === 0) throw new WarehouseError({ reason: "Sql", runId, detail: `Run ${runId} was not started (call startRun first)` })
+  return { pipeline: String(r[0]!.pipeline), pages: Number(r[0]!.pages), rowsPerTable: JSON.parse(String(r[0]!.rows_per_table)) as Record<string, number> }
+}
+
+/**
+ * Lands `commits` (all of run `runId`) in the caller's transaction; `raws[i]` is where the body of
+ * `commits[i]` was archived, if it was. Returns each page's rows per table.
+ */
+export const landGroup = async (
+  conn: DuckDBConnection,
+  runId: string,
+  commits: ReadonlyArray<PageCommit>,
+  raws: ReadonlyArray<ArchivedRaw | undefined>,
+  at: string,
+  specOf: (table: string) => TableSpec
+): Promise<Array<PageSummary>> => {
+  const run = await readRun(conn, runId)
+  const pipeline = commits[0]!.pipeline
+  const summaries: Array<PageSummary> = []
+  const byTable = new Map<string, Array<Row>>()
+  for (const commit of commits) {
+    const summary: PageSummary = {}
+    for (const [table, rows] of commit.rows) {
+      let all = byTable.get(table)
+      if (all === undefined) byTable.set(table, (all = []))
+      for (const row of rows) all.push(row as Row)
+      summary[table] = rows.length
+    }
+    summaries.push(summary)
+  }
+
+  for (const [table, rows] of byTable) {
+    const spec = specOf(table)
+    await stageRows(conn, spec, rows)
+    if (rows.length > 0) {
+      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at })) await conn.run(sql)
+    }
+    if (spec.disposition === "replace") {
+      await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)
+    }
+    run.rowsPerTable[table] = (run.rowsPerTable[table] ?? 0) + rows.length
+  }
+
+  const atTs = TS(sqlValue(at))
+  const checkpoints = new Map<string, NonNullable<PageCommit["checkpoint"]>>()
+  for (const c of commits) if (c.checkpoint) checkpoints.set(c.checkpoint.key, c.checkpoint)
+  if (checkpoints.size > 0) {
+    await conn.run(
+      `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()].map((cp) =>
+        tuple([sqlValue(pipeline), sqlValue(runId), sqlValue(cp.key), sqlValue(JSON.stringify(cp.value ?? null)), sqlValue(cp.done), atTs])
+      ).join(", ")}
+       ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
+    )
+  }
+
+  const ledger = [...new Map(commits.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
+  if (ledger.length > 0) {
+    await conn.run(
+      `INSERT INTO _ledger VALUES ${ledger.map((l) =>
+        tuple([sqlValue(l.requestId), sqlValue(runId), sqlValue(pipeline), sqlValue(l.operation), sqlValue(l.units), TS(sqlValue(l.at))])
+      ).join(", ")} ON CONFLICT (request_id) DO NOTHING`
+    )
+  }
+
+  const rejects = commits.flatMap((c) => c.rejects)
+  if (rejects.length > 0) {
+    await conn.run(
+      `INSERT INTO _rejects VALUES ${rejects.map((r) =>
+        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(r.table), sqlValue(r.reason), sqlValue(r.raw), atTs])
+      ).join(", ")}`
+    )
+  }
+
+  const archived = commits.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey }] : []))
+  if (archived.length > 0) {
+    await conn.run(
+      `INSERT OR REPLACE INTO _raw_pages VALUES ${archived.map(({ raw, pageKey }) =>
+        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(raw.seq), sqlValue(pageKey), sqlValue(raw.path), sqlValue(raw.bytes), atTs])
+      ).join(", ")}`
+    )
+  }
+
+  const sum = (f: (c: PageCommit) => number) => commits.reduce((s, c) => s + f(c), 0)
+  const units = ledger.reduce((s, l) => s + l.units, 0)
+  await conn.run(
+    `UPDATE _runs SET pages = pages + ${sqlValue(commits.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
+       retries = retries + ${sqlValue(sum((c) => c.retries))}, units_charged = units_charged + ${sqlValue(units)},
+       rows_per_table = ${sqlValue(JSON.stringify(run.rowsPerTable))} WHERE run_id = ${sqlValue(runId)}`
+  )
+  return summaries
+}
