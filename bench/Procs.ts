@@ -1,6 +1,7 @@
 /**
  * Child processes of the bench: the sandbox server and single pipeline runs (see
- * `sandboxServer.ts`, `runOnce.ts`). Every child is started with `node --import tsx`.
+ * `sandboxServer.ts`, `runOnce.ts`). Children run as plain JS when the bench itself is compiled
+ * (`make bench` builds `dist-bench/`), else through `node --import tsx`.
  */
 import { spawn } from "node:child_process"
 import * as path from "node:path"
@@ -8,6 +9,10 @@ import type { SandboxOptions } from "../src/sandbox/SandboxConfig.js"
 import type { RunOnceInput, RunOnceOutput } from "./runOnce.js"
 
 const HERE = import.meta.dirname
+/** Compiled (`make bench` runs `dist-bench/`): children run as plain JS; else through tsx. */
+const COMPILED = import.meta.url.endsWith(".js")
+const argsFor = (script: string): Array<string> =>
+  COMPILED ? [path.join(HERE, script.replace(/\.ts$/, ".js"))] : ["--import", "tsx", path.join(HERE, script)]
 
 export interface SandboxProc {
   readonly platformUrl: string
@@ -19,7 +24,7 @@ export interface SandboxProc {
 
 /** Starts the sandbox in its own process and waits for its URLs. */
 export const startSandboxProc = async (options: SandboxOptions): Promise<SandboxProc> => {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(HERE, "sandboxServer.ts"), JSON.stringify(options)], {
+  const child = spawn(process.execPath, [...argsFor("sandboxServer.ts"), JSON.stringify(options)], {
     stdio: ["pipe", "pipe", "inherit"]
   })
   const first = await new Promise<string>((resolve, reject) => {
@@ -51,10 +56,11 @@ export const startSandboxProc = async (options: SandboxOptions): Promise<Sandbox
 }
 
 /** Runs one pipeline in a fresh process; `nodeArgs` e.g. `["--cpu-prof", "--cpu-prof-dir=..."]`. */
-export const runOnce = (input: RunOnceInput, nodeArgs: ReadonlyArray<string> = []): Promise<RunOnceOutput> =>
+export const runOnce = (input: RunOnceInput, nodeArgs: ReadonlyArray<string> = [], env: Record<string, string> = {}): Promise<RunOnceOutput> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", ...nodeArgs, path.join(HERE, "runOnce.ts"), JSON.stringify(input)], {
-      stdio: ["ignore", "pipe", "pipe"]
+    const child = spawn(process.execPath, [...nodeArgs, ...argsFor("runOnce.ts"), JSON.stringify(input)], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env }
     })
     let out = ""
     let err = ""
@@ -73,7 +79,7 @@ export const runOnce = (input: RunOnceInput, nodeArgs: ReadonlyArray<string> = [
 /** Runs a bench script in a fresh process and parses the JSON line it prints last. */
 export const runScript = <A>(script: string, args: ReadonlyArray<string>): Promise<A> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(HERE, script), ...args], { stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(process.execPath, [...argsFor(script), ...args], { stdio: ["ignore", "pipe", "pipe"] })
     let out = ""
     let err = ""
     child.stdout!.on("data", (d) => (out += d))

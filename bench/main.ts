@@ -12,7 +12,7 @@
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { memoryLines, sourcingRun, warehouseIn } from "./Memory.js"
+import { LEAN, memoryLines, sourcingRun, warehouseIn } from "./Memory.js"
 import { placesFor } from "./Places.js"
 import { runOnce, runScript, startSandboxProc } from "./Procs.js"
 import { summarise } from "./ProfileSummary.js"
@@ -67,7 +67,11 @@ try {
 
   log(`2. memory: sourcing-search ${fmt(small.total)} properties in a fresh process`)
   const smallRun = await sourcingRun(sandbox, small, warehouseIn(dir, "memory-small"))
-  lines.push(...memoryLines({ set: small, run: smallRun }, { set: large, run: sourcing.run }))
+  lines.push(...memoryLines({ set: small, run: smallRun }, { set: large, run: sourcing.run }, "defaults"))
+  log(`   the same two sizes with the lean profile (${LEAN.label})`)
+  const leanSmall = await sourcingRun(sandbox, small, warehouseIn(dir, "memory-lean-small"), true)
+  const leanLarge = await sourcingRun(sandbox, large, warehouseIn(dir, "memory-lean-large"), true)
+  lines.push(...memoryLines({ set: small, run: leanSmall }, { set: large, run: leanLarge }, "lean"))
 
   if (profile) {
     const profDir = path.join(dir, "prof")

@@ -21,6 +21,8 @@ export interface RunOnceInput {
   readonly pipeline: string
   readonly params: Record<string, unknown>
   readonly maxUnits?: number
+  /** DuckDB's memory_limit for the run (the `duckdb.memoryLimit` setting). */
+  readonly duckdbMemory?: string
 }
 
 export interface RunOnceOutput {
@@ -52,7 +54,8 @@ process.env.SVC_PASSWORD = SANDBOX_USER.password
 const settings = decodeSettings({
   warehouse: input.warehouse,
   output: `${input.warehouse}.out`,
-  budget: { maxUnits: input.maxUnits ?? 10_000_000 },
+  ...(input.duckdbMemory ? { duckdb: { memoryLimit: input.duckdbMemory } } : {}),
+  budget: { maxUnits: input.maxUnits ?? 10_000_000, ...(process.env.BENCH_PAID_IN_FLIGHT ? { paidInFlight: Number(process.env.BENCH_PAID_IN_FLIGHT) } : {}) },
   // no pacing until the sandbox's RateLimit-Policy is seen: with limits off it sends none, and the
   // client's assumed 20 requests/s would then cap the throughput figures instead of the toolkit
   service: { target: "remote", platformUrl: input.platformUrl, apiUrl: input.apiUrl, platformRate: 0, apiRate: 0 }

@@ -95,7 +95,11 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
       : Effect.succeed(Option.none())
   )
   const settingsLayer = Layer.effect(ServiceSettings, Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb)))
-  const warehouseLayer = Warehouse.Default({ path: options.warehouse ?? settings.warehouse })
+  const warehouseLayer = Warehouse.Default({
+    path: options.warehouse ?? settings.warehouse,
+    memoryLimit: settings.duckdb.memoryLimit,
+    threads: settings.duckdb.threads
+  })
   // the run's cost guard: caps from the settings, today's spend from the warehouse ledger
   const guardLayer = Layer.unwrapEffect(
     Effect.gen(function* () {

@@ -68,6 +68,15 @@ export const SandboxSection = Schema.Struct({
   )
 })
 
+export const DuckDbSection = Schema.Struct({
+  /** DuckDB's memory_limit for pipeline runs, e.g. `256MB` or `2GB`. Default DuckDB's own (80% of RAM). */
+  memoryLimit: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
+    message: () => "a size such as 256MB or 2GB (KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+  }))),
+  /** DuckDB's worker threads for pipeline runs. Default DuckDB's own (one per core). */
+  threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256)))
+})
+
 export const PipelineEntry = Schema.Struct({
   /** Parameters of the pipeline (checked by its own schema). */
   params: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) })
@@ -78,6 +87,8 @@ export const Settings = Schema.Struct({
   service: Schema.optionalWith(ServiceSection, { default: () => Schema.decodeSync(ServiceSection)({}) }),
   /** DuckDB warehouse file. Default `data/warehouse.duckdb`. */
   warehouse: Schema.optionalWith(Schema.String, { default: () => "data/warehouse.duckdb" }),
+  /** DuckDB knobs for pipeline runs (memory, threads). */
+  duckdb: Schema.optionalWith(DuckDbSection, { default: () => ({}) }),
   /** Output folder for Parquet, Arrow and the raw archive. Default `data`. */
   output: Schema.optionalWith(Schema.String, { default: () => "data" }),
   budget: Schema.optionalWith(BudgetSection, { default: () => Schema.decodeSync(BudgetSection)({}) }),

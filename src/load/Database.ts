@@ -18,6 +18,10 @@ export interface OpenOptions {
   readonly lockTimeout?: Duration.DurationInput
   /** Pause between two attempts while waiting for the lock. Default 200 ms. */
   readonly lockPoll?: Duration.DurationInput
+  /** DuckDB's `memory_limit` (e.g. `"256MB"`). Default DuckDB's own: 80% of the machine's RAM. */
+  readonly memoryLimit?: string | undefined
+  /** DuckDB's worker threads. Default DuckDB's own: one per core. */
+  readonly threads?: number | undefined
 }
 
 /** An open warehouse database: one connection, used by one fiber at a time. */
@@ -61,7 +65,7 @@ const checkHeader = (path: string): WarehouseError | undefined => {
   }
 }
 
-const attemptOpen = (path: string) =>
+const attemptOpen = (path: string, options: OpenOptions) =>
   Effect.gen(function*() {
     if (path !== MEMORY && held.has(path)) {
       return yield* Effect.fail(
@@ -80,7 +84,9 @@ const attemptOpen = (path: string) =>
         if (path !== MEMORY) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
         const instance = await DuckDBInstance.create(path, {
           autoinstall_known_extensions: "false",
-          autoload_known_extensions: "true"
+          autoload_known_extensions: "true",
+          ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
+          ...(options.threads ? { threads: String(options.threads) } : {})
         })
         try {
           const conn = await instance.connect()
@@ -104,7 +110,7 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
     const poll = Duration.decode(options.lockPoll ?? Duration.millis(200))
     const attempts = Math.max(0, Math.ceil(Duration.toMillis(timeout) / Math.max(1, Duration.toMillis(poll))))
     const { instance, conn } = yield* Effect.acquireRelease(
-      attemptOpen(path).pipe(
+      attemptOpen(path, options).pipe(
         Effect.retry({
           schedule: Schedule.spaced(poll).pipe(Schedule.intersect(Schedule.recurs(attempts))),
           while: (e) => e.reason === "Locked"

@@ -10,7 +10,10 @@
  * committed: the page transaction records each file in `_raw_pages` (key, path, size), and a file
  * without such a row belongs to a page that never committed.
  *
- * A file is written to a temporary name and renamed, so a crash never leaves half a body.
+ * A file is written in place: a body cut short by a crash belongs to a page that never committed
+ * (no `_raw_pages` row points at it, `reload` reads only those), and the resume rewrites it.
+ * Bodies are compressed at gzip level 3: measured on sourcing pages, a third less CPU than the
+ * default level 6 for files 15% larger.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
@@ -20,6 +23,7 @@ import * as zlib from "node:zlib"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
 
 const gzip = promisify(zlib.gzip)
+const GZIP = { level: 3 }
 const gunzip = promisify(zlib.gunzip)
 
 export interface RawPage {
@@ -44,19 +48,25 @@ const fileName = (seq: number) => `${String(seq).padStart(6, "0")}.json.gz`
 
 export const makeRawArchive = (root: string) => {
   const runDir = (pipeline: string, runId: string) => nodePath.join(root, segment(pipeline), segment(runId))
+  const made = new Set<string>()
 
   /** Writes one page body; returns where it went and its compressed size. */
   const write = (pipeline: string, runId: string, seq: number, body: string) =>
     Effect.gen(function*() {
       const dir = yield* Effect.try({ try: () => runDir(pipeline, runId), catch: (e) => e as WarehouseError })
       const path = nodePath.join(dir, fileName(seq))
-      const tmp = `${path}.tmp-${process.pid}`
       const bytes = yield* Effect.tryPromise({
         try: async () => {
-          await fs.mkdir(dir, { recursive: true })
-          const gz = await gzip(Buffer.from(body, "utf8"))
-          await fs.writeFile(tmp, gz)
-          await fs.rename(tmp, path)
+          if (!made.has(dir)) {
+            await fs.mkdir(dir, { recursive: true })
+            made.add(dir)
+          }
+          const gz = await gzip(body, GZIP)
+          await fs.writeFile(path, gz).catch(async (e: NodeJS.ErrnoException) => {
+            if (e.code !== "ENOENT") throw e
+            await fs.mkdir(dir, { recursive: true }) // the folder was removed meanwhile
+            await fs.writeFile(path, gz)
+          })
           return gz.byteLength
         },
         catch: io("Cannot write raw page", path)

@@ -82,6 +82,7 @@ export const badInputs: ReadonlyArray<BadInput> = [
   { name: "settings that are a JSON array", args: run("plots-germany"), settings: { raw: "[1, 2]" }, message: /settings/i },
   { name: "a misspelt settings key", args: run("plots-germany"), settings: { warehous: "x.duckdb" }, message: /warehous/ },
   { name: "negative unit cap", args: run("plots-germany"), settings: { budget: { maxUnits: -1 } }, message: /budget\.maxUnits/ },
+  { name: "a DuckDB memory limit without a unit", args: run("plots-germany"), settings: { duckdb: { memoryLimit: "lots" } }, message: /duckdb\.memoryLimit.*256MB/ },
   { name: "negative retry ratio", args: run("plots-germany"), settings: { budget: { retryRatio: -0.5 } }, message: /budget\.retryRatio/ },
   { name: "reject ratio over 1", args: run("plots-germany"), settings: { budget: { maxRejectRatio: 2 } }, message: /budget\.maxRejectRatio/ },
   { name: "negative unit cost", args: run("plots-germany"), settings: { budget: { costs: { "plots.search": -1 } } }, message: /budget\.costs/ },
