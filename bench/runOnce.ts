@@ -58,7 +58,7 @@ const settings = decodeSettings({
   budget: { maxUnits: input.maxUnits ?? 10_000_000, ...(process.env.BENCH_PAID_IN_FLIGHT ? { paidInFlight: Number(process.env.BENCH_PAID_IN_FLIGHT) } : {}) },
   // no pacing until the sandbox's RateLimit-Policy is seen: with limits off it sends none, and the
   // client's assumed 20 requests/s would then cap the throughput figures instead of the toolkit
-  service: { target: "remote", platformUrl: input.platformUrl, apiUrl: input.apiUrl, platformRate: 0, apiRate: 0 }
+  service: { target: "remote", platformUrl: input.platformUrl, apiUrl: input.apiUrl, platformRate: 0, apiRate: 0, ...(process.env.BENCH_HEADROOM ? { pacingHeadroom: Number(process.env.BENCH_HEADROOM) } : {}) }
 }, "bench")
 if (Either.isLeft(settings)) throw new Error(settings.left.message)
 

@@ -44,6 +44,7 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
       requestTimeoutMs: s.timeoutMs,
       platformRatePerSecond: s.platformRate,
       apiRatePerSecond: s.apiRate,
+      pacingHeadroom: s.pacingHeadroom,
       retryBudgetRatio: settings.budget.retryRatio,
       retryBudgetFloor: settings.budget.retryFloor,
       unitCosts: settings.budget.costs

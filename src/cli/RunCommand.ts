@@ -99,6 +99,8 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       retries: s.totals.retries,
       units: s.totals.units,
       planned: s.plan.units,
+      // the plan once first pages told the record counts (cursor and offset sources)
+      expected: Math.round(s.expected.units * 100) / 100,
       eur: eur(s.totals.units),
       seconds: (s.totals.elapsedMs / 1000).toFixed(1)
     }))

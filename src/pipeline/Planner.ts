@@ -52,3 +52,28 @@ export const planPipeline = <P>(pipeline: Pipeline<P>, params: P, costs: Readonl
     }
     return plan
   })
+
+/**
+ * Refines a plan from first pages: a page that carries its slice's record count (`total`) fixes
+ * that slice's page count at `ceil(total / page size)`, where the page size is what the first page
+ * held when more records follow. Slices not seen (yet) keep the plan's bound per slice.
+ */
+export const makePlanRefiner = (plan: Plan) => {
+  const bound = plan.slices > 0 ? plan.pages / plan.slices : plan.pages
+  const unitsPerPage = plan.pages > 0 ? plan.units / plan.pages : 0
+  const known = new Map<string, number>()
+  const first = (slice: string, total: number | undefined, records: number): boolean => {
+    if (total === undefined || known.has(slice)) return false
+    const pages = total <= records ? 1 : Math.ceil(total / Math.max(1, records))
+    known.set(slice, Math.min(bound, pages))
+    return true
+  }
+  const expected = () => {
+    if (plan.exact) return { pages: plan.pages, units: plan.units, exact: true }
+    let pages = 0
+    for (const p of known.values()) pages += p
+    pages += Math.max(0, plan.slices - known.size) * bound
+    return { pages, units: pages * unitsPerPage, exact: known.size >= plan.slices }
+  }
+  return { first, expected }
+}

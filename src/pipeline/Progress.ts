@@ -7,7 +7,12 @@ import { Context, Effect, Layer } from "effect"
 export type RunEvent =
   | { readonly type: "run_started"; readonly pipeline: string; readonly runId: string; readonly resumed: boolean; readonly slices: number; readonly planned: PlanFigures }
   | { readonly type: "page_committed"; readonly pipeline: string; readonly runId: string; readonly slice: string; readonly seq: number; readonly records: number; readonly rows: number; readonly rejects: number; readonly units: number; readonly totals: Totals }
-  | { readonly type: "run_finished"; readonly pipeline: string; readonly runId: string; readonly status: string; readonly totals: Totals; readonly error?: string | undefined }
+  | {
+    readonly type: "run_finished"; readonly pipeline: string; readonly runId: string; readonly status: string; readonly totals: Totals
+    /** The plan as refined by first pages (see `makePlanRefiner`). */
+    readonly expected?: { readonly pages: number; readonly units: number; readonly exact: boolean } | undefined
+    readonly error?: string | undefined
+  }
 
 export interface PlanFigures {
   readonly requests: number

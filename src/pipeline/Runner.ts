@@ -14,7 +14,7 @@ import { RetryBudget } from "../service/RetryBudget.js"
 import { BudgetExhausted } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
-import { planPipeline, type Plan } from "./Planner.js"
+import { makePlanRefiner, planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
 import { ExitCode, exitCodeOf, RunFailed, statusOf } from "./RunError.js"
@@ -40,6 +40,11 @@ export interface RunSummary {
   readonly status: "done" | "paused" | "failed"
   readonly resumed: boolean
   readonly plan: Plan
+  /**
+   * The plan as the run refined it: a slice whose first page said how many records it holds
+   * counts the pages that makes, the others keep the plan's bound (`exact` once every slice told).
+   */
+  readonly expected: { readonly pages: number; readonly units: number; readonly exact: boolean }
   readonly totals: Totals
   readonly rowsPerTable: Record<string, number>
   readonly eur: number
@@ -106,6 +111,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     let pageNo = Option.match(unfinished, { onNone: () => 0, onSome: (r) => (resumed ? r.pages : 0) })
     const totals = { pages: 0, records: 0, rows: 0, rejects: 0, units: 0, requests: 0, retries: 0, elapsedMs: 0, expectedPages: plan.pages }
     const writer = journal?.open(pipeline.name, runId)
+    const refine = makePlanRefiner(plan)
 
     /** Lands a group of pages in one transaction, then counts and reports them. */
     const land = (entries: ReadonlyArray<JournalEntry>) =>
@@ -169,6 +175,9 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
         const requests = stats.requests - seen.requests
         const retries = stats.retries - seen.retries
         seen = { requests: stats.requests, retries: stats.retries }
+        if (page.seq === 0 && refine.first(page.slice, page.fetched.total, page.fetched.records.length)) {
+          totals.expectedPages = refine.expected().pages
+        }
         yield* journalIo(() => {
           const seq = ++pageNo
           const entry: JournalEntry = {
@@ -214,9 +223,9 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     const eur = Math.round(totals.units * EUR_PER_UNIT * 100) / 100
     yield* warehouse.updateRun(runId, { eur })
     yield* warehouse.finishRun(runId, status, message)
-    yield* progress.emit({ type: "run_finished", pipeline: pipeline.name, runId, status, totals: { ...totals }, error: message })
+    yield* progress.emit({ type: "run_finished", pipeline: pipeline.name, runId, status, totals: { ...totals }, expected: refine.expected(), error: message })
     const summary: RunSummary = {
-      pipeline: pipeline.name, runId, status, resumed, plan, totals: { ...totals }, rowsPerTable,
+      pipeline: pipeline.name, runId, status, resumed, plan, expected: refine.expected(), totals: { ...totals }, rowsPerTable,
       eur,
       error: message,
       exitCode: error === undefined ? ExitCode.Done : exitCodeOf(error)
