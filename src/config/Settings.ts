@@ -33,8 +33,8 @@ export const ServiceSection = Schema.Struct({
   platformRate: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 20 }),
   /** Token-host requests per second until its policy is seen; 0 = no pacing until then. Default 50. */
   apiRate: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 50 }),
-  /** Share of a host's rate-limit policy to aim at, above 0 and at most 1. Default 0.9. */
-  pacingHeadroom: Schema.optionalWith(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1)), { default: () => 0.9 })
+  /** Share of a host's rate-limit policy to aim at, above 0 and at most 1. Default 0.97; lower it when other jobs share the same key. */
+  pacingHeadroom: Schema.optionalWith(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1)), { default: () => 0.97 })
 })
 
 export const BudgetSection = Schema.Struct({

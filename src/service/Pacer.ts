@@ -8,7 +8,11 @@
  * - The policy is learnt from `RateLimit-Policy` (the strictest one), starting from the configured rate.
  * - The `RateLimit` state tightens it: with `r` left for `t` seconds (beyond the policy's own
  *   window, e.g. a daily quota shared with others), starts are spread at least `t / r` apart
- *   until the reset; `r = 0` pauses until the reset.
+ *   until the reset; `r = 0` pauses until the reset. `t` is whole seconds, so in short windows
+ *   "until the reset" is learnt instead: an answer whose `r` jumped up since the previous one
+ *   marks a window that began meanwhile, and with the policy's window length the next boundary
+ *   is known; `r = 0` then pauses until that boundary (never longer than `t`). Without it a
+ *   one-second window that ran out paused a whole second, which capped a 20/s policy at 0.65.
  * - A 429 pauses every start until `Retry-After` (or the reset `t`, or one second).
  * Time is read from `Clock` and waits are `Effect.sleep`, so `TestClock` drives it.
  */
@@ -44,6 +48,8 @@ interface State {
   lastStart: number
   taken: number
   waited: number
+  /** Per state name: the last `r` seen, and when a window was last seen to begin (epoch ms). */
+  windows: Readonly<Record<string, { readonly last: number; readonly began?: number | undefined }>>
 }
 
 export interface Pacer {
@@ -57,6 +63,18 @@ export interface Pacer {
 /** Spacing of starts for a rate; a rate of 0 (none configured, no policy seen yet) paces nothing. */
 const intervalFor = (rate: number, headroom: number) => (rate <= 0 ? 0 : 1000 / Math.max(1e-6, rate * headroom))
 
+/**
+ * When the window of state `name` next begins, from when one was seen to begin and the policy's
+ * window length. The estimate errs late (a window is seen to begin at the first answer in it),
+ * so pausing until it never starts a request in the window that ran out.
+ */
+const nextWindow = (info: RateLimitInfo, name: string, began: number | undefined, now: number): number | undefined => {
+  const policy = info.policies.find((p) => p.name === name) ?? (info.policies.length === 1 ? info.policies[0] : undefined)
+  if (began === undefined || policy === undefined || policy.windowSeconds <= 0) return undefined
+  const w = policy.windowSeconds * 1000
+  return began + Math.max(1, Math.ceil((now - began) / w)) * w
+}
+
 export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
   Effect.gen(function* () {
     const state = yield* Ref.make<State>({
@@ -67,7 +85,8 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
       pausedUntil: 0,
       lastStart: Number.NEGATIVE_INFINITY,
       taken: 0,
-      waited: 0
+      waited: 0,
+      windows: {}
     })
     const currentInterval = (s: State, now: number) =>
       now < s.tightUntil ? Math.max(s.baseIntervalMs, s.tightIntervalMs) : s.baseIntervalMs
@@ -109,10 +128,15 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
             next.baseIntervalMs = intervalFor(rate, options.headroom)
           }
           let tightened = false
+          const windows = { ...s.windows }
           for (const st of info.states) {
+            const seen = windows[st.name]
+            // `r` jumping up (by more than answers overtaking each other explain) means a new window
+            const began = seen !== undefined && st.remaining > seen.last + 1 ? now : seen?.began
+            windows[st.name] = { last: st.remaining, began }
             if (st.resetSeconds === undefined || st.resetSeconds <= 0) continue
             const resetAt = now + st.resetSeconds * 1000
-            if (st.remaining === 0) next.pausedUntil = Math.max(next.pausedUntil, resetAt)
+            if (st.remaining === 0) next.pausedUntil = Math.max(next.pausedUntil, Math.min(resetAt, nextWindow(info, st.name, began, now) ?? resetAt))
             else if (st.resetSeconds >= 2) {
               // `t` is whole seconds (rounded up): below 2 s spreading r over it would throttle a
               // fixed one-second window's normal saw-tooth for nothing; even pacing covers it.
@@ -125,6 +149,7 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
               }
             }
           }
+          next.windows = windows
           const tight = tightestState(info.states)
           if (status === 429) {
             const pause = info.retryAfterMs ?? (tight?.resetSeconds !== undefined ? tight.resetSeconds * 1000 : 1000)

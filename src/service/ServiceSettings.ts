@@ -54,7 +54,7 @@ export interface ServiceSettingsShape {
   readonly platformRatePerSecond: number
   /** Token-host rate before any policy is seen, requests/s. Env `SVC_API_RATE`; default 50 (Assumed, as above). */
   readonly apiRatePerSecond: number
-  /** Share (0..1] of a policy's rate the pacer aims at, leaving room for clock and network jitter. Env `SVC_PACING_HEADROOM`; default 0.9. */
+  /** Share (0..1] of a policy's rate the pacer aims at, leaving room for clock and network jitter. Env `SVC_PACING_HEADROOM`; default 0.97 (Assumed: the quota is this client's alone; lower it when other jobs share the key). */
   readonly pacingHeadroom: number
   /** Run cap of units; a call that would cross it is refused before sending. Env `SVC_MAX_UNITS`; default none. */
   readonly maxUnits: Option.Option<number>
@@ -83,7 +83,7 @@ export const DEFAULTS = {
   retryBudgetFloor: 10,
   platformRatePerSecond: 20,
   apiRatePerSecond: 50,
-  pacingHeadroom: 0.9
+  pacingHeadroom: 0.97
 } as const
 
 const redact = (s: Redacted.Redacted<string> | string | undefined) =>

@@ -43,6 +43,26 @@ describe("Pacer (TestClock)", () => {
       expect(times[1]).toBe(2001)
     }))
 
+  it.effect("r = 0 in a short window pauses until the window that was seen to begin comes round again, not the whole rounded-up t", () =>
+    Effect.gen(function* () {
+      const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
+      const answer = (remaining: number) => pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+      yield* TestClock.adjust(100)
+      yield* answer(1) // the end of a window
+      yield* TestClock.adjust(150)
+      yield* answer(3) // r jumped up: a window began by 250 ms
+      yield* TestClock.adjust(300)
+      yield* answer(1)
+      yield* TestClock.adjust(100)
+      yield* answer(0) // at 650 ms the window ran out; it began at (or before) 250, so the next begins by 1250
+      expect((yield* pacer.snapshot).pausedUntil).toBe(1250)
+      // without a window seen to begin, r = 0 pauses for the whole t
+      const fresh = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+      yield* fresh.observe(info({ policies, states: [{ name: "default", remaining: 0, resetSeconds: 1 }] }), 200)
+      expect((yield* fresh.snapshot).pausedUntil).toBe(650 + 1000)
+    }))
+
   it.effect("a 429 pauses until Retry-After", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
