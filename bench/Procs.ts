@@ -11,8 +11,10 @@ import type { RunOnceInput, RunOnceOutput } from "./runOnce.js"
 const HERE = import.meta.dirname
 /** Compiled (`make bench` runs `dist-bench/`): children run as plain JS; else through tsx. */
 const COMPILED = import.meta.url.endsWith(".js")
-const argsFor = (script: string): Array<string> =>
-  COMPILED ? [path.join(HERE, script.replace(/\.ts$/, ".js"))] : ["--import", "tsx", path.join(HERE, script)]
+/** Node arguments that run a TypeScript file of this project (its compiled twin when compiled). */
+export const scriptArgs = (file: string): Array<string> =>
+  COMPILED ? [file.replace(/\.ts$/, ".js")] : ["--import", "tsx", file]
+const argsFor = (script: string): Array<string> => scriptArgs(path.join(HERE, script))
 
 export interface SandboxProc {
   readonly platformUrl: string

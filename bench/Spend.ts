@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../src/sandbox/Credentials.js"
 import { pagesNeeded, type PlaceSet } from "./Places.js"
-import type { SandboxProc } from "./Procs.js"
+import { type SandboxProc, scriptArgs } from "./Procs.js"
 import { sumOf } from "./RateLimit.js"
 import { fmt, type Line } from "./Report.js"
 
@@ -21,7 +21,7 @@ const env = { SVC_API_KEY: SANDBOX_API_KEY, SVC_EMAIL: SANDBOX_USER.email, SVC_P
 /** Runs the CLI; with `killAfter`, SIGKILLs it once that many pages were committed. Returns its JSON events. */
 const cli = (config: string, killAfter?: number) =>
   new Promise<{ code: number | null; events: Array<Record<string, any>> }>((resolve) => {
-    const child = spawn(process.execPath, ["--import", "tsx", MAIN, "run", "sourcing-search", "--config", config], {
+    const child = spawn(process.execPath, [...scriptArgs(MAIN), "run", "sourcing-search", "--config", config], {
       env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"]
     })
     const events: Array<Record<string, any>> = []
