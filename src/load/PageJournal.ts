@@ -92,6 +92,14 @@ export const makePageJournal = (root: string) => {
     const finish = () => {
       close()
       fs.rmSync(dir, { recursive: true, force: true })
+      // and the folders above it when nothing else is journaled there
+      for (const up of [pipelineDir(pipeline), root]) {
+        try {
+          fs.rmdirSync(up)
+        } catch {
+          break // not empty (another run's journal), or already gone
+        }
+      }
     }
     return { append, committed, close, finish }
   }

@@ -59,6 +59,7 @@ describe("page journal", () => {
     expect(journal.pending("p", "r", SEGMENT_PAGES + 1).map((e) => e.seq)[0]).toBe(SEGMENT_PAGES + 2)
     w.finish()
     expect(fs.existsSync(runDir)).toBe(false)
+    expect(fs.existsSync(root)).toBe(false) // nothing else was journaled: no empty folders left
     expect(journal.pending("p", "r", 0)).toEqual([])
   })
 

@@ -10,9 +10,8 @@ import { exportTables } from "../../src/cli/ExportCommand.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { planPipeline } from "../../src/pipeline/Planner.js"
 import { reloadPipeline } from "../../src/pipeline/Reload.js"
-import { makeHarness, pipelineByName, type Harness } from "../support/pipelines.js"
+import { makeHarness, pipelineByName, type Harness, unitsSpent } from "../support/pipelines.js"
 
-const unitsSpent = (h: Harness) => Object.values(h.sandbox.control.stats().unitsSpent).reduce((s, n) => s + n, 0)
 const checksum = (table: string, key: string) =>
   `SELECT count(*) AS n, sum(hash(t)) AS h FROM (SELECT * EXCLUDE (extracted_at) FROM ${table} ORDER BY ${key}) t`
 

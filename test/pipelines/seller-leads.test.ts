@@ -2,9 +2,8 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import sellerLeads from "../../pipelines/seller-leads.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
 
-const unitsSpent = (h: Harness) => Object.values(h.sandbox.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("seller-leads", () => {

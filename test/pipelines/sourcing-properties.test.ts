@@ -4,9 +4,8 @@ import sourcingProperties from "../../pipelines/sourcing-properties.js"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { planPipeline } from "../../src/pipeline/Planner.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
 
-const unitsSpent = (h: Harness) => Object.values(h.sandbox.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("sourcing-properties", () => {

@@ -95,3 +95,6 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
 }
 
 export type Harness = Awaited<ReturnType<typeof makeHarness>>
+
+/** Units the harness's sandbox has charged so far, over every operation (its own billing counter). */
+export const unitsSpent = (h: Harness): number => Object.values(h.sandbox.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
