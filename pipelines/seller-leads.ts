@@ -101,6 +101,7 @@ export default definePipeline({
   name: "seller-leads",
   description: "High Potential Seller Leads around points, with price and status histories",
   host: "platform",
+  notReloadable: "each record carries the name of the point it was found around, which the response does not",
   params: Params,
   source: fanOut({
     keys: (p: Params) => p.points.map((point) => ({ point, key: pointKey(point, p.radius_km) })),

@@ -97,6 +97,7 @@ export default definePipeline({
   name: "sourcing-describe",
   description: "Property Sourcing plain-language search (tags or a description), cursor pages",
   host: "platform",
+  notReloadable: "each record carries the tags and search id of its search's first page, which cursor pages do not",
   params: Params,
   source: paged(describePager),
   cost: {

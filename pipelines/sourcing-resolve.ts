@@ -136,6 +136,7 @@ export default definePipeline({
   name: "sourcing-resolve",
   description: "Resolves portal links, agency references and listing ids (a CSV file) to Property Sourcing properties",
   host: "platform",
+  notReloadable: "each record carries the input it resolves (kind and value), which the response does not",
   params: Params,
   source: fanOut({
     keys: (p: Params) => readInputs(p.file),

@@ -64,6 +64,12 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
    * body itself when it is a list.
    */
   readonly fromRaw?: (raw: string) => ReadonlyArray<unknown>
+  /**
+   * Why `reload` cannot rebuild this pipeline's records from raw bodies alone (they carry context
+   * a body lacks: the slice's input, a search id from the first page); `reload` then refuses with
+   * this reason instead of landing rejects. Default: reloadable.
+   */
+  readonly notReloadable?: string
   /** Whether `--shard i/n` splits this pipeline (fan-out or sliced sources). */
   readonly shardable?: boolean
 }

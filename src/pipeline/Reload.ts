@@ -32,6 +32,9 @@ export interface ReloadSummary {
 export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
   Effect.gen(function* () {
     const warehouse = yield* Warehouse
+    if (pipeline.notReloadable !== undefined) {
+      return yield* new InvalidInput({ field: "reload", detail: `${pipeline.name} cannot be reloaded from its raw pages: ${pipeline.notReloadable}; run it again instead` })
+    }
     if (warehouse.rawRoot === undefined) {
       return yield* new InvalidInput({ field: "reload", detail: "this warehouse keeps no raw archive (in-memory or archiving off)" })
     }

@@ -53,6 +53,25 @@ describe("engine", () => {
     expect(JSON.stringify(h.sandbox.control.stats().requests)).toBe(requests)
   })
 
+  it("reload rebuilds sourcing-search (cursor pages, a child table) exactly, and refuses a pipeline whose records carry context its raw bodies lack", async () => {
+    const sourcing = pipelineByName("sourcing-search")
+    const run = await h.run(sourcing, { params: { places: [{ country: "AD" }, { country: "CY" }], operation: "sale", pageSize: 20 } })
+    expect(run.totals.pages).toBeGreaterThan(2)
+    const before = [await h.query(checksum("sourcing_properties", "id")), await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)]
+    await h.query(`DELETE FROM sourcing_property_agencies`)
+    await h.query(`DELETE FROM sourcing_properties`)
+    const spent = unitsSpent(h)
+    const summary = await h.use(reloadPipeline(sourcing))
+    expect(summary).toMatchObject({ pages: run.totals.pages, records: run.totals.records, rejects: 0 })
+    expect([await h.query(checksum("sourcing_properties", "id")), await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)]).toEqual(before)
+    expect(unitsSpent(h)).toBe(spent)
+
+    // seller-leads' records carry the point they were found around: not in the response
+    const refused = await h.use(reloadPipeline(pipelineByName("seller-leads"))).then(() => undefined, (e: unknown) => e)
+    expect(refused).toMatchObject({ _tag: "InvalidInput", field: "reload" })
+    expect(String((refused as { detail: string }).detail)).toMatch(/seller-leads cannot be reloaded.*point.*run it again/)
+  })
+
   it("Parquet files read back equal the tables, partitions included", async () => {
     const written = await h.use(exportTables({ output: h.dir, format: "parquet", tables: ["plots", "premises"] }))
     expect(written.map((w) => w.table).sort()).toEqual(["plots", "premises"])
