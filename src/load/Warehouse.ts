@@ -1,10 +1,11 @@
 /**
- * The DuckDB warehouse: tables from specs, one transaction per page (rows, checkpoint, ledger,
- * rejects, run counters), runs and checkpoints for resuming, and queries for the CLI.
+ * The DuckDB warehouse: tables from specs, pages landed in one transaction per group (rows,
+ * checkpoints, ledger, rejects, run counters; see `GroupLanding.ts`), runs and checkpoints for
+ * resuming, the page journal beside the file, and queries for the CLI.
  *
  * One writer: the file is locked for the service's lifetime (see `Database.ts`); a second
- * process gets `WarehouseError` reason `Locked` after `lockTimeout`. Pages of one warehouse are
- * committed one at a time, in the order `commitPage` is called.
+ * process gets `WarehouseError` reason `Locked` after `lockTimeout`. Groups of one warehouse are
+ * committed one at a time, in the order `commitPages` is called.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect, Option } from "effect"

@@ -1,8 +1,9 @@
 /**
- * The runner: one pipeline run from start to its run record. It resumes an unfinished run from
- * its checkpoints with the same parameters, checks the plan against the unit cap, streams pages
- * from the extract interpreter, normalises each and commits it (rows, checkpoint, ledger,
- * rejects, raw body) in one warehouse transaction, and records how the run ended.
+ * The runner: one pipeline run from start to its run record. It resumes an unfinished run (its
+ * parameters, then the pages its journal holds, then its checkpoints), checks the plan against
+ * the unit cap, and runs two fibers side by side: the slices fetch pages, journal the paid ones
+ * and queue them; the loader normalises what is queued and lands it, up to 32 pages a warehouse
+ * transaction (rows, checkpoints, ledger, rejects, raw bodies). Then it records how the run ended.
  */
 import { Effect, Either, Option, Schema } from "effect"
 import { extractInto, type Page } from "../extract/Extract.js"
