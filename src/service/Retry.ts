@@ -73,6 +73,14 @@ export const retryDelayMs = (policy: RetryPolicy, n: number, error: unknown, ran
   return Math.max(policy.minMs, Math.round(ceiling / 2 + (random * ceiling) / 2))
 }
 
+/** The first line of an error's message, at most 160 characters (service errors carry no secrets). */
+const oneLine = (error: unknown): string | undefined => {
+  const m = typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : undefined
+  if (m === undefined || m.length === 0) return undefined
+  const line = m.split("\n")[0]!
+  return line.length > 160 ? `${line.slice(0, 157)}...` : line
+}
+
 /**
  * Runs `attempt`, retrying transient failures with backoff while the per-request limit and the
  * run's budget allow. Sleeps with `Effect.sleep`, so `TestClock` drives it.
@@ -90,7 +98,7 @@ export const withRetry = <A, E extends { readonly _tag: string }, R>(
       return Effect.gen(function* () {
         const delay = retryDelayMs(policy, n, error, yield* Random.next)
         if (delay === undefined) return yield* Effect.fail(error)
-        yield* budget.retry(operation)
+        yield* budget.retry(operation, oneLine(error))
         if (hooks.onRetry) yield* hooks.onRetry(n, delay, error)
         yield* Effect.sleep(delay)
         return yield* loop(n + 1)

@@ -31,13 +31,13 @@ export const makeRetryBudget = (options: RetryBudgetOptions) =>
     return {
       /** Counts one request (its first attempt). */
       request: Ref.update(state, (s) => ({ ...s, requests: s.requests + 1 })),
-      /** Takes one retry, or fails when the budget is spent. */
-      retry: (operation: string) =>
+      /** Takes one retry, or fails when the budget is spent (naming `lastError`, what failed last). */
+      retry: (operation: string, lastError?: string) =>
         Ref.modify(state, (s) => {
           const limit = allowed(s.requests)
           return s.retries < limit
             ? [undefined, { ...s, retries: s.retries + 1 }] as const
-            : [new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0 }), s] as const
+            : [new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0, lastError }), s] as const
         }).pipe(Effect.flatMap((e) => (e === undefined ? Effect.void : Effect.fail(e)))),
       stats: Effect.map(Ref.get(state), (s): RetryBudgetStats => ({ ...s, allowed: allowed(s.requests) }))
     }

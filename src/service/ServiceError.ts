@@ -119,6 +119,8 @@ export class BudgetExhausted extends Data.TaggedError("BudgetExhausted")<{
   readonly used: number
   /** Units the refused call would have cost (0 for `RetryBudget`). */
   readonly wanted: number
+  /** `RetryBudget`: what the last failed attempt said (one line), so the cause is in the message. */
+  readonly lastError?: string | undefined
 }> {
   override get message() {
     switch (this.reason) {
@@ -127,7 +129,7 @@ export class BudgetExhausted extends Data.TaggedError("BudgetExhausted")<{
       case "DailyCap":
         return `${this.operation} refused before sending: it costs ${this.wanted} units and ${this.used} of today's ${this.limit} are spent or reserved`
       case "RetryBudget":
-        return `retry budget spent (${this.used} of ${this.limit} retries) at ${this.operation}; the run can be resumed later`
+        return `retry budget spent (${this.used} of ${this.limit} retries) at ${this.operation}${this.lastError ? ` (last error: ${this.lastError})` : ""}; the run can be resumed later`
     }
   }
 }

@@ -28,10 +28,10 @@ const problem = (status: number, code: string) => ({
 const withBody = (a: Answer, f: (j: any) => unknown): Answer => ({ ...a, body: JSON.stringify(f(JSON.parse(a.body))) })
 
 /**
- * A transient-looking answer (5xx) is retried; with the run's one retry spent it pauses. The
- * message does not name the last error (a possible improvement: say "last: 502 text/html").
+ * A transient-looking answer (5xx) is retried; with the run's one retry spent it pauses, and the
+ * message names what the last attempt got.
  */
-const TRANSIENT = /retry budget spent \(1 of 1 retries\) at sourcing_next; the run can be resumed later/
+const transient = (status: number) => new RegExp(`retry budget spent \\(1 of 1 retries\\) at sourcing_next \\(last error: [^)]*${status}[^;]*\\); the run can be resumed later`)
 
 interface WrongCase {
   readonly name: string
@@ -43,11 +43,11 @@ interface WrongCase {
 const cases: ReadonlyArray<WrongCase> = [
   { name: "truncated JSON (200, valid framing)", answer: () => ({ status: 200, headers: json, body: "{\"results\": [{\"id\": \"abc\", \"pri" }), message: /JSON|truncat|parse/i },
   { name: "wrong content type (text/plain)", answer: async (up) => ({ ...(await up()), headers: { "content-type": "text/plain" } }), message: /content.type|text\/plain/i },
-  { name: "an HTML error page (502)", answer: () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" }), message: TRANSIENT },
+  { name: "an HTML error page (502)", answer: () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" }), message: transient(502) },
   { name: "an HTML page with 200", answer: () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<!doctype html><title>Login</title><p>Please sign in</p>" }), message: /html|content.type/i },
   { name: "a problem with an unknown code (409)", answer: () => problem(409, "frobnicated"), message: /409|frobnicated/ },
   { name: "a problem with an unknown code (418)", answer: () => problem(418, "teapot_mode"), message: /418|teapot_mode/ },
-  { name: "a problem body that is not JSON", answer: () => ({ status: 500, headers: { "content-type": "application/problem+json" }, body: "Internal Server Error" }), message: TRANSIENT },
+  { name: "a problem body that is not JSON", answer: () => ({ status: 500, headers: { "content-type": "application/problem+json" }, body: "Internal Server Error" }), message: transient(500) },
   { name: "a page whose results are not a list", answer: async (up) => withBody(await up(), (j) => ({ ...j, results: "none" })), message: /results|schema|expected|decode/i }
 ]
 
