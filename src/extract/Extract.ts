@@ -89,23 +89,18 @@ export const extract = <P, R, E, Ctx>(
     )))
 
 /**
- * Walks the slices and hands every page to `commit` *inside* its slice: a slice fetches its next
- * page only after the previous one is committed. So a crash loses at most one paid, uncommitted
- * page per slice in flight. `prefetch` lets each slice fetch its next page while the previous one
- * is committed (faster; for unmetered sources, where a lost page costs nothing).
+ * Walks the slices and hands every page to `accept` *inside* its slice: a slice fetches its next
+ * page only once `accept` has returned, so `accept` decides what must be safe before the next
+ * paid call (the runner returns once the page is in its journal and queue; see `Runner.ts`).
  */
 export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   source: Source<P, R, E, Ctx>,
   params: P,
   plan: ExtractPlan,
-  commit: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>,
-  options: { readonly prefetch?: boolean } = {}
+  accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
     Stream.fromIterable(active).pipe(
-      Stream.flatMap(({ slice, start }) => {
-        const pages = walk(slice, start)
-        return (options.prefetch ? Stream.buffer(pages, { capacity: 1 }) : pages).pipe(Stream.mapEffect(commit))
-      }, { concurrency: concurrencyOf(source, params) }),
+      Stream.flatMap(({ slice, start }) => Stream.mapEffect(walk(slice, start), accept), { concurrency: concurrencyOf(source, params) }),
       Stream.runDrain
     ))
