@@ -38,6 +38,9 @@ export const sqlValue = (v: string | number | boolean | null | undefined): strin
 
 const tuple = (values: ReadonlyArray<string>) => `(${values.join(", ")})`
 
+/** A run's counters as a group starts landing (read once per group, inside its commit lock). */
+export type RunCounters = Awaited<ReturnType<typeof readRun>>
+
 /** The run's pipeline, pages so far and rows per table. */
 export const readRun = async (conn: DuckDBConnection, runId: string) => {
   const r = await rowsOf(conn, `SELECT pipeline, pages, rows_per_table FROM _runs WHERE run_id = ${literal(runId)}`)
@@ -46,18 +49,20 @@ export const readRun = async (conn: DuckDBConnection, runId: string) => {
 }
 
 /**
- * Lands `commits` (all of run `runId`) in the caller's transaction; `raws[i]` is where the body of
- * `commits[i]` was archived, if it was. Returns each page's rows per table.
+ * Lands `commits` (all of run `runId`, whose counters are `run`) in the caller's transaction;
+ * `raws[i]` is where the body of `commits[i]` was archived, if it was. Returns each page's rows
+ * per table.
  */
 export const landGroup = async (
   conn: DuckDBConnection,
   runId: string,
+  run: RunCounters,
   commits: ReadonlyArray<PageCommit>,
   raws: ReadonlyArray<ArchivedRaw | undefined>,
   at: string,
   specOf: (table: string) => TableSpec
 ): Promise<Array<PageSummary>> => {
-  const run = await readRun(conn, runId)
+  const rowsPerTable = run.rowsPerTable // updated in place: the next group of the same run in this commit goes on from it
   const pipeline = commits[0]!.pipeline
   const summaries: Array<PageSummary> = []
   const byTable = new Map<string, Array<Row>>()
@@ -81,7 +86,7 @@ export const landGroup = async (
     if (spec.disposition === "replace") {
       await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)
     }
-    run.rowsPerTable[table] = (run.rowsPerTable[table] ?? 0) + rows.length
+    rowsPerTable[table] = (rowsPerTable[table] ?? 0) + rows.length
   }
 
   const atTs = TS(sqlValue(at))
@@ -128,7 +133,7 @@ export const landGroup = async (
   await conn.run(
     `UPDATE _runs SET pages = pages + ${sqlValue(commits.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
        retries = retries + ${sqlValue(sum((c) => c.retries))}, units_charged = units_charged + ${sqlValue(units)},
-       rows_per_table = ${sqlValue(JSON.stringify(run.rowsPerTable))} WHERE run_id = ${sqlValue(runId)}`
+       rows_per_table = ${sqlValue(JSON.stringify(rowsPerTable))} WHERE run_id = ${sqlValue(runId)}`
   )
   return summaries
 }

@@ -14,7 +14,7 @@ import type { TableSpec } from "../normalize/Table.js"
 import { initialise, TS } from "./Bookkeeping.js"
 import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
 import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
-import { type ArchivedRaw, landGroup, type PageSummary, readRun } from "./GroupLanding.js"
+import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { createStage } from "./PageStager.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
@@ -102,14 +102,16 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             }
           }
         })
-        // Raw bodies first (numbered in commit order within their run), several at a time.
+        // Each run's counters, read once; raw bodies first (numbered in commit order within their
+        // run), several at a time.
+        const runs = new Map<string, RunCounters>()
         const seqs: Array<number> = []
         const pagesOf = new Map<string, number>()
         for (const commit of commits) {
-          let pages = pagesOf.get(commit.runId)
-          if (pages === undefined) pages = (yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId))).pages
-          pagesOf.set(commit.runId, pages + 1)
-          seqs.push(pages + 1)
+          if (!runs.has(commit.runId)) runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
+          const pages = (pagesOf.get(commit.runId) ?? runs.get(commit.runId)!.pages) + 1
+          pagesOf.set(commit.runId, pages)
+          seqs.push(pages)
         }
         const raws = yield* Effect.forEach(commits, (commit, i) =>
           commit.raw && archive
@@ -123,7 +125,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
               let j = i + 1
               while (j < commits.length && commits[j]!.runId === commits[i]!.runId) j++
               const runId = commits[i]!.runId
-              out.push(...await landGroup(conn, runId, commits.slice(i, j), raws.slice(i, j), at, (t) => specOf(t, runId)))
+              out.push(...await landGroup(conn, runId, runs.get(runId)!, commits.slice(i, j), raws.slice(i, j), at, (t) => specOf(t, runId)))
               i = j
             }
             return out

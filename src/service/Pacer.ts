@@ -13,6 +13,8 @@
  *   marks a window that began meanwhile, and with the policy's window length the next boundary
  *   is known; `r = 0` then pauses until that boundary (never longer than `t`). Without it a
  *   one-second window that ran out paused a whole second, which capped a 20/s policy at 0.65.
+ *   Assumed: a policy's window is fixed (its whole quota comes back at the boundary). With a
+ *   sliding window `r` rarely jumps, no boundary is learnt, and `r = 0` waits the whole `t`.
  * - A 429 pauses every start until `Retry-After` (or the reset `t`, or one second).
  * Time is read from `Clock` and waits are `Effect.sleep`, so `TestClock` drives it.
  */

@@ -12,7 +12,7 @@ import { platformError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { makePacer } from "./Pacer.js"
 import { PlatformRequests } from "./PlatformRequests.js"
-import { chargedOf } from "./Retry.js"
+import { chargedOf, retryPolicyOf } from "./Retry.js"
 import { RetryBudget } from "./RetryBudget.js"
 import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
@@ -104,7 +104,7 @@ export const makePlatformClient = Effect.gen(function* () {
     client,
     pacer,
     budget,
-    policy: { maxRetries: settings.maxRetries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, minMs: settings.retryMinMs },
+    policy: retryPolicyOf(settings),
     timeoutMs: settings.requestTimeoutMs,
     // An error body that echoes the key (e.g. a proxy quoting the request) never reaches an error message.
     toError: (operation, res, retryAfterMs) =>

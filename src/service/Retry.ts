@@ -26,6 +26,11 @@ export interface RetryPolicy {
   readonly minMs: number
 }
 
+/** The retry policy of the service settings (both host clients use it). */
+export const retryPolicyOf = (s: { readonly maxRetries: number; readonly retryBaseMs: number; readonly retryMaxMs: number; readonly retryMinMs: number }): RetryPolicy => ({
+  maxRetries: s.maxRetries, baseMs: s.retryBaseMs, maxMs: s.retryMaxMs, minMs: s.retryMinMs
+})
+
 const transientStatus = (status: number | undefined) =>
   status !== undefined && (status === 408 || status === 429 || status >= 500)
 

@@ -10,6 +10,7 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { Effect, Layer, Redacted, Schema } from "effect"
 import { tokenError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
+import { retryPolicyOf } from "./Retry.js"
 import { makePacer } from "./Pacer.js"
 import { RetryBudget } from "./RetryBudget.js"
 import * as S from "./schema/index.js"
@@ -66,7 +67,7 @@ export const makeTokenClient = Effect.gen(function* () {
     client,
     pacer,
     budget,
-    policy: { maxRetries: settings.maxRetries, baseMs: settings.retryBaseMs, maxMs: settings.retryMaxMs, minMs: settings.retryMinMs },
+    policy: retryPolicyOf(settings),
     timeoutMs: settings.requestTimeoutMs,
     toError: tokenError
   })

@@ -35,6 +35,14 @@ const exited = (child: ChildProcess) =>
   })
 
 describe("opening the warehouse", () => {
+  it.scoped("DuckDB's memory limit and threads come from the options (settings duckdb.memoryLimit, duckdb.threads)", () =>
+    Effect.gen(function*() {
+      const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), memoryLimit: "48MB", threads: 1 })
+      const [row] = yield* wh.query(`SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t`)
+      expect(String(row!.m)).toMatch(/^4[5-8](\.\d+)? MiB$/) // DuckDB reports it in MiB
+      expect(Number(row!.t)).toBe(1)
+    }))
+
   it.live("a second process gets a clear Locked error, and a bounded wait succeeds once it lets go", () =>
     Effect.scoped(Effect.gen(function*() {
       const path = nodePath.join(tempDir(), "warehouse.duckdb")

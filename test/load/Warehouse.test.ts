@@ -27,6 +27,27 @@ describe("Warehouse", () => {
       expect(yield* wh.tableCounts()).toEqual({ plot_agency_links: 1, plots: 3 })
     }))
 
+  it.scoped("a group landing pages of two runs interleaved keeps each run's counters and raw page numbers", () =>
+    Effect.gen(function*() {
+      const wh = yield* open(tempDir())
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "a", pipeline: "plots" })
+      yield* wh.startRun({ runId: "b", pipeline: "plots" })
+      const raw = (k: string) => ({ raw: { pageKey: k, body: `{"results":["${k}"]}` } })
+      yield* wh.commitPages([
+        page("a", { plots: [plotRow(1), plotRow(2)] }, { key: "ES", value: 1 }, raw("a1")),
+        page("b", { plots: [plotRow(3)] }, { key: "PT", value: 1 }, raw("b1")),
+        page("a", { plots: [plotRow(4)] }, { key: "ES", value: 2 }, raw("a2"))
+      ])
+      const runs = yield* wh.query(`SELECT run_id, pages, rows_per_table, units_charged FROM _runs ORDER BY run_id`)
+      expect(runs).toEqual([
+        { run_id: "a", pages: 2, rows_per_table: "{\"plots\":3}", units_charged: 2 },
+        { run_id: "b", pages: 1, rows_per_table: "{\"plots\":1}", units_charged: 1 }
+      ])
+      expect((yield* wh.rawPages("a")).map((r) => [r.seq, r.pageKey])).toEqual([[1, "a1"], [2, "a2"]])
+      expect((yield* wh.rawPages("b")).map((r) => [r.seq, r.pageKey])).toEqual([[1, "b1"]])
+    }))
+
   it.scoped("append adds _run_id and _extracted_at", () =>
     Effect.gen(function*() {
       const wh = yield* open(tempDir())
