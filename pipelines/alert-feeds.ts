@@ -6,7 +6,7 @@
  */
 import { Effect, Schema } from "effect"
 import { cursor, single } from "../src/extract/Pagers.js"
-import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
@@ -42,7 +42,7 @@ const feeds = flatTable<FeedRecord, PageContext>("alert_feeds", {
   }]
 }, { primaryKey: ["family", "feed_id"], disposition: "replace" })
 
-const tagged = (family: FeedRecord["family"], list: ReadonlyArray<unknown>) => list.map((feed) => ({ family, feed }))
+const tag = (family: FeedRecord["family"]) => (feed: unknown) => ({ family, feed })
 
 export default definePipeline({
   name: "alert-feeds",
@@ -56,16 +56,16 @@ export default definePipeline({
       k === "legacy"
         ? single(() =>
           Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(
-            Effect.map((r) => fetchedOf(r, "alert_feeds", tagged("legacy", Array.isArray(r.body) ? r.body : [])))
+            Effect.map((r) => pageOf(r, "alert_feeds", tag("legacy")))
           ))
         : cursor({
           first: () =>
             Effect.flatMap(TokenClient, (c) => c.alertsApiFeeds({ limit: p.page_size })).pipe(
-              Effect.map((r) => ({ ...fetchedOf(r, "alert_feeds", tagged("alerts_api", resultsOf(r.body))), next: nextOf(r.body) }))
+              Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
             ),
           follow: (next) =>
-            Effect.flatMap(TokenClient, (c) => c.next(next)).pipe(
-              Effect.map((r) => ({ ...fetchedOf(r, "alert_feeds", tagged("alerts_api", resultsOf(r.body))), next: nextOf(r.body) }))
+            Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_api_feeds")).pipe(
+              Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
             )
         }),
     concurrency: 2

@@ -6,12 +6,12 @@
  */
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
-import { countOf, fetchedOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { paged } from "../src/extract/Sources.js"
 import { alertRows, alertsTable } from "../src/normalize/records/AlertRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
-import { Alert, AlertSearchRequest } from "../src/service/schema/Alert.js"
-import { intBetween } from "../src/service/schema/Rules.js"
+import { Alert, AlertSearchFilter } from "../src/service/schema/Alert.js"
+import { intBetween, toSpecDateTime } from "../src/service/schema/Rules.js"
 import { TokenClient } from "../src/service/TokenClient.js"
 
 /** The host refuses offsets above 50000 (spec). */
@@ -19,7 +19,7 @@ const MAX_OFFSET = 50_000
 
 const Params = Schema.Struct({
   /** The search body less `limit`/`offset` (set per page): location ids, subtypes, date windows. */
-  search: Schema.optionalWith(AlertSearchRequest.omit("limit", "offset"), { default: () => ({}) }),
+  search: Schema.optionalWith(AlertSearchFilter, { default: () => ({}) }),
   /** Page size, 1..500 (Assumed maximum). Default 500. */
   page_size: Schema.optionalWith(intBetween(1, 500), { default: () => 500 }),
   /** At most this many pages (also bounded by the 50000 offset cap). Default 101. */
@@ -28,7 +28,13 @@ const Params = Schema.Struct({
 type Params = typeof Params.Type
 
 const deepest = (p: Params) => Math.min(MAX_OFFSET, (p.max_pages - 1) * p.page_size)
-const search = (body: Record<string, unknown>) => Effect.flatMap(TokenClient, (c) => c.alertsSearch(body))
+/** The body as sent: date-times in the spec's form (`YYYY-MM-DDTHH:mm:ss`, UTC). */
+const search = (body: AlertSearchFilter & { limit: number; offset: number }) =>
+  Effect.flatMap(TokenClient, (c) => c.alertsSearch({
+    ...body,
+    ...(body.created_at_from !== undefined ? { created_at_from: toSpecDateTime(body.created_at_from) } : {}),
+    ...(body.created_at_to !== undefined ? { created_at_to: toSpecDateTime(body.created_at_to) } : {})
+  }))
 
 export default definePipeline({
   name: "alerts-search",
@@ -38,10 +44,11 @@ export default definePipeline({
   source: paged((p: Params) =>
     offset({
       limit: p.page_size,
-      maxOffset: deepest(p),
+      maxPages: p.max_pages,
+      maxOffset: MAX_OFFSET,
       fetch: ({ offset, limit }) =>
         search({ ...p.search, limit, offset }).pipe(
-          Effect.map((r) => fetchedOf(r, "alerts_search", resultsOf(r.body), { total: countOf(r.body) }))
+          Effect.map((r) => pageOf(r, "alerts_search"))
         )
     })
   ),
@@ -50,7 +57,7 @@ export default definePipeline({
     // A free count (one call of one alert) gives the pages; alerts created meanwhile may add one.
     estimate: (p) =>
       Effect.map(search({ ...p.search, limit: 1, offset: 0 }), (r) => {
-        const count = countOf(r.body) ?? 0
+        const count = r.page.total ?? 0
         const reachable = Math.min(count, deepest(p) + p.page_size)
         const pages = Math.max(1, Math.ceil(reachable / p.page_size))
         return { requests: pages, records: reachable, exact: false, note: `${count} alerts match now; ${pages} pages of ${p.page_size}` }

@@ -127,12 +127,15 @@ const sample = flatTable<Sample, PageContext>("market_properties_distribution", 
 const KINDS = ["bedrooms", "prices", "properties", "time_on_market"] as const
 type Kind = (typeof KINDS)[number]
 
-const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient> =>
-  Effect.flatMap(TokenClient, (c): Effect.Effect<TokenResponse<unknown>, ServiceError> =>
-    kind === "bedrooms" ? c.distributionBedrooms(body)
-      : kind === "prices" ? c.distributionPrices(body)
-      : kind === "properties" ? c.distributionProperties(body)
-      : c.distributionTimeOnMarket(body))
+/** The answer's records: a bucket list (read through its shape), or the properties distribution's one object. */
+const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError, TokenClient> =>
+  Effect.flatMap(TokenClient, (c): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError> =>
+    kind === "properties"
+      ? Effect.map(c.distributionProperties(body), (r) => ({ ...r, records: [r.body] }))
+      : Effect.map(
+        kind === "bedrooms" ? c.distributionBedrooms(body) : kind === "prices" ? c.distributionPrices(body) : c.distributionTimeOnMarket(body),
+        (r) => ({ ...r, records: r.page.records })
+      ))
 
 export default definePipeline({
   name: "market-distributions",
@@ -147,8 +150,8 @@ export default definePipeline({
         Effect.map(call(kind, marketBody(p, id)), (res) => {
           const scope = scopeOf(p, id)
           const records: ReadonlyArray<unknown> = kind === "properties"
-            ? [{ kind, scope, body: res.body }]
-            : (Array.isArray(res.body) ? res.body : []).map((bucket, seq) => ({ kind, scope, seq, bucket }))
+            ? res.records.map((body) => ({ kind, scope, body }))
+            : res.records.map((bucket, seq) => ({ kind, scope, seq, bucket }))
           return fetchedOf(res, `market_distribution_${kind}`, records, { empty: res.status === 204 })
         })),
     concurrency: 4

@@ -219,7 +219,7 @@ export default definePipeline({
           Effect.map((res) => {
             const request = infoOf(p, r)
             const empty = res.status === 204 || res.raw === ""
-            const points = Array.isArray(res.body) ? res.body : []
+            const points = res.page.records
             const records: Array<unknown> = [
               { kind: "request", request, points: points.length, empty },
               ...points.map((point) => ({ kind: "point", request, point }))

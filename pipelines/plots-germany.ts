@@ -5,7 +5,7 @@
  */
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
-import { countOf, fetchedOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { paged } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
@@ -70,10 +70,10 @@ export default definePipeline({
   source: paged((p: Params) =>
     offset({
       limit: p.pageSize,
-      maxOffset: (p.maxPages - 1) * p.pageSize,
+      maxPages: p.maxPages,
       fetch: ({ offset, limit }) =>
         Effect.flatMap(PlatformClient, (c) => c.plotSearch({ criteria: { ...p.criteria, limit, offset } })).pipe(
-          Effect.map((r) => fetchedOf(r, "plot_search", resultsOf(r.body), { total: countOf(r.body) }))
+          Effect.map((r) => pageOf(r, "plot_search"))
         )
     })
   ),

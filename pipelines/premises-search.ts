@@ -10,7 +10,7 @@
  */
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
-import { countOf, fetchedOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { paged } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
@@ -62,10 +62,11 @@ export default definePipeline({
   source: paged((p: Params) =>
     offset({
       limit: limitOf(p),
-      maxOffset: (pagesOf(p) - 1) * limitOf(p),
+      maxPages: p.maxPages,
+      maxOffset: PAGE_DEPTH - limitOf(p),
       fetch: ({ offset, limit }) =>
         Effect.flatMap(PlatformClient, (c) => c.premisesSearch({ ...p.body, limit, offset })).pipe(
-          Effect.map((r) => fetchedOf(r, "ai_search_premises", resultsOf(r.body), { total: countOf(r.body) }))
+          Effect.map((r) => pageOf(r, "ai_search_premises"))
         )
     })
   ),

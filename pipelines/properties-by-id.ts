@@ -1,7 +1,8 @@
 /**
  * properties-by-id: the token host's property record by id (`GET /api/v1/properties/search/{id}`)
  * for a list of ids or the ids of an earlier table, fanned out with bounded concurrency.
- * Lands `properties` with its listings and price/status histories.
+ * Lands `properties` with its listings and price/status histories. An id the service does not
+ * know (404) lands a `_missing` row and the run goes on.
  */
 import { Effect, Schema } from "effect"
 import { single } from "../src/extract/Pagers.js"
@@ -41,6 +42,7 @@ export default definePipeline({
     keys: keysOf,
     key: (id) => `id=${id}`,
     concurrency: (p) => p.concurrency,
+    missing: true,
     pager: (id) =>
       single(() =>
         Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(

@@ -4,7 +4,7 @@
  */
 import { Effect, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
-import { countOf, fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { paged } from "../src/extract/Sources.js"
 import { propertyRows } from "../src/normalize/records/PropertyRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
@@ -44,11 +44,11 @@ export default definePipeline({
       maxPages: p.maxPages,
       first: () =>
         Effect.flatMap(TokenClient, (c) => (p.version === 1 ? c.propertiesSearchV1(bodyOf(p)) : c.propertiesSearchV2(bodyOf(p)))).pipe(
-          Effect.map((r) => ({ ...fetchedOf(r, "properties_search", resultsOf(r.body), { total: countOf(r.body) }), next: nextOf(r.body) }))
+          Effect.map((r) => pageOf(r, "properties_search"))
         ),
       follow: (next) =>
         Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(
-          Effect.map((r) => ({ ...fetchedOf(r, "properties_search", resultsOf(r.body), { total: countOf(r.body) }), next: nextOf(r.body) }))
+          Effect.map((r) => pageOf(r, "properties_search"))
         )
     })),
   cost: {

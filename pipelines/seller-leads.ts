@@ -8,7 +8,7 @@
  */
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
-import { countOf, fetchedOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
@@ -110,10 +110,10 @@ export default definePipeline({
     pager: ({ point }, p: Params) =>
       offset({
         limit: p.pageSize,
-        maxOffset: (p.maxPages - 1) * p.pageSize,
+        maxPages: p.maxPages,
         fetch: ({ offset, limit }) =>
           Effect.flatMap(PlatformClient, (c) => c.sellerLeads({ ...queryOf(p, point), limit, offset })).pipe(
-            Effect.map((r) => fetchedOf(r, "seller_leads", resultsOf(r.body).map((lead) => ({ point: point.name ?? null, lead })), { total: countOf(r.body) }))
+            Effect.map((r) => pageOf(r, "seller_leads", (lead) => ({ point: point.name ?? null, lead })))
           )
       })
   }),

@@ -7,15 +7,14 @@
  * the same tags sent twice, or as a description, merge into the same rows.
  */
 import { Effect, Schema } from "effect"
-import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
-import type { Pager } from "../src/extract/Source.js"
+import { cursor } from "../src/extract/Pagers.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { paged } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { extra } from "../src/normalize/Values.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
-import type { ServiceError } from "../src/service/ServiceError.js"
 import { exactlyOne } from "../src/service/schema/Rules.js"
 import { DescribeRequest, SourcingProperty } from "../src/service/schema/Sourcing.js"
 
@@ -56,41 +55,34 @@ const results = flatTable<Hit, PageContext>("sourcing_describe_results", {
   extra: ["JSON", (h) => extra(h.property, knownFields)]
 }, { primaryKey: ["search_key", "id"], disposition: "merge", partitionBy: ["country"] })
 
-interface Position {
-  readonly next: string | null
-  /** The phrases and search id from the first page, carried to the cursor pages. */
+/** What the first page says of its search, carried to the cursor pages (which do not repeat it). */
+interface Search {
   readonly tags: ReadonlyArray<string>
   readonly searchId: string
-  readonly pages: number
 }
 
-type Response = { readonly body: unknown; readonly raw: string; readonly units: { readonly charged: number }; readonly requestId: string | undefined }
-
-const describePager = (p: Params): Pager<Position, unknown, ServiceError, PlatformClient> => {
+const describePager = (p: Params) => {
   const body: Record<string, unknown> = { country: p.country, limit: p.pageSize }
   if (p.tags) body.tags = p.tags
   if (p.description !== undefined) body.description = p.description
   if (p.location_ids) body.location_ids = p.location_ids
-  const step = (pos: Position, r: Response, operation: string, first: boolean) => {
-    const b = r.body as { tags?: unknown; search_id?: unknown }
-    const tags = first && Array.isArray(b.tags) ? (b.tags as Array<string>) : pos.tags
-    const searchId = first && typeof b.search_id === "string" ? b.search_id : pos.searchId
-    const hits = resultsOf(r.body).map((property) => ({ tags, search_id: searchId, property }))
-    const next = nextOf(r.body)
-    return {
-      fetched: fetchedOf(r, operation, hits, { total: (r.body as { count?: number }).count }),
-      next: { next, tags, searchId, pages: pos.pages + 1 },
-      done: next === null || pos.pages + 1 >= p.maxPages
-    }
-  }
-  return {
-    start: () => ({ next: null, tags: p.tags ?? [], searchId: "", pages: 0 }),
-    fetch: (pos) =>
-      Effect.flatMap(PlatformClient, (c) =>
-        pos.next === null
-          ? Effect.map(c.sourcingDescribe(body), (r) => step(pos, r, "sourcing_describe", true))
-          : Effect.map(c.sourcingNext(pos.next), (r) => step(pos, r, "sourcing_next", false)))
-  }
+  const hits = (search: Search) => (property: unknown) => ({ tags: search.tags, search_id: search.searchId, property })
+  return cursor({
+    maxPages: p.maxPages,
+    first: () =>
+      Effect.flatMap(PlatformClient, (c) => c.sourcingDescribe(body)).pipe(Effect.map((r) => {
+        const b = r.body as { tags?: unknown; search_id?: unknown } | null
+        const search: Search = {
+          tags: Array.isArray(b?.tags) ? (b.tags as Array<string>) : p.tags ?? [],
+          searchId: typeof b?.search_id === "string" ? b.search_id : ""
+        }
+        return { ...pageOf(r, "sourcing_describe", hits(search)), context: search }
+      })),
+    follow: (next, context) =>
+      Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(
+        Effect.map((r) => pageOf(r, "sourcing_next", hits((context as Search | undefined) ?? { tags: p.tags ?? [], searchId: "" })))
+      )
+  })
 }
 
 export default definePipeline({

@@ -5,8 +5,8 @@
  * `sourcing_properties.id`, i.e. after `sourcing-search`). Lands `sourcing_property_details`
  * (merged by `id`, partitioned by country, unknown fields in `extra`).
  *
- * Decided: an id the service does not know (404 `not_found`, not charged) lands no row and does
- * not fail the run, so one vanished property does not stop a long enrichment on every resume.
+ * Decided: an id the service does not know (404 `not_found`, not charged) lands a `_missing` row
+ * and does not fail the run, so one vanished property does not stop a long enrichment.
  */
 import { Effect, Schema } from "effect"
 import { single } from "../src/extract/Pagers.js"
@@ -16,7 +16,6 @@ import { fanOut, keysFromTable } from "../src/extract/Sources.js"
 import { sourcingDetailsTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
-import type { ServiceError } from "../src/service/ServiceError.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
 
 /** A Property Sourcing id, `prop_<property_id>` (the client's path rule: no path characters). */
@@ -41,8 +40,6 @@ const idsOf = (p: Params) =>
     ? Effect.succeed([...new Set(p.ids)])
     : keysFromTable(p.fromTable?.table ?? "sourcing_properties", p.fromTable?.column ?? "id")
 
-const notFound = (e: ServiceError): e is ServiceError & { status: 404 } => e._tag === "PlatformProblem" && e.status === 404
-const nothing: Fetched<never> = { records: [], raw: "", units: 0, charges: [] }
 
 const details = sourcingDetailsTable()
 
@@ -55,11 +52,11 @@ export default definePipeline({
     keys: idsOf,
     key: (id) => id,
     concurrency: (p) => p.concurrency,
+    missing: true,
     pager: (id) =>
       single(() =>
         Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
-          Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body])),
-          Effect.catchIf(notFound, () => Effect.succeed(nothing))
+          Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body]))
         ))
   }),
   cost: {

@@ -12,8 +12,9 @@
  * Every input is checked (an http(s) link, a non-empty reference, a positive integer listing id)
  * before any request; a bad file fails the run naming the line.
  *
- * Decided: an input that matches nothing (404 `not_found`, not charged) becomes a row with
- * `property_id` null and `matched_by` null, not a failed run; it is asked again on the next run.
+ * Decided: an input that matches nothing (404 `not_found`, not charged) lands a `_missing` row
+ * (the fan-out's missing-key mechanism) and a row with `property_id` and `matched_by` null, not a
+ * failed run; it is asked again on the next run.
  */
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
@@ -121,14 +122,11 @@ const resolutions = flatTable<Resolution, PageContext>("sourcing_resolutions", {
   extra: ["JSON", (r) => (r.property ? extra(r.property, knownDetail) : null)]
 }, { primaryKey: ["input_kind", "input_value"], disposition: "merge" })
 
-const notFound = (e: ServiceError) => e._tag === "PlatformProblem" && e.status === 404
-
 const resolve = (input: Input): Effect.Effect<Fetched<unknown>, ServiceError, PlatformClient> => {
   const body = input.kind === "listing_id" ? { listing_id: Number(input.value) } : { [input.kind]: input.value }
   const base = { input_kind: input.kind, input_value: input.value }
   return Effect.flatMap(PlatformClient, (c) => c.sourcingResolve(body)).pipe(
-    Effect.map((r) => fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }])),
-    Effect.catchIf(notFound, () => Effect.succeed<Fetched<unknown>>({ records: [{ ...base, matched_by: null, property: null }], raw: "", units: 0, charges: [] }))
+    Effect.map((r) => fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }]))
   )
 }
 
@@ -142,6 +140,7 @@ export default definePipeline({
     keys: (p: Params) => readInputs(p.file),
     key: (input) => `${input.kind}:${input.value}`,
     concurrency: (p) => p.concurrency,
+    missing: (input): ReadonlyArray<unknown> => [{ input_kind: input.kind, input_value: input.value, matched_by: null, property: null }],
     pager: (input) => single(() => resolve(input))
   }),
   cost: {

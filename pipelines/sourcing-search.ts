@@ -6,7 +6,7 @@
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
-import { fetchedOf, nextOf, resultsOf } from "../src/extract/Responses.js"
+import { pageOf } from "../src/extract/Responses.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
@@ -79,10 +79,6 @@ const bodyOf = (p: Omit<Params, "places" | "country" | "pageSize" | "maxPages" |
   return body
 }
 
-const page = (operation: "sourcing_search" | "sourcing_next") => (r: { body: unknown; raw: string; units: { charged: number }; requestId: string | undefined }) => ({
-  ...fetchedOf(r, operation, resultsOf(r.body), { total: (r.body as { count?: number }).count }),
-  next: nextOf(r.body)
-})
 
 const main = sourcingPropertiesTable()
 const agencies = sourcingAgenciesTable()
@@ -99,8 +95,8 @@ export default definePipeline({
     pager: (place, p: Params) =>
       cursor({
         maxPages: p.maxPages,
-        first: () => Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map(page("sourcing_search"))),
-        follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map(page("sourcing_next")))
+        first: () => Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map((r) => pageOf(r, "sourcing_search"))),
+        follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map((r) => pageOf(r, "sourcing_next")))
       })
   }),
   cost: {

@@ -53,11 +53,11 @@ const feedsList = Command.make("list", { config, json }, (o) =>
   withClient(o.config, (c) =>
     Effect.gen(function* () {
       const feeds: Array<Record<string, unknown>> = []
-      let page = (yield* c.alertsApiFeeds({ limit: 500 })).body
-      feeds.push(...(page.results as Array<Record<string, unknown>>))
+      let page = (yield* c.alertsApiFeeds({ limit: 500 })).page
+      feeds.push(...(page.records as Array<Record<string, unknown>>))
       while (typeof page.next === "string") {
-        page = (yield* c.next(page.next)).body
-        feeds.push(...(page.results as Array<Record<string, unknown>>))
+        page = (yield* c.nextPage(page.next, "alerts_api_feeds")).page
+        feeds.push(...(page.records as Array<Record<string, unknown>>))
       }
       yield* print(o.json ? feeds : feeds.map(feedRow), o.json)
     }))

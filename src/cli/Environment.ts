@@ -45,6 +45,9 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
       platformRatePerSecond: s.platformRate,
       apiRatePerSecond: s.apiRate,
       pacingHeadroom: s.pacingHeadroom,
+      shapes: s.shapes,
+      paymentLinkMember: s.paymentLinkMember,
+      apiKeyHeader: s.apiKeyHeader,
       retryBudgetRatio: settings.budget.retryRatio,
       retryBudgetFloor: settings.budget.retryFloor,
       unitCosts: settings.budget.costs

@@ -95,6 +95,7 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       pages: s.totals.pages,
       rows: s.totals.rows,
       rejects: s.totals.rejects,
+      missing: s.completeness.missing,
       requests: s.totals.requests,
       retries: s.totals.retries,
       units: s.totals.units,
@@ -105,7 +106,12 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       seconds: (s.totals.elapsedMs / 1000).toFixed(1)
     }))
     process.stdout.write(table(rows) + "\n")
-    for (const s of summaries) if (s.error) process.stdout.write(`${s.pipeline}: ${s.error}\n`)
+    for (const s of summaries) {
+      if (s.error) process.stdout.write(`${s.pipeline}: ${s.error}\n`)
+      for (const cap of s.completeness.caps.slice(0, 3)) process.stdout.write(`cap: ${cap}\n`)
+      if (s.completeness.caps.length > 3) process.stdout.write(`cap: ${s.pipeline}: ${s.completeness.caps.length - 3} more capped slices (see _slices)\n`)
+      if (s.completeness.missing > 0) process.stdout.write(`${s.pipeline}: ${s.completeness.missing} key(s) unknown to the service (see _missing)\n`)
+    }
   })
 
 export const exitCodeOfSummaries = (summaries: ReadonlyArray<RunSummary>): ExitCode =>

@@ -6,6 +6,14 @@
 import { Schema } from "effect"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
+
+/** A response shape override: any of the four paths (see `service/ResponseShape.ts`). */
+const ShapeSetting = Schema.Struct({
+  results: Schema.optional(Schema.String),
+  count: Schema.optional(Schema.String),
+  next: Schema.optional(Schema.String),
+  returned: Schema.optional(Schema.String)
+})
 const NonNegative = Schema.Number.pipe(Schema.nonNegative())
 
 export const ServiceSection = Schema.Struct({
@@ -34,7 +42,21 @@ export const ServiceSection = Schema.Struct({
   /** Token-host requests per second until its policy is seen; 0 = no pacing until then. Default 50. */
   apiRate: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 50 }),
   /** Share of a host's rate-limit policy to aim at, above 0 and at most 1. Default 0.97; lower it when other jobs share the same key. */
-  pacingHeadroom: Schema.optionalWith(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1)), { default: () => 0.97 })
+  pacingHeadroom: Schema.optionalWith(Schema.Number.pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(1)), { default: () => 0.97 }),
+  /**
+   * Where each operation's answer keeps its records, count, next link and `returned`, by
+   * operation name (e.g. `{"sourcing_search": {"results": "data.items", "count": "total"}}`);
+   * dotted paths, `"."` for the body itself, `""` for "the answer has none". Each operation's
+   * default is declared in its schema module (docs/ASSUMPTIONS.md, "Response shapes").
+   */
+  shapes: Schema.optionalWith(Schema.Record({ key: Schema.String, value: ShapeSetting }), { default: () => ({}) }),
+  /** Member of a 402 problem that holds the payment link. Default `payment_url` (Assumed). */
+  paymentLinkMember: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { default: () => "payment_url" }),
+  /**
+   * Send the platform API key in this header instead of `Authorization: Bearer` (the spec names no
+   * header). Default none (Bearer).
+   */
+  apiKeyHeader: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/, { message: () => "a header name (letters, digits, -)" })))
 })
 
 export const BudgetSection = Schema.Struct({

@@ -4,7 +4,8 @@
  * what it cost.
  */
 import { Effect, Option, Stream } from "effect"
-import type { Fetched, Slice, Source } from "./Source.js"
+import { isNotFound } from "../service/ServiceError.js"
+import type { Fetched, Slice, SliceEnd, Source } from "./Source.js"
 
 export interface Checkpoint {
   readonly key: string
@@ -18,6 +19,20 @@ export interface Page<R = unknown> {
   readonly seq: number
   readonly fetched: Fetched<R>
   readonly checkpoint: Checkpoint
+  /** What the service declared the slice holds, as of this page. */
+  readonly declared?: number | undefined
+  /** Why the slice ended early, on its last page. */
+  readonly end?: SliceEnd | undefined
+  /** The slice's key is unknown to the service (a 404): a `_missing` row, not a failure. */
+  readonly missing?: Missing | undefined
+}
+
+/** A fan-out key the service answered 404 for. */
+export interface Missing {
+  readonly key: string
+  readonly status: number
+  readonly requestId?: string | undefined
+  readonly detail: string
 }
 
 /** How a run starts its slices. */
@@ -52,20 +67,37 @@ export const activeSlices = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params:
       return Option.match(startOf(slice, plan), { onNone: () => [], onSome: (start) => [{ slice, start }] })
     }))
 
+const nothing: Fetched<never> = { records: [], raw: "", units: 0, charges: [] }
+
+/** A 404 of a slice that treats missing keys as data: an empty last page that names the key. */
+const missingStep = <R>(slice: Slice<R, any, any>, position: unknown, error: { status?: number; requestId?: string | undefined; message: string }) => ({
+  fetched: { ...nothing, records: slice.missing?.records?.() ?? [] } as Fetched<R>,
+  next: position,
+  done: true,
+  missing: { key: slice.key, status: error.status ?? 404, requestId: error.requestId, detail: error.message.split("\n")[0]! } satisfies Missing
+})
+
 const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
-    state.finished
-      ? Effect.succeed(Option.none())
-      : Effect.map(slice.pager.fetch(state.position), (step) =>
-        Option.some([
-          {
-            slice: slice.key,
-            seq: state.seq,
-            fetched: step.fetched,
-            checkpoint: { key: slice.key, value: step.next, done: step.done }
-          },
-          { position: step.next, seq: state.seq + 1, finished: step.done }
-        ] as const)))
+  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) => {
+    if (state.finished) return Effect.succeed(Option.none())
+    const fetch = slice.missing
+      ? Effect.catchIf(slice.pager.fetch(state.position), isNotFound, (e) => Effect.succeed(missingStep(slice, state.position, e as never)))
+      : slice.pager.fetch(state.position)
+    return Effect.map(fetch, (step: { fetched: Fetched<R>; next: unknown; done: boolean; declared?: number | undefined; end?: SliceEnd | undefined; missing?: Missing }) => {
+      // a stalled slice keeps its position unfinished, so a resume asks again from there
+      const stalled = step.end?.kind === "stalled"
+      const page: Page<R> = {
+        slice: slice.key,
+        seq: state.seq,
+        fetched: step.fetched,
+        checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
+        declared: step.declared,
+        end: step.end,
+        missing: step.missing
+      }
+      return Option.some([page, { position: step.next, seq: state.seq + 1, finished: step.done }] as const)
+    })
+  })
 
 /** How many slices a source walks at once for these parameters. */
 export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): number => {

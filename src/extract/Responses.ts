@@ -28,20 +28,29 @@ export const fetchedOf = <R>(
   }
 }
 
-/** `results` of a body when it is a list, else none. */
-export const resultsOf = (body: unknown): ReadonlyArray<unknown> => {
-  const r = (body as { results?: unknown } | null)?.results
-  return Array.isArray(r) ? r : []
+/** A list answer read through its response shape (see `service/ResponseShape.ts`). */
+interface ListResponse extends ClientResponse {
+  readonly page: {
+    readonly records: ReadonlyArray<unknown>
+    readonly total?: number | undefined
+    readonly next?: string | null | undefined
+    readonly returned?: number | undefined
+  }
 }
 
-/** A numeric `count` of a body, when present. */
-export const countOf = (body: unknown): number | undefined => {
-  const c = (body as { count?: unknown } | null)?.count
-  return typeof c === "number" ? c : undefined
-}
-
-/** The `next` URL of a body, or null. */
-export const nextOf = (body: unknown): string | null => {
-  const n = (body as { next?: unknown } | null)?.next
-  return typeof n === "string" && n.length > 0 ? n : null
+/**
+ * A page of a list answer: its records (mapped, e.g. to carry the slice's context), the count,
+ * the next link and `returned` as the service said them, for the pagers to trust.
+ */
+export const pageOf = <R = unknown>(
+  response: ListResponse,
+  operation: string,
+  map?: (record: unknown) => R
+): Fetched<R> => {
+  const { records, total, next, returned } = response.page
+  return {
+    ...fetchedOf(response, operation, map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
+    ...(next !== undefined ? { next } : {}),
+    ...(returned !== undefined ? { returned } : {})
+  }
 }

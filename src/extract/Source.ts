@@ -19,8 +19,19 @@ export interface Fetched<R = unknown> {
   readonly units: number
   /** Charges to enter in the ledger (request id, operation, units). */
   readonly charges: ReadonlyArray<Charge>
-  /** Total matching records, when the service reports one (plans and progress). */
+  /** Total matching records, when the service reports one (plans, progress and completeness). */
   readonly total?: number | undefined
+  /**
+   * Records the service says this page holds (`returned`), when it says so. Offset pagers advance
+   * by it (else by `records.length`), never by the page size they asked for.
+   */
+  readonly returned?: number | undefined
+  /**
+   * The service's `next` link, when its body has the member (null: the member says there is no
+   * more). Undefined: the body has no such member. A short page ends an offset slice only when
+   * the body carries neither a count nor a next link.
+   */
+  readonly next?: string | null | undefined
   /** Whether the service answered "no content" (e.g. a time-series 204). */
   readonly empty?: boolean | undefined
 }
@@ -51,12 +62,36 @@ export interface PagerStep<S, R> {
   readonly fetched: Fetched<R>
   readonly next: S
   readonly done: boolean
+  /**
+   * What the service declared the slice holds, as of this page (its `count`; summed over the
+   * windows of a windowed slice). Absent when the service declares nothing.
+   */
+  readonly declared?: number | undefined
+  /** Why the slice ended before the service's signals said it was complete (see `SliceEnd`). */
+  readonly end?: SliceEnd | undefined
+}
+
+/**
+ * A slice that ended early. `cap`: a limit the user set (`maxPages`, a page bound): reported, not
+ * a failure. `limit`: a limit of the service (the 50,000 offset cap): the run is incomplete.
+ * `stalled`: a page made no progress (the same offset or cursor again, an empty page while the
+ * count says more remain): the slice stops, keeps its position for a resume, and the run is
+ * incomplete.
+ */
+export interface SliceEnd {
+  readonly kind: "cap" | "limit" | "stalled"
+  readonly detail: string
 }
 
 /** One unit of work with its own checkpoint. `key` is stable across runs (used by `--shard`). */
 export interface Slice<R = unknown, E = unknown, Ctx = never> {
   readonly key: string
   readonly pager: Pager<any, R, E, Ctx>
+  /**
+   * A key the service does not know (404) is data, not a failure: the slice ends with a `_missing`
+   * row (and these records, if given) and the run goes on. Fan-outs over ids set this.
+   */
+  readonly missing?: { readonly records?: () => ReadonlyArray<R> } | undefined
 }
 
 /** A whole source for given parameters: its slices and how many run at once. */

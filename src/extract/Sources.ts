@@ -20,12 +20,23 @@ export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
   readonly key: (k: K) => string
   readonly pager: (k: K, params: P) => Pager<any, R, E, Ctx>
   readonly concurrency: number | ((params: P) => number)
+  /**
+   * Keys the service does not know (404) are data: each lands a `_missing` row (plus the records
+   * `missing(k)` returns, if a function is given) and the run goes on. Off by default.
+   */
+  readonly missing?: true | ((k: K) => ReadonlyArray<R>)
 }): Source<P, R, E | E2, Ctx | Ctx2> => ({
   concurrency: options.concurrency,
   slices: (params) => {
     const keys = options.keys(params)
     return Effect.map(Effect.isEffect(keys) ? keys : Effect.succeed(keys), (ks) =>
-      ks.map((k): Slice<R, E, Ctx> => ({ key: options.key(k), pager: options.pager(k, params) })))
+      ks.map((k): Slice<R, E, Ctx> => ({
+        key: options.key(k),
+        pager: options.pager(k, params),
+        ...(options.missing === undefined
+          ? {}
+          : { missing: typeof options.missing === "function" ? { records: () => (options.missing as (k: K) => ReadonlyArray<R>)(k) } : {} })
+      })))
   }
 })
 

@@ -8,10 +8,11 @@ import type { RunSummary } from "../pipeline/Runner.js"
 export class LibraryError extends Data.TaggedError("LibraryError")<{
   /**
    * `RunPaused`: the run stopped at a budget or payment limit (resumable; `summary` says how far
-   * it got). `RunFailed`: the run ended failed. `UnknownTable`: no such table in the extraction.
+   * it got). `RunIncomplete`: the service declared more than landed (see `summary.completeness`).
+   * `RunFailed`: the run ended failed. `UnknownTable`: no such table in the extraction.
    * `Io`: a file could not be written.
    */
-  readonly reason: "RunPaused" | "RunFailed" | "UnknownTable" | "Io"
+  readonly reason: "RunPaused" | "RunIncomplete" | "RunFailed" | "UnknownTable" | "Io"
   readonly detail: string
   readonly pipeline?: string | undefined
   readonly runId?: string | undefined

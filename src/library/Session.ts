@@ -164,7 +164,7 @@ export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSess
         }))
         if (summary.status !== "done" && !runOptions.allowPartial) {
           return yield* new LibraryError({
-            reason: summary.status === "paused" ? "RunPaused" : "RunFailed",
+            reason: summary.status === "paused" ? "RunPaused" : summary.status === "incomplete" ? "RunIncomplete" : "RunFailed",
             pipeline: pipeline.name,
             runId: summary.runId,
             summary,

@@ -1,7 +1,9 @@
 /**
  * The warehouse's own tables: what it is (`_meta`), which tables it holds and how they are
  * written (`_tables`), runs, checkpoints, the unit ledger, rejects, raw pages kept for `reload`,
- * and rows of `replace` tables waiting for their run to finish (`_replace_pending`).
+ * rows of `replace` tables waiting for their run to finish (`_replace_pending`), what each slice
+ * of a run was declared and landed (`_slices`: completeness), and the fan-out keys the service
+ * did not know (`_missing`).
  *
  * Every timestamp is UTC wall time (`TIMESTAMP`), written from ISO strings.
  */
@@ -30,10 +32,16 @@ export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS _raw_pages (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
      page_key VARCHAR NOT NULL, path VARCHAR NOT NULL, bytes BIGINT NOT NULL, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, seq))`,
   `CREATE TABLE IF NOT EXISTS _replace_pending (pipeline VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
-     PRIMARY KEY (pipeline, table_name))`
+     PRIMARY KEY (pipeline, table_name))`,
+  // declared: the service's count (null when it gives none); ended_by: cap | limit | stalled
+  `CREATE TABLE IF NOT EXISTS _slices (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+     declared BIGINT, received BIGINT NOT NULL, landed BIGINT NOT NULL, rejected BIGINT NOT NULL, pages BIGINT NOT NULL,
+     ended_by VARCHAR, end_detail VARCHAR, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, PRIMARY KEY (run_id, slice))`,
+  `CREATE TABLE IF NOT EXISTS _missing (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, "key" VARCHAR NOT NULL,
+     status INTEGER NOT NULL, request_id VARCHAR, detail VARCHAR, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, "key"))`
 ]
 
-export const BOOKKEEPING_TABLES = ["_meta", "_tables", "_runs", "_checkpoints", "_ledger", "_rejects", "_raw_pages", "_replace_pending"]
+export const BOOKKEEPING_TABLES = ["_meta", "_tables", "_runs", "_checkpoints", "_ledger", "_rejects", "_raw_pages", "_replace_pending", "_slices", "_missing"]
 
 /** A timestamp parameter from an ISO string, honouring any offset, as UTC wall time. */
 export const TS = (placeholder: string) => `CAST(CAST(${placeholder} AS TIMESTAMPTZ) AS TIMESTAMP)`

@@ -128,6 +128,43 @@ export const landGroup = async (
     )
   }
 
+  const slices = new Map<string, { declared: number | undefined; received: number; landed: number; rejected: number; pages: number; end: NonNullable<PageCommit["slice"]>["end"]; done: boolean }>()
+  for (const c of commits) {
+    if (!c.slice) continue
+    const s = slices.get(c.slice.key) ?? { declared: undefined, received: 0, landed: 0, rejected: 0, pages: 0, end: undefined, done: false }
+    slices.set(c.slice.key, {
+      declared: c.slice.declared ?? s.declared,
+      received: s.received + c.slice.received,
+      landed: s.landed + c.slice.landed,
+      rejected: s.rejected + c.slice.rejected,
+      pages: s.pages + 1,
+      end: c.slice.end ?? s.end,
+      done: c.slice.done
+    })
+  }
+  if (slices.size > 0) {
+    await conn.run(
+      `INSERT INTO _slices VALUES ${[...slices].map(([key, s]) =>
+        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(key), sqlValue(s.declared), sqlValue(s.received), sqlValue(s.landed),
+          sqlValue(s.rejected), sqlValue(s.pages), sqlValue(s.end?.kind), sqlValue(s.end?.detail), sqlValue(s.done), atTs])
+      ).join(", ")}
+       ON CONFLICT (run_id, slice) DO UPDATE SET declared = coalesce(EXCLUDED.declared, _slices.declared),
+         received = _slices.received + EXCLUDED.received, landed = _slices.landed + EXCLUDED.landed,
+         rejected = _slices.rejected + EXCLUDED.rejected, pages = _slices.pages + EXCLUDED.pages,
+         ended_by = coalesce(EXCLUDED.ended_by, _slices.ended_by), end_detail = coalesce(EXCLUDED.end_detail, _slices.end_detail),
+         done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
+    )
+  }
+
+  const missing = commits.flatMap((c) => (c.missing ? [c.missing] : []))
+  if (missing.length > 0) {
+    await conn.run(
+      `INSERT OR REPLACE INTO _missing VALUES ${missing.map((m) =>
+        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(m.key), sqlValue(m.status), sqlValue(m.requestId), sqlValue(m.detail), atTs])
+      ).join(", ")}`
+    )
+  }
+
   const sum = (f: (c: PageCommit) => number) => commits.reduce((s, c) => s + f(c), 0)
   const units = ledger.reduce((s, l) => s + l.units, 0)
   await conn.run(

@@ -20,9 +20,37 @@ export interface PageCommit {
   readonly raw?: { readonly pageKey: string; readonly body: string } | undefined
   readonly requests: number
   readonly retries: number
+  /** What this page adds to its slice's completeness record (`_slices`). */
+  readonly slice?: SliceProgress | undefined
+  /** The page's fan-out key was unknown to the service (a `_missing` row). */
+  readonly missing?: { readonly key: string; readonly status: number; readonly requestId?: string | undefined; readonly detail: string } | undefined
 }
 
-export type RunStatus = "running" | "done" | "paused" | "failed"
+/** One page's share of its slice's counts; `declared` and `end` are the latest the slice said. */
+export interface SliceProgress {
+  readonly key: string
+  readonly declared?: number | undefined
+  readonly received: number
+  readonly landed: number
+  readonly rejected: number
+  readonly end?: { readonly kind: "cap" | "limit" | "stalled"; readonly detail: string } | undefined
+  readonly done: boolean
+}
+
+/** A row of `_slices`: what the service declared for a slice of a run, and what came and landed. */
+export interface SliceRecord {
+  readonly slice: string
+  readonly declared: number | null
+  readonly received: number
+  readonly landed: number
+  readonly rejected: number
+  readonly pages: number
+  readonly endedBy: "cap" | "limit" | "stalled" | null
+  readonly endDetail: string | null
+  readonly done: boolean
+}
+
+export type RunStatus = "running" | "done" | "paused" | "failed" | "incomplete"
 
 export interface StartRun {
   readonly runId: string

@@ -37,6 +37,12 @@ export interface JournalEntry {
   readonly requests: number
   readonly retries: number
   readonly raw?: PageCommit["raw"]
+  /** What the service declared the slice holds, as of this page. */
+  readonly declared?: number | undefined
+  /** Why the slice ended early (on its last page). */
+  readonly end?: NonNullable<PageCommit["slice"]>["end"]
+  /** The slice's key was unknown to the service. */
+  readonly missing?: PageCommit["missing"]
 }
 
 const segmentOf = (seq: number) => Math.floor((seq - 1) / SEGMENT_PAGES)

@@ -13,7 +13,7 @@ import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { initialise, TS } from "./Bookkeeping.js"
 import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
-import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
+import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type SliceRecord, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { createStage } from "./PageStager.js"
 import { makePageJournal } from "./PageJournal.js"
@@ -189,6 +189,26 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       db.use("Cannot sum the ledger", (conn) => rowsOf(conn, `SELECT coalesce(sum(units), 0) AS u FROM _ledger WHERE "at" >= ${TS("?")}`, [iso]))
         .pipe(Effect.map((rows) => Number(rows[0]!.u)))
 
+    /** What each slice of a run was declared and landed (`_slices`), by slice key. */
+    const slices = (runId: string): Effect.Effect<Array<SliceRecord>, WarehouseError> =>
+      db.use("Cannot read _slices", (conn) => rowsOf(conn, `SELECT * FROM _slices WHERE run_id = ? ORDER BY slice`, [runId]))
+        .pipe(Effect.map((rows) => rows.map((r) => ({
+          slice: String(r.slice),
+          declared: r.declared === null ? null : Number(r.declared),
+          received: Number(r.received),
+          landed: Number(r.landed),
+          rejected: Number(r.rejected),
+          pages: Number(r.pages),
+          endedBy: r.ended_by === null ? null : (String(r.ended_by) as SliceRecord["endedBy"]),
+          endDetail: r.end_detail === null ? null : String(r.end_detail),
+          done: r.done === true
+        }))))
+
+    /** Fan-out keys of a run the service answered 404 for. */
+    const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>
+      db.use("Cannot read _missing", (conn) => rowsOf(conn, `SELECT count(*) AS n FROM _missing WHERE run_id = ?`, [runId]))
+        .pipe(Effect.map((rows) => Number(rows[0]!.n)))
+
     const rawPages = (runId: string): Effect.Effect<Array<RawPageRecord>, WarehouseError> =>
       db.use("Cannot read _raw_pages", (conn) => rowsOf(conn, `SELECT * FROM _raw_pages WHERE run_id = ? ORDER BY seq`, [runId]))
         .pipe(Effect.map((rows) => rows.map((r) => ({ runId: String(r.run_id), pipeline: String(r.pipeline), seq: Number(r.seq), pageKey: String(r.page_key), path: String(r.path) }))))
@@ -222,6 +242,8 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       checkpoints,
       clearCheckpoints,
       unitsSpentSince,
+      slices,
+      missingCount,
       rawPages,
       query,
       tableCounts,

@@ -1,8 +1,10 @@
 /**
  * How a run ends when it does not finish, and the exit code each ending maps to.
- * Documented exit codes: 0 done, 2 bad input, 3 budget or retry budget reached, or the service
- * still failing after its retries (resumable),
- * 4 payment required, 5 authentication, 1 other.
+ * Documented exit codes (README, "Exit codes"): 0 done, 1 other failure, 2 bad input, 3 budget
+ * or retry budget reached, or the service still failing after its retries (paused, resumable),
+ * 4 payment required, 5 authentication, 6 incomplete (the service declared more than landed, or a
+ * slice stalled or hit a service limit), 7 unexpected response shape (paused; fix
+ * `service.shapes`, then resume, or `reload` archived pages at 0 units).
  */
 import { Data } from "effect"
 
@@ -36,7 +38,9 @@ export const ExitCode = {
   BadInput: 2,
   Budget: 3,
   Payment: 4,
-  Authentication: 5
+  Authentication: 5,
+  Incomplete: 6,
+  Shape: 7
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -71,6 +75,8 @@ export const exitCodeOf = (error: unknown): ExitCode => {
       return ExitCode.Budget
     case "PaymentRequired":
       return ExitCode.Payment
+    case "UnexpectedShape":
+      return ExitCode.Shape
     case "AuthenticationFailed":
       return ExitCode.Authentication
     case "WarehouseError": {
@@ -85,5 +91,5 @@ export const exitCodeOf = (error: unknown): ExitCode => {
 /** The `_runs.status` an ending leaves: paused runs resume, failed ones too (from their checkpoints). */
 export const statusOf = (error: unknown): "paused" | "failed" => {
   const code = exitCodeOf(error)
-  return code === ExitCode.Budget || code === ExitCode.Payment ? "paused" : "failed"
+  return code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Shape ? "paused" : "failed"
 }

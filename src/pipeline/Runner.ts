@@ -12,7 +12,7 @@ import type { JournalEntry } from "../load/PageJournal.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { WarehouseError } from "../load/WarehouseError.js"
 import { RetryBudget } from "../service/RetryBudget.js"
-import { BudgetExhausted } from "../service/ServiceError.js"
+import { BudgetExhausted, UnexpectedShape } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
 import { makePlanRefiner, planPipeline, type Plan } from "./Planner.js"
@@ -38,7 +38,7 @@ export interface RunRequest<P = unknown> {
 export interface RunSummary {
   readonly pipeline: string
   readonly runId: string
-  readonly status: "done" | "paused" | "failed"
+  readonly status: "done" | "paused" | "failed" | "incomplete"
   readonly resumed: boolean
   readonly plan: Plan
   /**
@@ -51,6 +51,23 @@ export interface RunSummary {
   readonly eur: number
   readonly error?: string | undefined
   readonly exitCode: ExitCode
+  /** Completeness over the run's slices: what the service declared (where it did) against what came and landed. */
+  readonly completeness: Completeness
+}
+
+/** What a run's slices add up to, and the lines that name what fell short or was capped. */
+export interface Completeness {
+  /** Records the service declared, over the slices that declared a count. */
+  readonly declared: number
+  readonly received: number
+  readonly landed: number
+  readonly rejected: number
+  /** Fan-out keys the service did not know (`_missing`). */
+  readonly missing: number
+  /** One line per slice whose landed plus rejected records fall short of what was declared, or that stalled or hit a service limit. */
+  readonly shortfalls: ReadonlyArray<string>
+  /** One line per slice cut by a cap the user set (reported, not a failure). */
+  readonly caps: ReadonlyArray<string>
 }
 
 const EUR_PER_UNIT = 0.04
@@ -71,7 +88,12 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     yield* warehouse.ensureTables(pipeline.tables)
 
     const last = yield* warehouse.lastRun(pipeline.name)
-    const unfinished = Option.filter(last, (r) => r.status !== "done")
+    // an incomplete run resumes only where a slice stopped short of its end (a stalled slice);
+    // one whose slices all ended has nothing a resume could add: the next run starts afresh
+    const open = Option.isSome(last) && last.value.status === "incomplete"
+      ? (yield* warehouse.checkpoints(pipeline.name)).some((c) => !c.done && c.runId === last.value.runId)
+      : true
+    const unfinished = Option.filter(last, (r) => r.status !== "done" && open)
     const resumed = !request.fullRefresh && Option.isSome(unfinished)
     if (request.fullRefresh) yield* warehouse.clearCheckpoints(pipeline.name)
 
@@ -127,7 +149,17 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
           rejects: normalized[i]!.rejects,
           raw: e.raw,
           requests: e.requests,
-          retries: e.retries
+          retries: e.retries,
+          slice: {
+            key: e.slice,
+            declared: e.declared,
+            received: e.missing ? 0 : e.records.length,
+            landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
+            rejected: e.missing ? 0 : normalized[i]!.rejects.length,
+            end: e.end,
+            done: e.checkpoint.done || e.end !== undefined
+          },
+          missing: e.missing
         })))
         if (writer) yield* journalIo(() => writer.committed(entries[entries.length - 1]!.seq))
         for (const [i, e] of entries.entries()) {
@@ -184,7 +216,10 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
           const entry: JournalEntry = {
             seq, slice: page.slice, sliceSeq: page.seq, records: page.fetched.records, checkpoint: page.checkpoint,
             ledger: page.fetched.charges, units: page.fetched.units, requests, retries,
-            ...(archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {})
+            ...(archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
+            ...(page.declared !== undefined ? { declared: page.declared } : {}),
+            ...(page.end ? { end: page.end } : {}),
+            ...(page.missing ? { missing: page.missing } : {})
           }
           writer?.append(entry)
           queue.put(entry)
@@ -218,8 +253,28 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     if (writer && drained) yield* journalIo(() => writer.finish())
 
     const error = Either.isLeft(outcome) ? outcome.left : undefined
-    const status = error === undefined ? "done" : statusOf(error)
-    const message = error === undefined ? undefined : messageOf(error)
+    // a paid page whose body had an unexpected shape: its charge in the ledger and its body in the
+    // raw archive, so `reload` after a settings fix lands it at 0 units (only once every queued page
+    // landed: the journal's page numbers must stay in step with `_runs.pages`)
+    if (error instanceof UnexpectedShape && error.raw !== undefined && drained) {
+      const charge = (error.unitsCharged ?? 0) > 0
+        ? [{ requestId: error.requestId ?? `unknown-${Date.now()}`, operation: error.operation, units: error.unitsCharged!, at: new Date().toISOString() }]
+        : []
+      if (charge.length > 0 || archive) {
+        yield* warehouse.commitPages([{
+          runId, pipeline: pipeline.name, rows: new Map(), ledger: charge, rejects: [], requests: 0, retries: 0,
+          ...(archive ? { raw: { pageKey: "unexpected-shape", body: error.raw } } : {})
+        }])
+        totals.units += error.unitsCharged ?? 0
+      }
+    }
+    const completeness = yield* completenessOf(pipeline.name, runId)
+    const status = error !== undefined ? statusOf(error) : completeness.shortfalls.length > 0 ? "incomplete" : "done"
+    const message = error !== undefined
+      ? messageOf(error)
+      : completeness.shortfalls.length > 0
+      ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
+      : undefined
     totals.elapsedMs = Date.now() - started
     const eur = Math.round(totals.units * EUR_PER_UNIT * 100) / 100
     yield* warehouse.updateRun(runId, { eur })
@@ -229,9 +284,36 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       pipeline: pipeline.name, runId, status, resumed, plan, expected: refine.expected(), totals: { ...totals }, rowsPerTable,
       eur,
       error: message,
-      exitCode: error === undefined ? ExitCode.Done : exitCodeOf(error)
+      exitCode: error !== undefined ? exitCodeOf(error) : status === "incomplete" ? ExitCode.Incomplete : ExitCode.Done,
+      completeness
     }
     return summary
+  })
+
+/**
+ * The run's completeness from `_slices`: a slice falls short when the service declared more than
+ * landed plus rejected and no cap the user set cut it, or when it stalled or hit a service limit.
+ */
+const completenessOf = (pipeline: string, runId: string) =>
+  Effect.gen(function* () {
+    const warehouse = yield* Warehouse
+    const slices = yield* warehouse.slices(runId)
+    const shortfalls: Array<string> = []
+    const caps: Array<string> = []
+    let declared = 0, received = 0, landed = 0, rejected = 0
+    for (const s of slices) {
+      declared += s.declared ?? 0
+      received += s.received
+      landed += s.landed
+      rejected += s.rejected
+      const numbers = `declared ${s.declared ?? "no count"}, received ${s.received}, landed ${s.landed}, rejected ${s.rejected}`
+      const name = `${pipeline} slice ${s.slice}`
+      if (s.endedBy === "cap") caps.push(`${name} capped by ${s.endDetail}: ${numbers}`)
+      else if (s.endedBy === "stalled" || s.endedBy === "limit") shortfalls.push(`${name} stopped (${s.endDetail}): ${numbers}`)
+      else if (s.done && s.declared !== null && s.landed + s.rejected < s.declared) shortfalls.push(`${name}: ${numbers}`)
+    }
+    const missing = yield* warehouse.missingCount(runId)
+    return { declared, received, landed, rejected, missing, shortfalls, caps } satisfies Completeness
   })
 
 /** A one-line message of any error, never a stack trace. */

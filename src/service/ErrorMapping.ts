@@ -42,11 +42,23 @@ const line = (v: unknown): string | undefined => {
 
 const AUTH_CODES = new Set(["unauthorized", "invalid_credential", "credential_revoked", "token_expired"])
 
+/**
+ * Assumed (docs/ASSUMPTIONS.md): the 402 problem names its payment link `payment_url`; the spec
+ * says the problem carries one but not its name. Setting: `service.paymentLinkMember`.
+ */
+export const DEFAULT_PAYMENT_LINK_MEMBER = "payment_url"
+
+/** Members of a problem whose value is an http(s) URL (the payment link by any name). */
+const urlMembers = (body: Record<string, unknown> | undefined, except: string): Array<string> =>
+  Object.entries(body ?? {}).flatMap(([k, v]) =>
+    k !== except && k !== "type" && typeof v === "string" && /^https?:\/\//i.test(v) ? [`${k}: ${v.slice(0, 300)}`] : [])
+
 export const platformError = (
   operation: string,
   res: RawResponse,
   retryAfterMs: number | undefined,
-  unitsCharged: number
+  unitsCharged: number,
+  paymentLinkMember: string = DEFAULT_PAYMENT_LINK_MEMBER
 ): ServiceError => {
   const body = parse(res.text)
   const plot = body && typeof body.error === "object" && body.error !== null ? (body.error as Record<string, unknown>) : undefined
@@ -54,8 +66,8 @@ export const platformError = (
   const detail = line(body?.detail) ?? line(plot?.message) ?? line(body?.title)
   const requestId = str(body?.request_id) ?? res.headers["svc-request-id"]
   if (res.status === 402 || code === "payment_required") {
-    // Assumed (docs/ASSUMPTIONS.md): the payment link is the problem's `payment_url`.
-    return new PaymentRequired({ operation, paymentUrl: str(body?.payment_url), requestId, detail })
+    const paymentUrl = str(body?.[paymentLinkMember])
+    return new PaymentRequired({ operation, paymentUrl, requestId, detail, links: urlMembers(body, paymentLinkMember) })
   }
   if (res.status === 401) {
     return new AuthenticationFailed({

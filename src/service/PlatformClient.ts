@@ -6,15 +6,17 @@
  */
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Effect, Either, Layer, Option, Redacted, Schema } from "effect"
 import { CostGuard } from "./CostGuard.js"
 import { platformError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { makePacer } from "./Pacer.js"
 import { PlatformRequests } from "./PlatformRequests.js"
 import { chargedOf, retryPolicyOf } from "./Retry.js"
+import { bodyStart, type ListPage, readList } from "./ResponseShape.js"
 import { RetryBudget } from "./RetryBudget.js"
-import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
+import { shapeOf } from "./Shapes.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 import type { SellerLeadsQuery } from "./schema/SellerLeads.js"
 import { validateRequest } from "./schema/Validation.js"
@@ -56,12 +58,6 @@ export const readUnits = (headers: Readonly<Record<string, string>>): Units => (
   requestId: headers["svc-request-id"]
 })
 
-/** A page of a list: `results` checked, everything else passed through (records are decoded by the normalizer). */
-export const Page = Schema.Struct(
-  { results: Schema.Array(Schema.Unknown), next: Schema.optional(Schema.NullOr(Schema.String)) },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-)
-export type Page = typeof Page.Type
 /** Any JSON object. */
 export const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 export type AnyObject = typeof AnyObject.Type
@@ -108,7 +104,7 @@ export const makePlatformClient = Effect.gen(function* () {
     timeoutMs: settings.requestTimeoutMs,
     // An error body that echoes the key (e.g. a proxy quoting the request) never reaches an error message.
     toError: (operation, res, retryAfterMs) =>
-      platformError(operation, { ...res, text: scrub(res.text) }, retryAfterMs, readUnits(res.headers).charged)
+      platformError(operation, { ...res, text: scrub(res.text) }, retryAfterMs, readUnits(res.headers).charged, settings.paymentLinkMember)
   })
   const base = new URL(settings.platformUrl)
 
@@ -161,7 +157,10 @@ export const makePlatformClient = Effect.gen(function* () {
         operation: spec.operation,
         method: spec.method,
         url,
-        headers: { authorization: `Bearer ${Redacted.value(key)}` },
+        headers: Option.match(settings.apiKeyHeader, {
+          onNone: () => ({ authorization: `Bearer ${Redacted.value(key)}` }),
+          onSome: (name) => ({ [name.toLowerCase()]: Redacted.value(key) })
+        }),
         ...(spec.body !== undefined ? { body: spec.body } : {})
       }).pipe(Effect.flatMap((res) => decode(spec, res)))
       return yield* guard.guard(
@@ -175,22 +174,37 @@ export const makePlatformClient = Effect.gen(function* () {
       )
     }).pipe(Effect.withSpan(`PlatformClient.${spec.operation}`))
 
+  /**
+   * A list call: the body read through the operation's response shape (`service.shapes`). A body
+   * without the list fails `UnexpectedShape`, carrying the raw body and the units it cost so the
+   * runner archives the paid page.
+   */
+  const callList = (spec: Omit<CallSpec<unknown>, "response">, shapeKey: string = spec.operation): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+    Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
+      Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
+        onRight: (page) => Effect.succeed({ ...r, page }),
+        onLeft: (detail) => Effect.fail(new UnexpectedShape({
+          operation: spec.operation, host: "platform", detail, bodyStart: scrub(bodyStart(r.raw)), requestId: r.requestId,
+          ...(r.units.charged > 0 ? { unitsCharged: r.units.charged } : {}), raw: r.raw
+        }))
+      }))
+
   const R = PlatformRequests
   return {
     /** POST /v1/ai/search: premises search (40 units a successful call). */
     premisesSearch: (body: Readonly<Record<string, unknown>> = {}) =>
-      call({ operation: "ai_search_premises", method: "POST", target: "/v1/ai/search", body, bodySchema: R.premisesSearch, response: Page }),
+      callList({ operation: "ai_search_premises", method: "POST", target: "/v1/ai/search", body, bodySchema: R.premisesSearch }),
     /** POST /v1/ai/plots/search: commercial plots in Germany. */
     plotSearch: (body: Readonly<Record<string, unknown>>) =>
-      call({ operation: "plot_search", method: "POST", target: "/v1/ai/plots/search", body, bodySchema: R.plotSearch, response: Page }),
+      callList({ operation: "plot_search", method: "POST", target: "/v1/ai/plots/search", body, bodySchema: R.plotSearch }),
     /** POST /v1/property-sourcing/searches: structured search. */
     sourcingSearch: (body: Readonly<Record<string, unknown>>) =>
-      call({ operation: "sourcing_search", method: "POST", target: "/v1/property-sourcing/searches", body, bodySchema: R.sourcingSearch, response: Page }),
+      callList({ operation: "sourcing_search", method: "POST", target: "/v1/property-sourcing/searches", body, bodySchema: R.sourcingSearch }),
     /** GET the `next` URL of a sourcing search (or describe) page. */
-    sourcingNext: (nextUrl: string) => call({ operation: "sourcing_next", method: "GET", target: nextUrl, response: Page }),
+    sourcingNext: (nextUrl: string) => callList({ operation: "sourcing_next", method: "GET", target: nextUrl }),
     /** POST /v1/property-sourcing/searches/describe: plain-language search. */
     sourcingDescribe: (body: Readonly<Record<string, unknown>>) =>
-      call({ operation: "sourcing_describe", method: "POST", target: "/v1/property-sourcing/searches/describe", body, bodySchema: R.sourcingDescribe, response: Page }),
+      callList({ operation: "sourcing_describe", method: "POST", target: "/v1/property-sourcing/searches/describe", body, bodySchema: R.sourcingDescribe }),
     /** GET /v1/property-sourcing/properties/{prop_id}. */
     sourcingProperty: (propertyId: string) =>
       Effect.flatMap(R.checkId("sourcing_property", propertyId, "prop_"), (id) =>
@@ -200,15 +214,17 @@ export const makePlatformClient = Effect.gen(function* () {
       call({ operation: "sourcing_resolve", method: "POST", target: "/v1/property-sourcing/properties/resolve", body, bodySchema: R.sourcingResolve, response: AnyObject }),
     /** GET /v1/seller-leads around a point. */
     sellerLeads: (query: SellerLeadsQuery) =>
-      call({ operation: "seller_leads", method: "GET", target: "/v1/seller-leads", query, querySchema: R.sellerLeadsQuery, response: Page }),
+      callList({ operation: "seller_leads", method: "GET", target: "/v1/seller-leads", query, querySchema: R.sellerLeadsQuery }),
     /** GET the `next` URL of a seller-leads page. */
-    sellerLeadsNext: (nextUrl: string) => call({ operation: "seller_leads", method: "GET", target: nextUrl, response: Page }),
+    sellerLeadsNext: (nextUrl: string) => callList({ operation: "seller_leads", method: "GET", target: nextUrl }),
     /** GET /v1/seller-leads/{lead_id}. */
     sellerLead: (leadId: string) =>
       Effect.flatMap(R.checkId("seller_lead", leadId, "lead_"), (id) =>
         call({ operation: "seller_lead", method: "GET", target: `/v1/seller-leads/${encodeURIComponent(id)}`, response: AnyObject })),
     /** Low-level: any platform call (used by tests and new operations before they get a method). */
     call,
+    /** Low-level: any list call, read through its response shape. */
+    callList,
     /** HTTP attempts and retries of this client. */
     stats: transport.stats,
     pacer: pacer.snapshot

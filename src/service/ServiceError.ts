@@ -134,16 +134,48 @@ export class BudgetExhausted extends Data.TaggedError("BudgetExhausted")<{
   }
 }
 
-/** 402: the balance of units is spent. A person must open `paymentUrl`; the run stops. */
+/**
+ * 402: the balance of units is spent. A person must open `paymentUrl`; the run stops. The line
+ * also shows the problem's `detail` and every other member whose value is an http(s) URL, so the
+ * link is never lost when the service names its member otherwise.
+ */
 export class PaymentRequired extends Data.TaggedError("PaymentRequired")<{
   readonly operation: string
   readonly paymentUrl?: string | undefined
   readonly requestId?: string | undefined
   readonly detail?: string | undefined
+  /** Other members of the problem whose value is an http(s) URL, as `member: url`. */
+  readonly links?: ReadonlyArray<string> | undefined
 }> {
   override get message() {
     const link = this.paymentUrl ? `; add units at ${this.paymentUrl}` : ""
-    return `${where(this.operation, this.requestId)}: payment required, the unit balance is spent${link}`
+    const detail = this.detail ? ` (${this.detail})` : ""
+    const links = this.links && this.links.length > 0 ? `; links: ${this.links.join(", ")}` : ""
+    return `${where(this.operation, this.requestId)}: payment required, the unit balance is spent${detail}${link}${links}`
+  }
+}
+
+/**
+ * A 2xx body without the list (or count, or next link) where the operation's response shape says
+ * it is (`service.shapes`). The run stops paused; a charged page keeps its raw body in the archive,
+ * so `reload` after a settings fix costs 0 units.
+ */
+export class UnexpectedShape extends Data.TaggedError("UnexpectedShape")<{
+  readonly operation: string
+  readonly host: Host
+  /** The path that was expected (e.g. `results`) and what was found there. */
+  readonly detail: string
+  /** The first characters of the body (credentials scrubbed). */
+  readonly bodyStart: string
+  readonly status?: number | undefined
+  readonly requestId?: string | undefined
+  /** Units the call was charged (its page is archived and entered in the ledger). */
+  readonly unitsCharged?: number | undefined
+  /** The whole body, for the raw archive; never printed. */
+  readonly raw?: string | undefined
+}> {
+  override get message() {
+    return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; set service.shapes.${this.operation} to where this service puts it, then resume (or reload archived pages at 0 units)`
   }
 }
 
@@ -179,8 +211,15 @@ export class InvalidInput extends Data.TaggedError("InvalidInput")<{
   }
 }
 
+/** A 404 of either host: the key asked for does not exist there. */
+export const isNotFound = (e: unknown): boolean => {
+  const tag = (e as { _tag?: unknown } | null)?._tag
+  return (tag === "PlatformProblem" || tag === "TokenProblem") && (e as { status: number }).status === 404
+}
+
 /** Everything a client call can fail with. */
 export type ServiceError =
+  | UnexpectedShape
   | PlatformProblem
   | TokenProblem
   | TransportError

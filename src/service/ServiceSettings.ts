@@ -5,6 +5,8 @@
  * from its config files). Secrets are `Redacted` and never leave as text.
  */
 import { Config, ConfigError, Context, Either, Layer, Option, Redacted } from "effect"
+import { DEFAULT_PAYMENT_LINK_MEMBER } from "./ErrorMapping.js"
+import type { ShapeOverride } from "./ResponseShape.js"
 
 /**
  * Declared unit cost per platform operation.
@@ -62,15 +64,25 @@ export interface ServiceSettingsShape {
   readonly dailyUnits: Option.Option<number>
   /** Declared cost per operation, merged over `DEFAULT_UNIT_COSTS`. Env `SVC_UNIT_COSTS` as `op=n,op=n`; default `DEFAULT_UNIT_COSTS`. */
   readonly unitCosts: Readonly<Record<string, number>>
+  /** Response shapes by operation, over each operation's declared default (see `Shapes.ts`). Default none. */
+  readonly shapes: Readonly<Record<string, ShapeOverride>>
+  /** Member of the 402 problem that holds the payment link. Default `payment_url` (Assumed, see `ErrorMapping.ts`). */
+  readonly paymentLinkMember: string
+  /**
+   * Send the API key in this request header instead of `Authorization: Bearer` (the spec: premises
+   * search "also accepts an API key in a request header", name not shown). Default none: Bearer.
+   */
+  readonly apiKeyHeader: Option.Option<string>
 }
 
 export type ServiceSettingsInput = Pick<ServiceSettingsShape, "platformUrl" | "apiUrl"> & {
   readonly apiKey?: Redacted.Redacted<string> | string
   readonly email?: string
   readonly password?: Redacted.Redacted<string> | string
-} & Partial<Omit<ServiceSettingsShape, "platformUrl" | "apiUrl" | "apiKey" | "email" | "password" | "maxUnits" | "dailyUnits">> & {
+} & Partial<Omit<ServiceSettingsShape, "platformUrl" | "apiUrl" | "apiKey" | "email" | "password" | "maxUnits" | "dailyUnits" | "apiKeyHeader">> & {
   readonly maxUnits?: number
   readonly dailyUnits?: number
+  readonly apiKeyHeader?: string | undefined
 }
 
 export const DEFAULTS = {
@@ -83,7 +95,9 @@ export const DEFAULTS = {
   retryBudgetFloor: 10,
   platformRatePerSecond: 20,
   apiRatePerSecond: 50,
-  pacingHeadroom: 0.97
+  pacingHeadroom: 0.97,
+  shapes: {},
+  paymentLinkMember: DEFAULT_PAYMENT_LINK_MEMBER
 } as const
 
 const redact = (s: Redacted.Redacted<string> | string | undefined) =>
@@ -114,7 +128,8 @@ export class ServiceSettings extends Context.Tag("service/ServiceSettings")<Serv
     password: redact(input.password),
     maxUnits: Option.fromNullable(input.maxUnits),
     dailyUnits: Option.fromNullable(input.dailyUnits),
-    unitCosts: { ...DEFAULT_UNIT_COSTS, ...input.unitCosts }
+    unitCosts: { ...DEFAULT_UNIT_COSTS, ...input.unitCosts },
+    apiKeyHeader: Option.fromNullable(input.apiKeyHeader).pipe(Option.filter((h) => h.length > 0))
   })
 
   static layer = (settings: ServiceSettingsShape | ServiceSettingsInput) =>
@@ -142,6 +157,9 @@ export class ServiceSettings extends Context.Tag("service/ServiceSettings")<Serv
       Config.validate({ message: "must be in (0, 1]", validation: (n) => n > 0 && n <= 1 }),
       Config.withDefault(DEFAULTS.pacingHeadroom)
     ),
+    shapes: Config.succeed({}),
+    paymentLinkMember: Config.string("SVC_PAYMENT_LINK_MEMBER").pipe(Config.withDefault(DEFAULT_PAYMENT_LINK_MEMBER)),
+    apiKeyHeader: Config.option(Config.string("SVC_API_KEY_HEADER")),
     maxUnits: Config.option(Config.integer("SVC_MAX_UNITS")),
     dailyUnits: Config.option(Config.integer("SVC_DAILY_UNITS")),
     unitCosts: Config.string("SVC_UNIT_COSTS").pipe(

@@ -7,7 +7,7 @@
  */
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Either, Layer, Redacted, Schema } from "effect"
 import { tokenError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { retryPolicyOf } from "./Retry.js"
@@ -15,8 +15,10 @@ import { makePacer } from "./Pacer.js"
 import { RetryBudget } from "./RetryBudget.js"
 import * as S from "./schema/index.js"
 import { validateRequest } from "./schema/Validation.js"
-import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+import { bodyStart, type ListPage, readList } from "./ResponseShape.js"
+import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
+import { shapeOf } from "./Shapes.js"
 import { makeTokenSession } from "./TokenSession.js"
 
 export interface TokenResponse<A> {
@@ -142,18 +144,45 @@ export const makeTokenClient = Effect.gen(function* () {
   const get = <A>(path: string, response: Schema.Schema<A, any, never>, query?: Query, querySchema?: AnySchema) =>
     request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
 
+  const shapeError = (operation: string, r: TokenResponse<unknown>, detail: string) =>
+    new UnexpectedShape({ operation, host: "token", detail, bodyStart: bodyStart(r.raw), status: r.status, raw: r.raw })
+
+  /** A list answer read through the operation's response shape (`service.shapes`); 204 is an empty list. */
+  const list = (operation: string, call: Effect.Effect<TokenResponse<unknown>, ServiceError>): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+    Effect.flatMap(call, (r) =>
+      r.status === 204 || r.raw === ""
+        ? Effect.succeed({ ...r, page: { records: [] } as ListPage })
+        : Either.match(readList(r.body, shapeOf(operation, settings.shapes)), {
+          onRight: (page) => Effect.succeed({ ...r, page }),
+          onLeft: (detail) => Effect.fail(shapeError(operation, r, detail))
+        }))
+
+  /** One object answer (a not-shown record) at its shape's `results` path. */
+  const record = (operation: string, call: Effect.Effect<TokenResponse<unknown>, ServiceError>): Effect.Effect<TokenResponse<Record<string, unknown>>, ServiceError> =>
+    Effect.flatMap(call, (r) => {
+      const path = shapeOf(operation, settings.shapes).results
+      let v: unknown = r.body
+      if (path !== "." && path !== "") for (const part of path.split(".")) v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[part] : undefined
+      return typeof v === "object" && v !== null && !Array.isArray(v)
+        ? Effect.succeed({ ...r, body: v as Record<string, unknown> })
+        : Effect.fail(shapeError(operation, r, `expected an object at "${path}", found ${Array.isArray(v) ? "a list" : v === null ? "null" : typeof v}`))
+    })
+
   return {
     request,
     /** GET a `next`/`previous` link of an envelope (alerts, property pages, feed lists). */
     next: (url: string) => get(url, Env),
+    /** GET a `next` link of a list, read through `operation`'s shape. */
+    nextPage: (url: string, operation: string) => list(operation, get(url, Schema.Unknown)),
     // Properties
     matchByListings: (body: Body) => post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List),
     propertyById: (propertyId: string | number, query: S.PropertyByIdQuery = {}) =>
       get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery),
-    propertiesSearchV1: (body: Body) => post("/api/v1/properties/search", body, S.PropertySearchV1Request, Env),
-    propertiesSearchV2: (body: Body) => post("/api/v2/properties/search", body, S.PropertySearchV2Request, Env),
+    propertiesSearchV1: (body: Body) => list("properties_search", post("/api/v1/properties/search", body, S.PropertySearchV1Request, Schema.Unknown)),
+    propertiesSearchV2: (body: Body) => list("properties_search", post("/api/v2/properties/search", body, S.PropertySearchV2Request, Schema.Unknown)),
     /** Follows a properties-search `next` link: the same body is POSTed to it (Assumed, docs/ASSUMPTIONS.md). */
-    propertiesSearchNext: (nextUrl: string, body: Body) => post(nextUrl, body, undefined, Env, { operation: "POST /api/properties/search (next)" }),
+    propertiesSearchNext: (nextUrl: string, body: Body) =>
+      list("properties_search", post(nextUrl, body, undefined, Schema.Unknown, { operation: "POST /api/properties/search (next)" })),
     smartLink: (body: Body) => post("/api/v1/properties/smart-links", body, S.SmartLinkRequest, Obj),
     // Comparables & valuation
     comparablesV1: (body: Body) => post("/api/v1/comparables/search", body, S.ComparablesV1Request, Obj),
@@ -162,23 +191,27 @@ export const makeTokenClient = Effect.gen(function* () {
     valuationPrices: (body: Body) => post("/api/v1/valuation/comparables-prices", body, S.ComparablesRequest, Obj),
     // Area insights
     /** 204 (no data) gives an empty list. */
-    timeSeries: (body: Body) => post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, List, { empty: [] }),
-    distributionBedrooms: (body: Body) => post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, List, { empty: [] }),
-    distributionPrices: (body: Body) => post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, List, { empty: [] }),
-    distributionProperties: (body: Body) => post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Obj),
-    distributionTimeOnMarket: (body: Body) => post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, List, { empty: [] }),
-    analysis: (body: Body) => post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Obj),
+    timeSeries: (body: Body) => list("market_time_series", post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, Schema.Unknown, { empty: [] })),
+    distributionBedrooms: (body: Body) =>
+      list("market_distribution_bedrooms", post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
+    distributionPrices: (body: Body) =>
+      list("market_distribution_prices", post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
+    distributionProperties: (body: Body) =>
+      record("market_distribution_properties", post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Schema.Unknown)),
+    distributionTimeOnMarket: (body: Body) =>
+      list("market_distribution_time_on_market", post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
+    analysis: (body: Body) => record("market_analysis", post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Schema.Unknown)),
     // Alerts, legacy family
-    legacyFeeds: () => get("/api/v1/listing-alerts/feeds", List),
+    legacyFeeds: () => list("legacy_feeds", get("/api/v1/listing-alerts/feeds", Schema.Unknown)),
     legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj),
     legacyFeedAlerts: (feedId: string | number, query: S.FeedAlertsQuery = {}) =>
-      get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Env, query, S.FeedAlertsQuery),
+      list("alerts_feed", get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Schema.Unknown, query, S.FeedAlertsQuery)),
     legacyFeedDelete: (feedId: string | number) => request("DELETE", `/api/v1/listing-alerts/feeds/${seg(feedId)}`, { response: Obj }),
     legacyFeedUpdate: (feedId: string | number, body: Body) =>
       request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: S.FeedRequest, response: Obj }),
-    alertsSearch: (body: Body) => post("/api/v1/listing-alerts/search", body, S.AlertSearchRequest, Env),
+    alertsSearch: (body: Body) => list("alerts_search", post("/api/v1/listing-alerts/search", body, S.AlertSearchRequest, Schema.Unknown)),
     // Alerts, webhook family
-    alertsApiFeeds: (query: Query = {}) => get("/alerts-api/feeds", Env, query),
+    alertsApiFeeds: (query: Query = {}) => list("alerts_api_feeds", get("/alerts-api/feeds", Schema.Unknown, query)),
     alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj),
     alertsApiFeed: (feedId: string) => get(`/alerts-api/feeds/${seg(feedId)}`, Obj),
     alertsApiFeedDelete: (feedId: string) => request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),

@@ -98,17 +98,17 @@ describe("clients against the sandbox", () => {
       const pages = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
         const first = yield* client.sourcingSearch({ country: "ES", operation: "sale", limit: 5 })
-        const out = [first.body]
-        let next = first.body.next
+        const out = [first.page]
+        let next = first.page.next
         while (next && out.length < 3) {
           const page = yield* client.sourcingNext(next)
-          out.push(page.body)
-          next = page.body.next
+          out.push(page.page)
+          next = page.page.next
         }
         return out
       }).pipe(withClients(settingsFor(sb)))
       expect(pages.length).toBeGreaterThan(1)
-      const ids = pages.flatMap((p) => p.results.map((r) => (r as { id: string }).id))
+      const ids = pages.flatMap((p) => p.records.map((r) => (r as { id: string }).id))
       expect(new Set(ids).size).toBe(ids.length)
     }))
 

@@ -143,7 +143,7 @@ describe("TokenClient", () => {
           date_range: { min: "2025-01-06", max: null }
         })
       }).pipe(withClients(fastSettings(server.url, server.url)))
-      expect(res).toEqual({ body: [], raw: "", status: 204 })
+      expect(res).toEqual({ body: [], raw: "", status: 204, page: { records: [] } })
     }))
 
   it.scopedLive("refuses a bad request body before anything is sent (not even a login)", () =>
@@ -180,10 +180,10 @@ describe("TokenClient", () => {
       const pages = yield* Effect.gen(function* () {
         const client = yield* TokenClient
         const first = yield* client.legacyFeedAlerts(5, { limit: 2 })
-        const second = yield* client.next(first.body.next!)
-        return [first.body, second.body]
+        const second = yield* client.nextPage(first.page.next!, "alerts_feed")
+        return [first.page, second.page]
       }).pipe(withClients(fastSettings(server.url, server.url)))
-      expect(pages.flatMap((p) => p.results as Array<unknown>)).toEqual([{ alert_id: 1 }, { alert_id: 2 }, { alert_id: 3 }])
+      expect(pages.flatMap((p) => p.records as Array<unknown>)).toEqual([{ alert_id: 1 }, { alert_id: 2 }, { alert_id: 3 }])
       expect(server.requests.map((r) => r.url)).toEqual([
         "/login", "/api/v1/listing-alerts/feeds/5?limit=2", "/api/v1/listing-alerts/feeds/5?limit=2&offset=2"
       ])

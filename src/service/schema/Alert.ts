@@ -8,8 +8,9 @@ import {
   SaleStatus
 } from "./Enums.js"
 import { DateString, DateTimeString, nullable, open } from "./Open.js"
-import { DateOnly, DateTime, intBetween, items, oneOf } from "./Rules.js"
+import { DateOnly, DateTime, intBetween, items, oneOf, SpecDateTime } from "./Rules.js"
 import { ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
+import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 const Int = Schema.Int
 const Num = Schema.Number
@@ -105,10 +106,10 @@ export const FeedAlertsQuery = Schema.Struct({
   order_by: Schema.optional(oneOf(AlertOrderBy.values)),
   alert_date_from: Schema.optional(DateOnly),
   alert_date_to: Schema.optional(DateOnly),
-  created_at_from: Schema.optional(DateTime),
-  created_at_to: Schema.optional(DateTime),
-  created_at_with_photos_from: Schema.optional(DateTime),
-  created_at_with_photos_to: Schema.optional(DateTime),
+  created_at_from: Schema.optional(SpecDateTime),
+  created_at_to: Schema.optional(SpecDateTime),
+  created_at_with_photos_from: Schema.optional(SpecDateTime),
+  created_at_with_photos_to: Schema.optional(SpecDateTime),
   /** Deprecated: use `alert_subtypes` in the feed filter. */
   alert_subtype: Schema.optional(oneOf(AlertSubtype.values))
 })
@@ -119,14 +120,22 @@ export type FeedAlertsQuery = typeof FeedAlertsQuery.Type
  * `{location_ids?, alert_subtypes?, alert_date_from?, alert_date_to?, created_at_from?,
  * created_at_to?, limit?, offset?}` -> alert envelope.
  */
-export const AlertSearchRequest = Schema.Struct({
+const alertSearchFields = <D extends Schema.Schema<string, string, never>>(dateTime: D) => ({
   location_ids: Schema.optional(items(intBetween(1, 2147483647), 1)),
   alert_subtypes: Schema.optional(items(oneOf(AlertSubtype.values), 1)),
   alert_date_from: Schema.optional(DateOnly),
   alert_date_to: Schema.optional(DateOnly),
-  created_at_from: Schema.optional(DateTime),
-  created_at_to: Schema.optional(DateTime),
+  created_at_from: Schema.optional(dateTime),
+  created_at_to: Schema.optional(dateTime),
   limit: Schema.optional(intBetween(1, 500)),
   offset: Schema.optional(intBetween(0, 50000))
 })
+/** What the client sends: date-times exactly as the spec writes them. */
+export const AlertSearchRequest = Schema.Struct(alertSearchFields(SpecDateTime))
 export type AlertSearchRequest = typeof AlertSearchRequest.Type
+/** The same filters as a user writes them (date-times with a `Z` or a fraction accepted, sent in the spec's form). */
+export const AlertSearchFilter = Schema.Struct(alertSearchFields(DateTime)).omit("limit", "offset")
+export type AlertSearchFilter = typeof AlertSearchFilter.Type
+
+/** Spec (alert envelope): `count`, `next`, `previous`, `results`. */
+export const ALERT_ENVELOPE_SHAPE: ResponseShape = { ...ENVELOPE, returned: null }

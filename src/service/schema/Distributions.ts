@@ -13,6 +13,7 @@
 import { Schema } from "effect"
 import { nullable, open } from "./Open.js"
 import { marketFilterFields } from "./TimeSeries.js"
+import { BARE_LIST, type ResponseShape } from "../ResponseShape.js"
 
 const Int = Schema.Int
 const Num = Schema.Number
@@ -78,3 +79,11 @@ export const MarketAnalysis = open({
   price_trend_pct: nullable(Num)
 })
 export type MarketAnalysis = typeof MarketAnalysis.Type
+
+/**
+ * Assumed (payloads not shown): the bedrooms, prices and time-on-market distributions are bare
+ * lists; the properties distribution and the analysis are one object each (`results: "."` names
+ * the record). Settings: `service.shapes.market_distribution_<kind>`, `.market_analysis`.
+ */
+export const DISTRIBUTION_LIST_SHAPE: ResponseShape = BARE_LIST
+export const MARKET_RECORD_SHAPE: ResponseShape = BARE_LIST

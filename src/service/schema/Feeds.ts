@@ -10,6 +10,7 @@ import { Alert } from "./Alert.js"
 import { DateTimeString, nullable, open } from "./Open.js"
 import { DateOnly, DateTime, intBetween, items, oneOf, show, typesOfOneGroup } from "./Rules.js"
 import { Envelope } from "./Shared.js"
+import { BARE_LIST, ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 const nonEmpty = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "must not be empty"))
 
@@ -100,3 +101,11 @@ export const AlertEvent = open({
   data: Alert
 })
 export type AlertEvent = typeof AlertEvent.Type
+
+/** Spec: GET .../listing-alerts/feeds answers a list of feeds. */
+export const LEGACY_FEEDS_SHAPE: ResponseShape = BARE_LIST
+/**
+ * Assumed (spec: "paginated list of feeds, newest first", payload not shown): `{count, next,
+ * results}`. Setting: `service.shapes.alerts_api_feeds`.
+ */
+export const ALERTS_API_FEEDS_SHAPE: ResponseShape = ENVELOPE

@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { CommercialUseLevel, PlotOperation, PlotSort, PlotType } from "./Enums.js"
 import { AnyKeys, nullable, open } from "./Open.js"
 import { intBetween, NonNegative, oneOf, show } from "./Rules.js"
+import type { ResponseShape } from "../ResponseShape.js"
 
 type CommercialUseLevel = (typeof CommercialUseLevel.values)[number]
 const isLevel = (u: unknown): u is CommercialUseLevel => CommercialUseLevel.values.includes(u as never)
@@ -129,3 +130,6 @@ export const PlotError = open({
   error: open({ code: Schema.String, message: Schema.String })
 })
 export type PlotError = typeof PlotError.Type
+
+/** Spec (plot search 200 body): `count`, `returned`, `offset`, `results`; no next link. */
+export const PLOT_SEARCH_SHAPE: ResponseShape = { results: "results", count: "count", next: null, returned: "returned" }

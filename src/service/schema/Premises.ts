@@ -6,6 +6,7 @@ import { Schema } from "effect"
 import { PREMISES_MAX_LIMIT } from "./Enums.js"
 import { nullable, open } from "./Open.js"
 import { intBetween } from "./Rules.js"
+import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 /**
  * The request: any keys. Assumed (docs/ASSUMPTIONS.md): `limit` 1..200 (default 20) and
@@ -44,3 +45,9 @@ export const PremisesResponse = open({
   results: nullable(Schema.Array(Premises))
 })
 export type PremisesResponse = typeof PremisesResponse.Type
+
+/**
+ * Assumed (the spec: "the 200 body accepts any keys"): results under `results`, the total under
+ * `count`, `returned` when given; no next link (offset pages). Setting: `service.shapes.ai_search_premises`.
+ */
+export const PREMISES_SHAPE: ResponseShape = { ...ENVELOPE, next: null }

@@ -4,6 +4,7 @@
 import { Schema } from "effect"
 import { Operation, PROPERTY_TYPES, TYPE_GROUPS } from "./Enums.js"
 import { intBetween, items, oneOf, typesOfOneGroup } from "./Rules.js"
+import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 const MAX_INT = 2147483647
 
@@ -53,3 +54,9 @@ export type PropertySearchV1Request = typeof PropertySearchV1Request.Type
  */
 export const PropertySearchV2Request = Schema.Struct(propertySearchFields).pipe(Schema.filter((b) => priceOrder(b)))
 export type PropertySearchV2Request = typeof PropertySearchV2Request.Type
+
+/**
+ * Assumed (properties search v1/v2 payloads not shown): `{count, next, results}`, the next page
+ * being the `next` URL. Setting: `service.shapes.properties_search`.
+ */
+export const PROPERTIES_SEARCH_SHAPE: ResponseShape = ENVELOPE

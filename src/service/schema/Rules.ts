@@ -75,6 +75,28 @@ export const DateTime = Schema.String.pipe(
   )
 )
 
+/**
+ * A date-time exactly as the spec writes it, `YYYY-MM-DDTHH:mm:ss` (UTC, no zone, no fraction):
+ * what the clients send. The spec says other forms are ignored ("invalid values ignored"), so a
+ * request must never carry one.
+ */
+export const SpecDateTime = Schema.String.pipe(
+  Schema.filter(
+    (s) =>
+      (/^\d{4}-\d{2}-\d{2}T([01]\d|2[0-3]):[0-5]\d:[0-5]\d$/.test(s) && validDate(s.slice(0, 10))) ||
+      `must be a date-time YYYY-MM-DDTHH:mm:ss in UTC, without zone or fraction (got ${show(s)})`
+  )
+)
+
+/** An instant (ISO string or epoch ms) in the spec's date-time format, UTC. */
+export const toSpecDateTime = (instant: string | number): string => {
+  const ms = typeof instant === "number" ? instant : Date.parse(/(Z|[+-]\d{2}:?\d{2})$/.test(instant) ? instant : `${instant}Z`)
+  return new Date(ms).toISOString().slice(0, 19)
+}
+
+/** An instant in the spec's date format `YYYY-MM-DD`, UTC. */
+export const toSpecDate = (instant: string | number): string => toSpecDateTime(instant).slice(0, 10)
+
 /** A point `{latitude -90..90, longitude -180..180}`. */
 export const LatLon = Schema.Struct({
   latitude: numberBetween(-90, 90),

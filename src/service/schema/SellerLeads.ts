@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { DateString, nullable, open } from "./Open.js"
 import { DateOnly, intBetween, numberBetween } from "./Rules.js"
 import { SourcingProperty } from "./Sourcing.js"
+import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 /**
  * Query of GET /v1/seller-leads. Assumed: `latitude`, `longitude` required; `radius_km`
@@ -55,3 +56,9 @@ export const SellerLeadsPage = open({
   next: nullable(Schema.String)
 })
 export type SellerLeadsPage = typeof SellerLeadsPage.Type
+
+/**
+ * Assumed (payload not shown): the list is `{count, next, results}` with offset pages.
+ * Setting: `service.shapes.seller_leads`.
+ */
+export const SELLER_LEADS_SHAPE: ResponseShape = ENVELOPE

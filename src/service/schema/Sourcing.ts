@@ -9,6 +9,7 @@ import { Condition, COUNTRIES, EnergyRating, Operation, PROPERTY_TYPES, Property
 import { DateTimeString, nullable, open } from "./Open.js"
 import { exactlyOne, intBetween, items, NonNegative, oneOf, show, typesOfOneGroup } from "./Rules.js"
 import { Features } from "./Shared.js"
+import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
 
 const Int = Schema.Int
 const Num = Schema.Number
@@ -128,3 +129,10 @@ export const ResolveResponse = open({
   property: SourcingPropertyDetail
 })
 export type ResolveResponse = typeof ResolveResponse.Type
+
+/**
+ * Assumed (payloads not shown): a search, describe or next page is `{count, next, results}`, the
+ * next page being the `next` URL to follow. Settings: `service.shapes.sourcing_search`,
+ * `.sourcing_describe`, `.sourcing_next`.
+ */
+export const SOURCING_PAGE_SHAPE: ResponseShape = ENVELOPE

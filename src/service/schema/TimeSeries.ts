@@ -7,6 +7,7 @@ import { Schema } from "effect"
 import { Characteristic, Condition, DataPoint, DateInterval, Operation, TIME_SERIES_TYPE_GROUPS, TIME_SERIES_TYPES } from "./Enums.js"
 import { DateString, nullable, open } from "./Open.js"
 import { ClosedPolygon, DateOnly, exactlyOne, intBetween, items, numberBetween, oneOf, range, show, typesOfOneGroup } from "./Rules.js"
+import { BARE_LIST, type ResponseShape } from "../ResponseShape.js"
 
 const MAX_INT = 2147483647
 
@@ -121,3 +122,6 @@ export const snapDateRange = <R extends { readonly min: string; readonly max?: s
   min: shiftToWeekday(r.min, 1),
   max: (r.max == null ? r.max : shiftToWeekday(r.max, 0)) as R["max"]
 })
+
+/** Spec: the time-series 200 body is a list of `{date_start, value}`. */
+export const TIME_SERIES_SHAPE: ResponseShape = BARE_LIST

@@ -113,7 +113,10 @@ describe("Alerts and feeds requests", () => {
     expect(refusedLine(FeedAlertsQuery, { offset: 50001 })).toBe("offset: must be between 0 and 50000 (got 50001)")
     expect(refusedLine(FeedAlertsQuery, { order_by: "date" })).toMatch(/^order_by: must be one of alert_date, -alert_date,/)
     expect(refusedLine(FeedAlertsQuery, { created_at_from: "2025-01-01 00:00" }))
-      .toBe('created_at_from: must be a date-time YYYY-MM-DDTHH:mm:ss (got "2025-01-01 00:00")')
+      .toBe('created_at_from: must be a date-time YYYY-MM-DDTHH:mm:ss in UTC, without zone or fraction (got "2025-01-01 00:00")')
+    // the spec says other forms are ignored by the host: the client never sends one
+    expect(refusedLine(FeedAlertsQuery, { created_at_to: "2025-01-01T00:00:00.000Z" })).toMatch(/^created_at_to: must be a date-time YYYY-MM-DDTHH:mm:ss/)
+    expect(refusedLine(FeedAlertsQuery, { created_at_to: "2025-01-01T00:00:00Z" })).toMatch(/^created_at_to: must be a date-time YYYY-MM-DDTHH:mm:ss/)
   })
   it("alerts search and feed bodies (Assumed)", () => {
     accepted(AlertSearchRequest, { alert_subtypes: ["sold"], offset: 100 })
