@@ -77,9 +77,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         })
         summaries.push(summary)
         const code = summary.exitCode
-        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication) break
+        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted") break
       }
-      if (Option.isSome(options.export)) {
+      if (Option.isSome(options.export) && !summaries.some((s) => s.status === "interrupted")) {
         yield* exportTables({ output: settings.output, format: options.export.value, tables: [] })
       }
       return summaries

@@ -50,7 +50,7 @@ export interface SliceRecord {
   readonly done: boolean
 }
 
-export type RunStatus = "running" | "done" | "paused" | "failed" | "incomplete"
+export type RunStatus = "running" | "done" | "paused" | "failed" | "incomplete" | "interrupted"
 
 export interface StartRun {
   readonly runId: string

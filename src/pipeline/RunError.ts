@@ -4,9 +4,11 @@
  * or retry budget reached, or the service still failing after its retries (paused, resumable),
  * 4 payment required, 5 authentication, 6 incomplete (the service declared more than landed, or a
  * slice stalled or hit a service limit), 7 unexpected response shape (paused; fix
- * `service.shapes`, then resume, or `reload` archived pages at 0 units).
+ * `service.shapes`, then resume, or `reload` archived pages at 0 units), 130 / 143 stopped by
+ * SIGINT / SIGTERM (interrupted, resumable).
  */
 import { Data } from "effect"
+import { exitCodeOfSignal, type StopSignal } from "./Shutdown.js"
 
 /** Bad parameters or settings: found before any request is sent or any unit spent. */
 export class InvalidInput extends Data.TaggedError("InvalidInput")<{
@@ -32,6 +34,15 @@ export class RunFailed extends Data.TaggedError("RunFailed")<{
   }
 }
 
+/** The run was stopped by a signal (SIGINT, SIGTERM); it is `interrupted` and resumes next time. */
+export class RunInterrupted extends Data.TaggedError("RunInterrupted")<{
+  readonly signal: StopSignal
+}> {
+  override get message() {
+    return `stopped by ${this.signal}; the run is interrupted and resumes from its checkpoints next time`
+  }
+}
+
 export const ExitCode = {
   Done: 0,
   Other: 1,
@@ -40,7 +51,11 @@ export const ExitCode = {
   Payment: 4,
   Authentication: 5,
   Incomplete: 6,
-  Shape: 7
+  Shape: 7,
+  /** 128 + SIGINT */
+  Interrupted: 130,
+  /** 128 + SIGTERM */
+  Terminated: 143
 } as const
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
@@ -77,6 +92,8 @@ export const exitCodeOf = (error: unknown): ExitCode => {
       return ExitCode.Payment
     case "UnexpectedShape":
       return ExitCode.Shape
+    case "RunInterrupted":
+      return exitCodeOfSignal((error as RunInterrupted).signal)
     case "AuthenticationFailed":
       return ExitCode.Authentication
     case "WarehouseError": {
@@ -89,7 +106,8 @@ export const exitCodeOf = (error: unknown): ExitCode => {
 }
 
 /** The `_runs.status` an ending leaves: paused runs resume, failed ones too (from their checkpoints). */
-export const statusOf = (error: unknown): "paused" | "failed" => {
+export const statusOf = (error: unknown): "paused" | "failed" | "interrupted" => {
   const code = exitCodeOf(error)
+  if (code === ExitCode.Interrupted || code === ExitCode.Terminated) return "interrupted"
   return code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Shape ? "paused" : "failed"
 }

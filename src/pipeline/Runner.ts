@@ -18,7 +18,8 @@ import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
 import { makePlanRefiner, planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
-import { ExitCode, exitCodeOf, RunFailed, statusOf } from "./RunError.js"
+import { ExitCode, exitCodeOf, RunFailed, RunInterrupted, statusOf } from "./RunError.js"
+import { Shutdown } from "./Shutdown.js"
 
 export interface RunRequest<P = unknown> {
   readonly pipeline: Pipeline<P>
@@ -38,7 +39,7 @@ export interface RunRequest<P = unknown> {
 export interface RunSummary {
   readonly pipeline: string
   readonly runId: string
-  readonly status: "done" | "paused" | "failed" | "incomplete"
+  readonly status: "done" | "paused" | "failed" | "incomplete" | "interrupted"
   readonly resumed: boolean
   readonly plan: Plan
   /**
@@ -84,6 +85,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     const warehouse = yield* Warehouse
     const budget = yield* RetryBudget
     const progress = yield* Progress
+    const shutdown = yield* Effect.serviceOption(Shutdown)
     const pipeline = request.pipeline
     yield* warehouse.ensureTables(pipeline.tables)
 
@@ -235,12 +237,18 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
         pageNo += replay.length
       }
       const positions = new Map((yield* warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
+      const stop = Option.match(shutdown, {
+        onNone: () => Effect.never,
+        onSome: (s) => Effect.map(s.requested, (signal) => Either.left(new RunInterrupted({ signal })))
+      })
+      // a signal stops the fetching at once (the call in flight is lost, as the journal promises);
+      // what is queued still lands
       const fetching = extractInto(
         pipeline.source,
         params,
         { mode: resumed ? "resume" : "fresh", positions, shard: request.shard },
         accept
-      ).pipe(Effect.either, Effect.tap(() => queue.close))
+      ).pipe(Effect.either, (f) => Effect.raceFirst(f, stop), Effect.tap(() => queue.close))
       // fetching and landing run side by side; a failed landing stops the fetching, a failed
       // fetch still lands every page queued before it
       const landing = queue.drain(land).pipe(Effect.tap(() => { drained = true }))
