@@ -174,7 +174,8 @@ export const windows = <R, E, Ctx>(options: {
   readonly stampOf: (record: R) => string | undefined
   readonly fetch: (page: { from: string; to: string; offset: number; limit: number }) => Effect.Effect<Fetched<R>, E, Ctx>
 }): Pager<WindowPosition, R, E, Ctx> => {
-  const fits = (total: number | undefined) => total === undefined || total <= options.maxOffset + options.limit
+  /** Whether a window of `total` records can be read without an offset past the cap, in pages of `size` (what the service sends). */
+  const fits = (total: number | undefined, size: number) => total === undefined || total <= options.maxOffset + size
   const halves = ([from, to]: readonly [string, string]): Array<readonly [string, string]> => {
     const a = Date.parse(from)
     const mid = seconds(a + Math.floor((Date.parse(to) - a) / 2000) * 1000)
@@ -187,7 +188,9 @@ export const windows = <R, E, Ctx>(options: {
       options.fetch({ from: window[0], to: window[1], offset: pos.offset, limit: options.limit }),
       (fetched): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
         const splittable = Date.parse(window[1]) - Date.parse(window[0]) >= 2000
-        if (pos.offset === 0 && !fits(fetched.total) && splittable) {
+        // a service may send fewer than `limit` a page: the split is judged by what it sends
+        const size = Math.max(1, Math.min(options.limit, advanceOf(fetched)))
+        if (pos.offset === 0 && !fits(fetched.total, size) && splittable) {
           return step({ ...pos, windows: [...halves(window), ...rest] })
         }
         let watermark = pos.watermark
