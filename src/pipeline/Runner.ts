@@ -12,20 +12,27 @@ import type { JournalEntry } from "../load/PageJournal.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { WarehouseError } from "../load/WarehouseError.js"
 import { RetryBudget } from "../service/RetryBudget.js"
-import { BudgetExhausted, UnexpectedShape } from "../service/ServiceError.js"
+import { UnexpectedShape } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
 import { makePlanRefiner, planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
-import { ExitCode, exitCodeOf, RunFailed, RunInterrupted, statusOf } from "./RunError.js"
+import { ExitCode, exitCodeOf, InvalidInput, RunFailed, RunInterrupted, statusOf } from "./RunError.js"
 import { Shutdown } from "./Shutdown.js"
 
 export interface RunRequest<P = unknown> {
   readonly pipeline: Pipeline<P>
   /** Decoded parameters (ignored when an unfinished run is resumed: it keeps its own). */
   readonly params: P
+  /** Drop the checkpoints and start over (also what `resume: "restart"` does). */
   readonly fullRefresh: boolean
+  /**
+   * What to do with an unfinished run whose parameters differ from the requested ones: `auto`
+   * (default) refuses with the difference; `resume` goes on with the saved parameters; `restart`
+   * drops its checkpoints and starts with the new ones.
+   */
+  readonly resume?: "auto" | "resume" | "restart" | undefined
   /** Units this run may spend. */
   readonly maxUnits: number
   /** Start even when the plan exceeds `maxUnits`, and stop (paused) at the cap. */
@@ -95,9 +102,21 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     const open = Option.isSome(last) && last.value.status === "incomplete"
       ? (yield* warehouse.checkpoints(pipeline.name)).some((c) => !c.done && c.runId === last.value.runId)
       : true
-    const unfinished = Option.filter(last, (r) => r.status !== "done" && open)
-    const resumed = !request.fullRefresh && Option.isSome(unfinished)
-    if (request.fullRefresh) yield* warehouse.clearCheckpoints(pipeline.name)
+    // a run that failed on a non-resumable error (the request, a reject ratio) does not stick
+    const unfinished = Option.filter(last, (r) => r.status !== "done" && r.status !== "failed" && open)
+    const restart = request.fullRefresh || request.resume === "restart"
+    if (!restart && request.resume !== "resume" && Option.isSome(unfinished)) {
+      const diff = paramsDiff(unfinished.value.params, encodeParams(pipeline, request.params))
+      if (diff.length > 0) {
+        return yield* new InvalidInput({
+          field: `${pipeline.name}.params`,
+          detail: `the unfinished run ${unfinished.value.runId} (${unfinished.value.status}) has other parameters (${diff.join("; ")}); ` +
+            `--resume goes on with its saved parameters, --restart drops its checkpoints and starts with the new ones`
+        })
+      }
+    }
+    const resumed = !restart && Option.isSome(unfinished)
+    if (restart) yield* warehouse.clearCheckpoints(pipeline.name)
 
     const params: P = resumed
       ? yield* Schema.decodeUnknown(pipeline.params)(Option.getOrThrow(unfinished).params).pipe(
@@ -107,13 +126,11 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
 
     const plan = yield* planPipeline(pipeline, params, request.costs)
     if (!resumed && !request.untilCap && plan.units > request.maxUnits) {
-      return yield* Effect.fail(new BudgetExhausted({
-        reason: "UnitCap",
-        operation: `${pipeline.name} plan`,
-        limit: request.maxUnits,
-        used: 0,
-        wanted: plan.units
-      }))
+      // refused before anything is sent: bad input (exit 2), not a paused run
+      return yield* new InvalidInput({
+        field: "--max-units",
+        detail: `${pipeline.name} plans ${plan.units} units, above the cap of ${request.maxUnits}; raise --max-units (budget.maxUnits) or pass --until-cap to stop at the cap`
+      })
     }
 
     const runId = resumed ? Option.getOrThrow(unfinished).runId : newRunId(pipeline.name)
@@ -323,6 +340,20 @@ const completenessOf = (pipeline: string, runId: string) =>
     const missing = yield* warehouse.missingCount(runId)
     return { declared, received, landed, rejected, missing, shortfalls, caps } satisfies Completeness
   })
+
+/** The top-level parameters that differ, as `name: saved -> requested` (values cut short). */
+export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
+  const a = (saved ?? {}) as Record<string, unknown>
+  const b = (requested ?? {}) as Record<string, unknown>
+  const canonical = (v: unknown): string =>
+    Array.isArray(v) ? `[${v.map(canonical).join(",")}]`
+      : typeof v === "object" && v !== null ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`
+      : JSON.stringify(v) ?? "undefined"
+  const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v).slice(0, 60))
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()
+    .filter((k) => canonical(a[k]) !== canonical(b[k]))
+    .map((k) => `${k}: ${show(a[k])} -> ${show(b[k])}`)
+}
 
 /** A one-line message of any error, never a stack trace. */
 export const messageOf = (error: unknown): string =>

@@ -48,11 +48,11 @@ describe("exit codes", () => {
     expect(sandbox.control.stats().requests).toEqual(before)
   })
 
-  it("3: the unit cap stops the run as paused; a later run resumes it", async () => {
+  it("3: the unit cap stops the run as paused; a later run resumes it (a plan over the cap is bad input, 2)", async () => {
     const config = fresh()
     const refused = await runCli(["run", "plots-germany", "--config", config, "--max-units", "2"], sandboxEnv())
-    expect(refused.code).toBe(3)
-    expect(refused.stderr).toMatch(/plan/)
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/--max-units: plots-germany plans 3 units, above the cap of 2/)
     const capped = await runCli(["run", "plots-germany", "--config", config, "--max-units", "2", "--until-cap"], sandboxEnv())
     expect(capped.code).toBe(3)
     expect(capped.stdout).toMatch(/plots-germany\s+paused/)

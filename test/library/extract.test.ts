@@ -10,7 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  BudgetExhausted, definePipeline, Etl, extract, fanOut, fetchedOf, flatTable, LibraryError, openSession, query, rows,
+  definePipeline, Etl, extract, fanOut, fetchedOf, flatTable, LibraryError, openSession, query, rows,
   single, TokenClient, withSession, writeArrow, writeParquet
 } from "../../src/index.js"
 import type { PlotResult } from "../../src/sandbox/world/World.js"
@@ -78,9 +78,9 @@ describe("library API", () => {
     const before = sandbox.control.stats()
     const spent = Object.values(before.unitsSpent).reduce((a, b) => a + b, 0)
     const err = await extract("plots-germany", { sandbox, maxUnits: 3, params: plotParams }).then(() => undefined, (e) => e)
-    expect(err).toBeInstanceOf(BudgetExhausted)
-    expect(err.reason).toBe("UnitCap")
-    expect(err.wanted).toBe(4)
+    expect(err._tag).toBe("InvalidInput")
+    expect(err.field).toBe("--max-units")
+    expect(err.detail).toMatch(/plans 4 units, above the cap of 3/)
     const after = sandbox.control.stats()
     expect(Object.values(after.unitsSpent).reduce((a, b) => a + b, 0)).toBe(spent)
     expect(after.requests).toEqual(before.requests)

@@ -30,6 +30,7 @@ export interface RunOptions {
   readonly maxUnits?: number
   readonly untilCap?: boolean
   readonly fullRefresh?: boolean
+  readonly resume?: "auto" | "resume" | "restart"
   readonly shard?: { index: number; count: number }
   readonly warehouse?: string
 }
@@ -60,6 +61,7 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
         pipeline: p,
         params: params.right,
         fullRefresh: opts.fullRefresh ?? false,
+        resume: opts.resume,
         maxUnits: opts.maxUnits ?? settings.budget.maxUnits,
         untilCap: opts.untilCap ?? false,
         shard: opts.shard,

@@ -1,0 +1,60 @@
+/**
+ * Resumes that say what they do: an unfinished run is resumed only with its own parameters (or
+ * when the requested ones equal them); other parameters are refused with the difference and the
+ * two ways on (`resume` keeps the saved ones, `restart` starts over with the new ones). A run
+ * that failed on a non-resumable error does not stick.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Harness, makeHarness } from "../support/pipelines.js"
+
+const criteria = { commercial_use: "all" }
+
+describe("resume", () => {
+  let h: Harness
+  beforeAll(async () => {
+    h = await makeHarness({ sandbox: { world: { plots: 400 } } })
+  })
+  afterAll(() => h.close())
+
+  it("refuses other parameters for an unfinished run, then resumes or restarts as asked", async () => {
+    const paused = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
+    expect(paused.status).toBe("paused")
+
+    const refused = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } }).then(() => undefined, (e) => e)
+    expect(refused?._tag).toBe("InvalidInput")
+    expect(refused.message).toMatch(/unfinished run .* \(paused\) has other parameters \(pageSize: 20 -> 30\)/)
+    expect(refused.message).toMatch(/--resume goes on with its saved parameters, --restart drops its checkpoints/)
+
+    // the same parameters resume without asking
+    const same = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true })
+    expect(same.resumed).toBe(true)
+    expect(same.runId).toBe(paused.runId)
+
+    const resumed = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 }, resume: "resume" })
+    expect(resumed.resumed).toBe(true)
+    expect(resumed.runId).toBe(paused.runId)
+    expect(resumed.status).toBe("done")
+    const [saved] = await h.query(`SELECT json_extract(params, '$.pageSize') AS p FROM _runs WHERE run_id = '${resumed.runId}'`)
+    expect(Number(saved!.p)).toBe(20)
+
+    // a paused run restarted with new parameters: a new run with them
+    await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
+    const restarted = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 }, resume: "restart" })
+    expect(restarted.resumed).toBe(false)
+    expect(restarted.status).toBe("done")
+    const [fresh] = await h.query(`SELECT json_extract(params, '$.pageSize') AS p FROM _runs WHERE run_id = '${restarted.runId}'`)
+    expect(Number(fresh!.p)).toBe(30)
+  })
+
+  it("a run that failed on a non-resumable error does not stick", async () => {
+    const first = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
+    await h.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`).catch(() => undefined)
+    const { Effect } = await import("effect")
+    const { Warehouse } = await import("../../src/load/Warehouse.js")
+    await h.use(Effect.flatMap(Warehouse, (w) => w.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`)))
+    const next = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } })
+    expect(next.resumed).toBe(false)
+    expect(next.runId).not.toBe(first.runId)
+    expect(next.status).toBe("done")
+  })
+})
