@@ -13,7 +13,7 @@ import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTran
 import { makePacer } from "./Pacer.js"
 import { PlatformRequests } from "./PlatformRequests.js"
 import { chargedOf, retryPolicyOf } from "./Retry.js"
-import { bodyStart, type ListPage, readList } from "./ResponseShape.js"
+import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
 import { RetryBudget } from "./RetryBudget.js"
 import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import { shapeOf } from "./Shapes.js"
@@ -182,7 +182,7 @@ export const makePlatformClient = Effect.gen(function* () {
   const callList = (spec: Omit<CallSpec<unknown>, "response">, shapeKey: string = spec.operation): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
     Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
       Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
-        onRight: (page) => Effect.succeed({ ...r, page }),
+        onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page) }),
         onLeft: (detail) => Effect.fail(new UnexpectedShape({
           operation: spec.operation, host: "platform", detail, bodyStart: scrub(bodyStart(r.raw)), requestId: r.requestId,
           ...(r.units.charged > 0 ? { unitsCharged: r.units.charged } : {}), raw: r.raw

@@ -86,5 +86,20 @@ export const withOverride = (shape: ResponseShape, override: ShapeOverride | und
   return { results: results === undefined || results === null || results === "" ? shape.results : results, count: pick("count"), next: pick("next"), returned: pick("returned") }
 }
 
+/**
+ * A next link as the pagers keep it: relative to the host's base URL when it points there, so a
+ * checkpoint survives a new base URL (another sandbox port, a settings change); a link to any
+ * other host stays absolute and the client refuses to follow it.
+ */
+export const relativeLink = (base: string, link: string | null | undefined): string | null | undefined => {
+  if (typeof link !== "string") return link
+  const root = base.replace(/\/+$/, "")
+  return link.startsWith(`${root}/`) ? link.slice(root.length) : link
+}
+
+/** A page whose next link is made relative to `base` (see `relativeLink`). */
+export const withRelativeNext = (base: string, page: ListPage): ListPage =>
+  page.next === undefined ? page : { ...page, next: relativeLink(base, page.next) }
+
 /** The first characters of a body for an error line. */
 export const bodyStart = (raw: string, n = 200): string => raw.replace(/\s+/g, " ").slice(0, n)

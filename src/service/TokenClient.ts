@@ -15,7 +15,7 @@ import { makePacer } from "./Pacer.js"
 import { RetryBudget } from "./RetryBudget.js"
 import * as S from "./schema/index.js"
 import { validateRequest } from "./schema/Validation.js"
-import { bodyStart, type ListPage, readList } from "./ResponseShape.js"
+import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
 import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 import { shapeOf } from "./Shapes.js"
@@ -153,7 +153,7 @@ export const makeTokenClient = Effect.gen(function* () {
       r.status === 204 || r.raw === ""
         ? Effect.succeed({ ...r, page: { records: [] } as ListPage })
         : Either.match(readList(r.body, shapeOf(operation, settings.shapes)), {
-          onRight: (page) => Effect.succeed({ ...r, page }),
+          onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.apiUrl, page) }),
           onLeft: (detail) => Effect.fail(shapeError(operation, r, detail))
         }))
 
