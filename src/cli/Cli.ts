@@ -11,6 +11,7 @@ import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
 import { exitCode } from "./CliState.js"
 import { commands } from "./Commands.js"
+import { unknownFlag } from "./Flags.js"
 
 const cli = Command.run(commands, { name: "estate-etl", version: "0.1.0" })
 
@@ -24,7 +25,8 @@ const CLI_VALIDATION = new Set([
 export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.suspend(() => {
     exitCode.value = ExitCode.Done
-    return cli(argv)
+    const flag = unknownFlag(commands, argv)
+    return flag ? Effect.fail(flag) : cli(argv)
   }).pipe(
     Effect.provide(NodeContext.layer),
     Logger.withMinimumLogLevel(LogLevel.Warning),

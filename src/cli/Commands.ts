@@ -38,8 +38,9 @@ const params = Options.text("param").pipe(
 )
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
+/** The settings, refused when they name a pipeline the catalogue does not have. */
 const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settings) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadSettings(Option.getOrUndefined(path)), f)
+  Effect.flatMap(loadSettings(Option.getOrUndefined(path), { knownPipelines: catalogue.map((p) => p.name) }), f)
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 

@@ -16,6 +16,7 @@ import { SANDBOX_API_KEY, SANDBOX_USER } from "../sandbox/Credentials.js"
 import { Sandbox, type SandboxHandle } from "../sandbox/Sandbox.js"
 import { CostGuard } from "../service/CostGuard.js"
 import { ServiceLayer } from "../service/ServiceLayer.js"
+import type { ShapeOverride } from "../service/ResponseShape.js"
 import { ServiceSettings } from "../service/ServiceSettings.js"
 
 export interface EnvironmentOptions {
@@ -45,7 +46,7 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
       platformRatePerSecond: s.platformRate,
       apiRatePerSecond: s.apiRate,
       pacingHeadroom: s.pacingHeadroom,
-      shapes: s.shapes,
+      shapes: s.shapes as Readonly<Record<string, ShapeOverride>>,
       paymentLinkMember: s.paymentLinkMember,
       apiKeyHeader: s.apiKeyHeader,
       retryBudgetRatio: settings.budget.retryRatio,

@@ -27,7 +27,7 @@ export const demoCommand = Command.make("demo", {
   set: Options.text("set").pipe(Options.withDefault("nightly"), Options.withDescription("Set to run (default nightly)"))
 }, (o) =>
   Effect.gen(function* () {
-    const settings = yield* loadSettings(Option.getOrUndefined(o.config))
+    const settings = yield* loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) })
     const summaries = yield* runCommand({ ...settings, service: { ...settings.service, target: "sandbox" } }, makeRegistry(catalogue, settings), {
       names: [o.set], params: [], maxUnits: Option.none(), untilCap: false, fullRefresh: false,
       shard: Option.none(), warehouse: Option.none(), export: Option.some("parquet")

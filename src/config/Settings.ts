@@ -4,6 +4,7 @@
  * Credentials never live in the file: they come from the environment (names configurable).
  */
 import { Schema } from "effect"
+import { SHAPED_OPERATIONS } from "../service/Shapes.js"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
@@ -49,7 +50,10 @@ export const ServiceSection = Schema.Struct({
    * dotted paths, `"."` for the body itself, `""` for "the answer has none". Each operation's
    * default is declared in its schema module (docs/ASSUMPTIONS.md, "Response shapes").
    */
-  shapes: Schema.optionalWith(Schema.Record({ key: Schema.String, value: ShapeSetting }), { default: () => ({}) }),
+  shapes: Schema.optionalWith(
+    Schema.Struct(Object.fromEntries(SHAPED_OPERATIONS.map((op) => [op, Schema.optional(ShapeSetting)])) as Record<string, Schema.optional<typeof ShapeSetting>>),
+    { default: () => ({}) }
+  ),
   /** Member of a 402 problem that holds the payment link. Default `payment_url` (Assumed). */
   paymentLinkMember: Schema.optionalWith(Schema.String.pipe(Schema.minLength(1)), { default: () => "payment_url" }),
   /**

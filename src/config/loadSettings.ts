@@ -1,26 +1,43 @@
 /**
  * Reads the settings file and the environment. Every failure is an `InvalidInput` naming the
- * field (or the file) and what is allowed, raised before anything is sent.
+ * field (or the file) and what is allowed, raised before anything is sent: a misspelt key (with
+ * the closest allowed one), a value outside an enumeration (with the allowed values), a
+ * credential in the file (with the environment variable to use instead; its value never shows),
+ * and, given the known pipeline names, an unknown pipeline under `pipelines` or in `sets`.
  */
 import { Effect, Either, Schema } from "effect"
-import { issuesLine } from "../pipeline/Params.js"
 import * as fs from "node:fs"
 import { InvalidInput } from "../pipeline/RunError.js"
+import { issuesLine } from "./DecodeErrors.js"
 import { Settings } from "./Settings.js"
+import { checkSettingsAgainst, credentialInSettings } from "./StrictSettings.js"
+
+export interface SettingsCheck {
+  /**
+   * The pipelines the settings may name (`pipelines.<name>`, `sets`): the catalogue's names
+   * plus any the caller loads. Not given: pipeline names are not checked.
+   */
+  readonly knownPipelines?: ReadonlyArray<string> | undefined
+}
 
 /** The settings file used when `--config` is not given. */
 export const DEFAULT_CONFIG = "config/sandbox.json"
 
-export const decodeSettings = (input: unknown, source: string): Either.Either<Settings, InvalidInput> =>
-  Schema.decodeUnknownEither(Settings, { errors: "all", onExcessProperty: "error" })(input).pipe(
+export const decodeSettings = (input: unknown, source: string, check: SettingsCheck = {}): Either.Either<Settings, InvalidInput> => {
+  const credential = credentialInSettings(input, source)
+  if (credential !== undefined) return Either.left(credential)
+  const decoded = Schema.decodeUnknownEither(Settings, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Either.mapLeft((e) => {
       const { path, line } = issuesLine(e)
       return new InvalidInput({ field: `${source}: ${path.length ? path.join(".") : "(settings)"}`, detail: line })
     })
   )
+  const known = check.knownPipelines
+  return known === undefined ? decoded : Either.flatMap(decoded, (settings) => checkSettingsAgainst(settings, known, source))
+}
 
 /** Loads `path` (or the default file; no file at all means every default). */
-export const loadSettings = (path: string | undefined): Effect.Effect<Settings, InvalidInput> =>
+export const loadSettings = (path: string | undefined, check: SettingsCheck = {}): Effect.Effect<Settings, InvalidInput> =>
   Effect.suspend(() => {
     const file = path ?? DEFAULT_CONFIG
     if (!fs.existsSync(file)) {
@@ -40,5 +57,5 @@ export const loadSettings = (path: string | undefined): Effect.Effect<Settings, 
     } catch (e) {
       return Effect.fail(new InvalidInput({ field: "--config", detail: `${file} is not valid JSON: ${(e as Error).message}` }))
     }
-    return decodeSettings(json, file)
+    return decodeSettings(json, file, check)
   })

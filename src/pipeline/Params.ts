@@ -3,7 +3,8 @@
  * overrides, decoded by the pipeline's own schema. A bad value fails here, naming the field and
  * what is allowed, before any request.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, type ParseResult, Schema } from "effect"
+import { issuesLine } from "../config/DecodeErrors.js"
 import type { Pipeline } from "./Pipeline.js"
 import { InvalidInput } from "./RunError.js"
 
@@ -34,19 +35,10 @@ const setPath = (target: Record<string, unknown>, path: ReadonlyArray<string>, v
 }
 
 /**
- * Schema issues as one line: the first message for each field (an optional field's union also
- * reports "Expected undefined", which says nothing to a person).
+ * Schema issues as one line: the first message for each field, unknown keys and enumerations with
+ * the closest allowed name, credential values redacted (see `config/DecodeErrors.ts`).
  */
-export const issuesLine = (error: ParseResult.ParseError): { readonly path: Array<string>; readonly line: string } => {
-  const byPath = new Map<string, { path: Array<string>; message: string }>()
-  for (const i of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const key = i.path.join(".")
-    if (!byPath.has(key)) byPath.set(key, { path: i.path.map(String), message: i.message })
-  }
-  const issues = [...byPath.values()]
-  const line = issues.map((i, n) => (n === 0 ? i.message : `${i.path.join(".")}: ${i.message}`)).join("; ").replace(/\s+/g, " ")
-  return { path: issues[0]?.path ?? [], line }
-}
+export { issuesLine }
 
 /** One line naming `<pipeline>.<path>` and what is allowed. */
 export const paramError = (pipeline: string, error: ParseResult.ParseError): InvalidInput => {

@@ -34,7 +34,7 @@ export const DEFAULT_SHAPES: Readonly<Record<string, ResponseShape>> = {
 }
 
 /** The operations whose shape can be set (for settings checks and docs). */
-export const SHAPED_OPERATIONS = Object.keys(DEFAULT_SHAPES)
+export const SHAPED_OPERATIONS = Object.keys(DEFAULT_SHAPES) as [string, ...Array<string>]
 
 /** The shape of `operation` with the settings' override applied. */
 export const shapeOf = (operation: string, overrides: Readonly<Record<string, ShapeOverride>> = {}): ResponseShape =>
