@@ -4,9 +4,14 @@
  *   [--immediate]`: the alerts-api family of the token host (through `TokenClient`);
  * - `alerts load`: lands what a receiver's spool holds in the warehouse (once per delivery id);
  * - `serve-alerts`: the receiver (verify, spool with fsync, 204), plus a loader every
- *   `--load-interval` seconds. Secrets come only from the environment variable named by
- *   `--secret-env` (space- or comma-separated while a rotation's old and new secret both sign),
- *   as `Redacted` values.
+ *   `--load-interval` seconds; timeouts and caps against slow or flooding clients are options.
+ *   Secrets come from the secrets file `--secrets-file` (see `webhooks/Secrets.ts`) once it exists,
+ *   else from the environment variable named by `--secret-env` (space- or comma-separated while a
+ *   rotation's old and new secret both sign), as `Redacted` values.
+ * - How a revocation reaches the receiver: `alerts rotate-secret` rewrites the same secrets file
+ *   (`--immediate`: only the new secret; graceful: the new one first, the earlier ones until the
+ *   24-hour grace ends); the running receiver re-reads the file when it changes (checked before
+ *   each signature check), so a revoked secret is refused from the next delivery on.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration, Effect, Option, Schedule } from "effect"
@@ -15,7 +20,15 @@ import { DEFAULT_WAREHOUSE_PATH, Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { TokenClient } from "../service/TokenClient.js"
-import { DEFAULT_MAX_BODY_BYTES, startReceiver } from "../webhooks/Receiver.js"
+import {
+  DEFAULT_BODY_TIMEOUT_MS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_BODY_BYTES,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_PENDING_BODIES,
+  startReceiver
+} from "../webhooks/Receiver.js"
+import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
 import { parseSecrets } from "../webhooks/Signature.js"
 import { loadSpool } from "../webhooks/SpoolLoader.js"
 import { makeEnvironment } from "./Environment.js"
@@ -30,6 +43,15 @@ const spool = Options.text("spool").pipe(
 const warehouse = Options.text("warehouse").pipe(
   Options.withDefault(DEFAULT_WAREHOUSE_PATH),
   Options.withDescription(`DuckDB warehouse the spool is loaded into (default ${DEFAULT_WAREHOUSE_PATH})`)
+)
+const DEFAULT_SECRETS_FILE = "data/alerts-webhook-secrets"
+const secretsFile = Options.text("secrets-file").pipe(
+  Options.withDefault(DEFAULT_SECRETS_FILE),
+  Options.withDescription(`The receiver's secrets file: rotate-secret rewrites it, serve-alerts re-reads it on change (default ${DEFAULT_SECRETS_FILE})`)
+)
+const secretEnv = Options.text("secret-env").pipe(
+  Options.withDefault("ALERTS_WEBHOOK_SECRETS"),
+  Options.withDescription("Environment variable holding the signing secret(s), space- or comma-separated, used while the secrets file does not exist (default ALERTS_WEBHOOK_SECRETS)")
 )
 const loadBatch = Options.integer("load-batch").pipe(Options.withDefault(500), Options.withDescription("Deliveries per warehouse transaction (default 500)"))
 
@@ -103,19 +125,27 @@ const webhookSet = Command.make("set", { config, url: Args.text({ name: "url" })
 ).pipe(Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set https://hooks.example.com/alerts"))
 
 const rotateSecret = Command.make("rotate-secret", {
-  config,
+  config, secretsFile, secretEnv,
   immediate: Options.boolean("immediate").pipe(Options.withDescription("Revoke every earlier secret now (default: they keep signing for 24 hours)"))
 }, (o) =>
   withClient(o.config, (c) =>
     Effect.gen(function* () {
+      // What the receiver held before (for a graceful rotation): the file, else the environment's secrets.
+      const previous: ReadonlyArray<HeldSecret> = o.immediate
+        ? []
+        : (yield* readSecretsFile(o.secretsFile)) ?? (yield* envSecrets(o.secretEnv)).map((secret) => ({ secret }))
       const r = yield* c.rotateSecret({ immediate: o.immediate })
-      // The new secret is this command's output (stdout only, so it can be piped into a secret store).
+      // The new secret is this command's output (stdout only, so it can be piped into a secret store),
+      // printed before the file is written: the service has rotated whatever happens next.
       process.stdout.write(`${r.body.secret}\n`)
+      yield* writeSecretsFile(o.secretsFile, rotatedSecrets(r.body.secret, previous, o.immediate, Date.now()))
       process.stderr.write(o.immediate
-        ? "every earlier secret is revoked: give the receiver only this secret now\n"
-        : "earlier secrets keep signing for 24 hours: give the receiver this secret beside the old one\n")
+        ? `every earlier secret is revoked: ${o.secretsFile} now holds only this secret, and serve-alerts refuses the others from its next delivery on\n`
+        : `earlier secrets keep signing for 24 hours: ${o.secretsFile} holds this secret first and the earlier ones until then\n`)
     }))
-).pipe(Command.withDescription("Issue a new signing secret (printed on stdout). Example: estate-etl alerts rotate-secret --immediate"))
+).pipe(Command.withDescription(
+  "Issue a new signing secret (printed on stdout) and rewrite the receiver's secrets file. Example: estate-etl alerts rotate-secret --immediate"
+))
 
 const load = Command.make("load", { spool, warehouse, loadBatch, json }, (o) =>
   Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
@@ -133,36 +163,64 @@ export const alertsCommand = Command.make("alerts").pipe(
   ])
 )
 
-/** Secrets from the environment variable `name`, as Redacted values; none is bad input. */
-const secretsFrom = (name: string) =>
-  Config.redacted(name).pipe(
-    Effect.mapError(() => new InvalidInput({ field: "--secret-env", detail: `environment variable ${name} is not set (the webhook signing secret, whsec_...)` })),
-    Effect.flatMap((value) => {
-      const secrets = parseSecrets(value)
-      return secrets.length > 0
-        ? Effect.succeed(secrets)
-        : Effect.fail(new InvalidInput({ field: "--secret-env", detail: `environment variable ${name} is empty` }))
-    })
-  )
+/** Secrets from the environment variable `name`, as Redacted values; none when it is not set. */
+const envSecrets = (name: string) =>
+  Effect.map(Effect.option(Config.redacted(name)), Option.match({ onNone: () => [], onSome: parseSecrets }))
+
+/**
+ * The receiver's starting secrets: the file's when it exists (it must hold one in force), else the
+ * environment's (which must hold one); the environment's are the fallback either way.
+ */
+const receiverSecrets = (file: string, env: string) =>
+  Effect.gen(function* () {
+    const fallback = yield* envSecrets(env)
+    const held = yield* readSecretsFile(file).pipe(
+      Effect.mapError((e) => new InvalidInput({ field: "--secrets-file", detail: e.message }))
+    )
+    if (held !== undefined) {
+      const now = Date.now()
+      const inForce = held.filter((s) => s.until === undefined || s.until > now).length
+      if (inForce === 0) return yield* Effect.fail(new InvalidInput({ field: "--secrets-file", detail: `${file} holds no secret in force (whsec_... one a line)` }))
+      return { fallback, count: inForce, origin: file }
+    }
+    if (fallback.length === 0) {
+      return yield* Effect.fail(new InvalidInput({
+        field: "--secret-env",
+        detail: `neither the secrets file ${file} nor the environment variable ${env} holds a secret (the webhook signing secret, whsec_...)`
+      }))
+    }
+    return { fallback, count: fallback.length, origin: `$${env}` }
+  })
+
+const positive = (name: string, fallback: number, description: string) =>
+  Options.integer(name).pipe(Options.withDefault(fallback), Options.withDescription(`${description} (default ${fallback})`))
 
 export const serveAlertsCommand = Command.make("serve-alerts", {
   host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Interface to bind (default 127.0.0.1)")),
   port: Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("Port (default 8787; 0 picks a free one)")),
-  spool, warehouse, loadBatch,
-  secretEnv: Options.text("secret-env").pipe(
-    Options.withDefault("ALERTS_WEBHOOK_SECRETS"),
-    Options.withDescription("Environment variable holding the signing secret(s), space- or comma-separated (default ALERTS_WEBHOOK_SECRETS)")
-  ),
-  maxBodyBytes: Options.integer("max-body-bytes").pipe(Options.withDefault(DEFAULT_MAX_BODY_BYTES), Options.withDescription(`Largest accepted body (default ${DEFAULT_MAX_BODY_BYTES})`)),
+  spool, warehouse, loadBatch, secretsFile, secretEnv,
+  maxBodyBytes: positive("max-body-bytes", DEFAULT_MAX_BODY_BYTES, "Largest accepted body, bytes"),
+  headersTimeoutMs: positive("headers-timeout-ms", DEFAULT_HEADERS_TIMEOUT_MS, "Time to receive a request's headers, ms; then 408 and the connection is closed"),
+  bodyTimeoutMs: positive("body-timeout-ms", DEFAULT_BODY_TIMEOUT_MS, "Time to receive a body once its headers are in, ms; then 408"),
+  maxConnections: positive("max-connections", DEFAULT_MAX_CONNECTIONS, "Open connections at most; beyond, the oldest without a request in progress is closed"),
+  maxPendingBodies: positive("max-pending-bodies", DEFAULT_MAX_PENDING_BODIES, "Bodies read and verified at once at most; beyond, 503"),
   loadInterval: Options.integer("load-interval").pipe(
     Options.withDefault(5),
     Options.withDescription("Seconds between loads of the spool into the warehouse (default 5; 0: never, use `alerts load`)")
   )
 }, (o) =>
   Effect.scoped(Effect.gen(function* () {
-    const secrets = yield* secretsFrom(o.secretEnv)
-    const r = yield* startReceiver({ host: o.host, port: o.port, spoolPath: o.spool, secrets, maxBodyBytes: o.maxBodyBytes })
-    process.stdout.write(`listening on ${r.url} (spool ${o.spool}, ${secrets.length} secret${secrets.length === 1 ? "" : "s"})\n`)
+    const secrets = yield* receiverSecrets(o.secretsFile, o.secretEnv)
+    for (const [field, value] of [["--max-body-bytes", o.maxBodyBytes], ["--headers-timeout-ms", o.headersTimeoutMs], ["--body-timeout-ms", o.bodyTimeoutMs],
+      ["--max-connections", o.maxConnections], ["--max-pending-bodies", o.maxPendingBodies]] as const) {
+      if (value < 1) return yield* Effect.fail(new InvalidInput({ field, detail: "must be at least 1" }))
+    }
+    const r = yield* startReceiver({
+      host: o.host, port: o.port, spoolPath: o.spool, secretsFile: o.secretsFile, secrets: secrets.fallback,
+      maxBodyBytes: o.maxBodyBytes, headersTimeoutMs: o.headersTimeoutMs, bodyTimeoutMs: o.bodyTimeoutMs,
+      maxConnections: o.maxConnections, maxPendingBodies: o.maxPendingBodies
+    })
+    process.stdout.write(`listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`)
     if (o.loadInterval > 0) {
       // The warehouse is opened per pass, so other commands can use it in between.
       const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(

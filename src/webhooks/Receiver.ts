@@ -1,26 +1,52 @@
 /**
  * `serve-alerts`' HTTP receiver of alert events. A delivery is acknowledged (204) only when it
- * is verified and durably spooled; everything else is refused with a 4xx (or 503 when the
- * spool cannot be written) and nothing is stored:
+ * is verified and durably spooled; everything else is refused and nothing is stored. The checks
+ * run in this order; those down to the pending-body cap need the headers only, so an unsigned,
+ * mistyped, oversized or excess request is answered without a byte of its body being read (and
+ * its connection closed):
  *
- * | refused | status | `error` |
- * |---|---|---|
- * | body over `maxBodyBytes` (declared, or streamed), or cut off | 413 | `TooLarge` |
- * | a signature header missing, timestamp not an integer | 400 | `MissingHeaders`, `BadTimestamp` |
- * | timestamp more than the tolerance in the past / future | 400 | `Stale`, `Future` |
- * | no signature matches a secret | 401 | `Forged` |
- * | signed body that is not JSON | 400 | `InvalidJson` |
- * | a delivery id already spooled (replay or redelivery) | 409 | `Replayed` |
+ * | refused | status | `error` | body read? |
+ * |---|---|---|---|
+ * | not POST (GET /healthz answers `{ok, accepted}`) | 405 | `MethodNotAllowed` | no |
+ * | a signature header missing, timestamp not an integer, no well-formed `v1` entry | 401 | `MissingHeaders`, `BadTimestamp`, `Forged` | no |
+ * | timestamp more than the tolerance in the past / future | 400 | `Stale`, `Future` | no |
+ * | `content-type` not `application/json` (or `application/*+json`) | 415 | `UnsupportedMediaType` | no |
+ * | declared body over `maxBodyBytes` | 413 | `TooLarge` | no |
+ * | `maxPendingBodies` bodies already being read and verified | 503 (`retry-after: 1`) | `Busy` | no |
+ * | body not complete `bodyTimeoutMs` after its headers | 408 | `BodyTimeout` | partly |
+ * | streamed body over `maxBodyBytes` | 413 | `TooLarge` | up to the limit |
+ * | body cut off by the client | - | `Aborted` | partly |
+ * | no signature matches a secret in force | 401 | `Forged` | yes |
+ * | signed body that is not JSON | 400 | `InvalidJson` | yes |
+ * | a delivery id already spooled (replay or redelivery) | 409 | `Replayed` | yes |
+ * | the spool cannot be written | 503 | `SpoolFailed` | yes |
+ *
+ * Under abuse (slow or idle clients, floods):
+ * - headers must arrive within `headersTimeoutMs` of the connection's first byte (Node's
+ *   `headersTimeout`: answered 408 and closed); a body within `bodyTimeoutMs` of its headers
+ *   (408, closed); Node's `requestTimeout` (their sum) is the backstop;
+ * - at most `maxConnections` connections are open. A connection beyond the cap evicts the oldest
+ *   one that has no request in progress (first those that never completed a request, such as a
+ *   client dribbling its headers, then idle keep-alive ones); when every open connection is
+ *   serving a request, the new one is closed at once;
+ * - at most `maxPendingBodies` requests read and verify a body at once; the others get 503.
+ *
+ * Secrets come from a `SecretSource` (`Secrets.ts`): with `secretsFile`, the file is checked
+ * before each signature check and re-read when it changed, which is how a revocation by
+ * `alerts rotate-secret --immediate` reaches a running receiver.
  *
  * The replay cache holds every delivery id of the spool: it is rebuilt from the spool at start,
  * so a restart does not forget what was acknowledged. Senders should treat 409 as delivered.
- * Times come from Effect's `Clock` (TestClock in tests).
+ * Times of the signature check come from Effect's `Clock` (TestClock in tests); the timeouts are
+ * wall-clock (Node timers).
  */
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { NodeHttpServer, NodeHttpServerRequest } from "@effect/platform-node"
 import { Clock, Data, Effect, type Redacted } from "effect"
 import * as Http from "node:http"
-import { type VerifyFailure, verify } from "./Signature.js"
+import type * as Net from "node:net"
+import { fileSecretSource, type SecretSource, staticSecrets } from "./Secrets.js"
+import { checkHeaders, type DeliveryHeaders, matchesBody, type VerifyFailure } from "./Signature.js"
 import { openSpool } from "./Spool.js"
 
 export class ReceiverError extends Data.TaggedError("ReceiverError")<{
@@ -41,80 +67,168 @@ export interface ReceiverOptions {
   readonly port?: number
   /** The spool file (created if absent). */
   readonly spoolPath: string
-  /** Secrets a delivery may be signed with (during a rotation: the old and the new). */
-  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+  /**
+   * Secrets a delivery may be signed with (during a rotation: the old and the new). With
+   * `secretsFile` they are the fallback while that file does not exist.
+   */
+  readonly secrets?: ReadonlyArray<Redacted.Redacted<string>>
+  /** File of accepted secrets (`Secrets.ts`), re-read when it changes; wins over `secrets` once it exists. */
+  readonly secretsFile?: string
   /** Largest accepted body in bytes. Default 256 KiB (one alert record is ~4 KiB). */
   readonly maxBodyBytes?: number
   /** Accepted clock skew of `webhook-timestamp`, seconds. Default 300 (Standard Webhooks). */
   readonly toleranceSeconds?: number
+  /** Time to receive a request's headers, ms. Default 10,000. */
+  readonly headersTimeoutMs?: number
+  /** Time to receive a body once its headers are in, ms. Default 10,000. */
+  readonly bodyTimeoutMs?: number
+  /** Open connections at most (see the header for eviction). Default 256. */
+  readonly maxConnections?: number
+  /** Requests whose body is being read and verified at once, at most; beyond: 503. Default 64. */
+  readonly maxPendingBodies?: number
+  /** Idle time of a keep-alive connection between requests, ms. Default 5,000. */
+  readonly keepAliveTimeoutMs?: number
 }
 
-export type Refusal = VerifyFailure | "TooLarge" | "InvalidJson" | "Replayed" | "SpoolFailed" | "MethodNotAllowed"
+export type Refusal =
+  | VerifyFailure
+  | "TooLarge"
+  | "InvalidJson"
+  | "Replayed"
+  | "SpoolFailed"
+  | "MethodNotAllowed"
+  | "UnsupportedMediaType"
+  | "Busy"
+  | "BodyTimeout"
+  | "Aborted"
 
 export interface ReceiverHandle {
   /** `http://host:port` (no trailing slash); deliveries may be POSTed to any path. */
   readonly url: string
   readonly port: number
   readonly spoolPath: string
-  /** Acknowledged deliveries since start, and refusals by reason. */
-  readonly stats: { accepted: number; readonly refused: Map<Refusal, number> }
+  /** Acknowledged deliveries since start, refusals by reason, and connection counters. */
+  readonly stats: {
+    accepted: number
+    readonly refused: Map<Refusal, number>
+    /** Requests reading or verifying a body now (capped by `maxPendingBodies`). */
+    readonly pendingBodies: () => number
+    readonly connections: {
+      /** Open now. */
+      readonly open: () => number
+      /** Closed to make room under `maxConnections`. */
+      evicted: number
+      /** Closed at once: at the cap with every connection serving a request. */
+      dropped: number
+    }
+  }
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
+export const DEFAULT_BODY_TIMEOUT_MS = 10_000
+export const DEFAULT_MAX_CONNECTIONS = 256
+export const DEFAULT_MAX_PENDING_BODIES = 64
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000
 
 const statusOf: Record<Refusal, number> = {
   TooLarge: 413,
-  MissingHeaders: 400,
-  BadTimestamp: 400,
+  MissingHeaders: 401,
+  BadTimestamp: 401,
   Stale: 400,
   Future: 400,
   Forged: 401,
   InvalidJson: 400,
   Replayed: 409,
   SpoolFailed: 503,
-  MethodNotAllowed: 405
+  MethodNotAllowed: 405,
+  UnsupportedMediaType: 415,
+  Busy: 503,
+  BodyTimeout: 408,
+  Aborted: 400
 }
 
+/** `application/json` or a `+json` type, parameters (charset) allowed. */
+export const isJsonContentType = (value: string | undefined): boolean => {
+  if (value === undefined) return false
+  const type = value.split(";")[0]!.trim().toLowerCase()
+  return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)
+}
+
+type BodyRead = { readonly body: Uint8Array } | { readonly failed: "TooLarge" | "BodyTimeout" | "Aborted" }
+
 /**
- * The whole body, or `undefined` as soon as it passes `max` bytes (a chunked upload without a
- * length is cut at the limit; the rest is read and discarded until the 413 closes the connection).
+ * The whole body, or why not: over `max` bytes (a chunked upload is cut at the limit), not
+ * complete within `timeoutMs`, or cut off by the client. Whatever arrives after is discarded.
  */
-const readLimited = (req: HttpServerRequest.HttpServerRequest, max: number) =>
-  Effect.async<Uint8Array | undefined>((resume) => {
+const readLimited = (req: HttpServerRequest.HttpServerRequest, max: number, timeoutMs: number) =>
+  Effect.async<BodyRead>((resume) => {
     const msg = NodeHttpServerRequest.toIncomingMessage(req)
     const chunks: Array<Buffer> = []
     let size = 0
     let done = false
-    const finish = (v: Uint8Array | undefined) => {
+    const finish = (v: BodyRead) => {
       if (done) return
       done = true
+      clearTimeout(timer)
+      chunks.length = 0
       resume(Effect.succeed(v))
     }
+    const timer = setTimeout(() => finish({ failed: "BodyTimeout" }), timeoutMs)
     msg.on("data", (chunk: Buffer) => {
       if (done) return
       size += chunk.length
-      if (size > max) finish(undefined)
+      if (size > max) finish({ failed: "TooLarge" })
       else chunks.push(chunk)
     })
-    msg.on("end", () => finish(new Uint8Array(Buffer.concat(chunks))))
-    // A body cut off by the client is never whole: treat it as refused (nothing is stored).
-    msg.on("error", () => finish(undefined))
-    msg.on("aborted", () => finish(undefined))
+    msg.on("end", () => {
+      if (!done) finish({ body: new Uint8Array(Buffer.concat(chunks)) })
+    })
+    // A body cut off by the client is never whole: refused (nothing is stored).
+    msg.on("error", () => finish({ failed: "Aborted" }))
+    msg.on("aborted", () => finish({ failed: "Aborted" }))
+    return Effect.sync(() => clearTimeout(timer))
   })
+
+interface ConnState {
+  /** Requests in progress on the connection (headers received, response not finished). */
+  busy: number
+  /** Responses finished on it. */
+  served: number
+}
 
 /** Starts the receiver for the scope (the server stops and the spool closes with it). */
 export const startReceiver = Effect.fn("Receiver.start")(function* (options: ReceiverOptions) {
   const host = options.host ?? "127.0.0.1"
   const port = options.port ?? 0
   const maxBody = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES
+  const headersTimeout = Math.max(1, options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS)
+  const bodyTimeout = Math.max(1, options.bodyTimeoutMs ?? DEFAULT_BODY_TIMEOUT_MS)
+  const maxConnections = Math.max(1, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
+  const maxPending = Math.max(1, options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES)
+  const keepAlive = Math.max(1, options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS)
+  const secrets: SecretSource = options.secretsFile !== undefined
+    ? yield* fileSecretSource(options.secretsFile, options.secrets ?? [])
+    : staticSecrets(options.secrets ?? [])
   const spool = yield* openSpool(options.spoolPath)
   const seen = new Set(spool.existingIds)
-  const stats: ReceiverHandle["stats"] = { accepted: 0, refused: new Map() }
+  const conns = new Map<Net.Socket, ConnState>() // insertion order: oldest first
+  let pending = 0 // bodies being read and verified
+  let closing = false
+  const stats: ReceiverHandle["stats"] = {
+    accepted: 0,
+    refused: new Map(),
+    pendingBodies: () => pending,
+    connections: { open: () => conns.size, evicted: 0, dropped: 0 }
+  }
 
-  /** `close`: the request body may still be streaming in; closing the connection ends it. */
+  /** `close`: the request body may not have been read; closing the connection ends it. */
   const refuse = (reason: Refusal, close = false) => {
     stats.refused.set(reason, (stats.refused.get(reason) ?? 0) + 1)
-    return HttpServerResponse.unsafeJson({ error: reason }, { status: statusOf[reason], ...(close ? { headers: { connection: "close" } } : {}) })
+    const headers: Record<string, string> = {}
+    if (close) headers.connection = "close"
+    if (reason === "Busy") headers["retry-after"] = "1"
+    return HttpServerResponse.unsafeJson({ error: reason }, { status: statusOf[reason], headers })
   }
 
   /** Claims the id (a concurrent duplicate is refused), spools, acknowledges; not interruptible. */
@@ -132,35 +246,105 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
       return HttpServerResponse.empty({ status: 204 })
     }))
 
+  /** Reads and verifies the body of a request whose headers passed: the body's text, or the refusal. */
+  const verifyBody = (req: HttpServerRequest.HttpServerRequest, headers: DeliveryHeaders) =>
+    Effect.gen(function* () {
+      const read = yield* readLimited(req, maxBody, bodyTimeout)
+      if ("failed" in read) return refuse(read.failed, true)
+      const held = yield* secrets.current
+      if (!matchesBody(headers, read.body, held)) return refuse("Forged")
+      const text = Buffer.from(read.body).toString("utf8")
+      try {
+        JSON.parse(text)
+      } catch {
+        return refuse("InvalidJson")
+      }
+      return text
+    })
+
   const app = Effect.gen(function* () {
     const req = yield* HttpServerRequest.HttpServerRequest
     if (req.method === "GET" && req.url.startsWith("/healthz")) return HttpServerResponse.unsafeJson({ ok: true, accepted: stats.accepted })
-    if (req.method !== "POST") return refuse("MethodNotAllowed")
-    const declared = Number(req.headers["content-length"] ?? "0")
-    if (declared > maxBody) return refuse("TooLarge", true)
-    const body = yield* readLimited(req, maxBody)
-    if (body === undefined) return refuse("TooLarge", true)
+    if (req.method !== "POST") return refuse("MethodNotAllowed", true)
+    // Everything up to the pending-body cap is settled from the headers alone.
     const now = yield* Clock.currentTimeMillis
-    const v = verify({
+    const h = checkHeaders({
       header: (name) => req.headers[name],
-      body,
-      secrets: options.secrets,
       nowSeconds: Math.floor(now / 1000),
       ...(options.toleranceSeconds !== undefined ? { toleranceSeconds: options.toleranceSeconds } : {})
     })
-    if (!v.ok) return refuse(v.reason)
-    const text = Buffer.from(body).toString("utf8")
-    try {
-      JSON.parse(text)
-    } catch {
-      return refuse("InvalidJson")
-    }
-    return yield* store(v.id, v.timestamp, now, text)
+    if (!h.ok) return refuse(h.reason, true)
+    if (!isJsonContentType(req.headers["content-type"])) return refuse("UnsupportedMediaType", true)
+    const declared = Number(req.headers["content-length"] ?? "0")
+    if (declared > maxBody) return refuse("TooLarge", true)
+    if (pending >= maxPending) return refuse("Busy", true)
+    // The slot is held until the body is verified (or refused); spooling happens after.
+    pending += 1
+    const verified = yield* verifyBody(req, h.headers).pipe(Effect.ensuring(Effect.sync(() => (pending -= 1))))
+    if (typeof verified !== "string") return verified
+    return yield* store(h.headers.id, h.headers.timestamp, yield* Clock.currentTimeMillis, verified)
   })
 
-  const server = yield* NodeHttpServer.make(() => Http.createServer({ keepAliveTimeout: 5_000 }), { host, port }).pipe(
+  /** Makes room for a new connection, or refuses it (see the header). */
+  const admit = (socket: Net.Socket) => {
+    if (closing) return void socket.destroy()
+    if (conns.size >= maxConnections) {
+      let victim: Net.Socket | undefined
+      for (const [s, c] of conns) {
+        if (c.busy === 0 && c.served === 0) {
+          victim = s
+          break
+        }
+      }
+      if (victim === undefined) for (const [s, c] of conns) {
+        if (c.busy === 0) {
+          victim = s
+          break
+        }
+      }
+      if (victim === undefined) {
+        stats.connections.dropped += 1
+        return void socket.destroy()
+      }
+      stats.connections.evicted += 1
+      conns.delete(victim)
+      victim.destroy()
+    }
+    conns.set(socket, { busy: 0, served: 0 })
+    socket.once("close", () => conns.delete(socket))
+  }
+
+  const makeServer = () => {
+    const server = Http.createServer({
+      keepAliveTimeout: keepAlive,
+      headersTimeout: headersTimeout,
+      requestTimeout: headersTimeout + bodyTimeout,
+      // Node checks both timeouts on this period: a quarter of the shorter, 10 ms to 1 s.
+      connectionsCheckingInterval: Math.min(1_000, Math.max(10, Math.floor(Math.min(headersTimeout, bodyTimeout) / 4)))
+    })
+    server.on("connection", admit)
+    server.on("request", (req: Http.IncomingMessage, res: Http.ServerResponse) => {
+      const c = conns.get(req.socket)
+      if (c === undefined) return
+      c.busy += 1
+      res.once("close", () => {
+        c.busy -= 1
+        c.served += 1
+      })
+    })
+    return server
+  }
+
+  const server = yield* NodeHttpServer.make(makeServer, { host, port }).pipe(
     Effect.mapError((cause) => new ReceiverError({ reason: "Bind", host, port, cause }))
   )
+  // Runs before the server's own release (which waits for the requests in progress): new
+  // connections are refused and those without a request in progress (slow headers, idle) closed.
+  yield* Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      closing = true
+      for (const [s, c] of conns) if (c.busy === 0) s.destroy()
+    }))
   yield* server.serve(app)
   const address = server.address
   const boundPort = address._tag === "TcpAddress" ? address.port : port

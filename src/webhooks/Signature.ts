@@ -12,7 +12,8 @@
  * - a delivery is accepted when any entry matches any secret the receiver holds (constant-time
  *   comparison), and refused when its timestamp is more than 5 minutes older or newer than the
  *   receiver's clock.
- * The sandbox's delivery engine signs with `signatureHeader`; the receiver checks with `verify`.
+ * The sandbox's delivery engine signs with `signatureHeader`; the receiver checks the headers with
+ * `checkHeaders` before it reads the body, then the body with `matchesBody` (`verify` is both).
  */
 import { Redacted } from "effect"
 import { createHmac, timingSafeEqual } from "node:crypto"
@@ -58,18 +59,33 @@ export type Verification =
   | { readonly ok: true; readonly id: string; readonly timestamp: number }
   | { readonly ok: false; readonly reason: VerifyFailure }
 
-export interface VerifyInput {
+/** What the headers alone show: checked before a byte of the body is read. */
+export interface DeliveryHeaders {
+  readonly id: string
+  /** The header text (signed as is). */
+  readonly ts: string
+  readonly timestamp: number
+  /** The well-formed `v1` entries, decoded (32 bytes each). */
+  readonly offered: ReadonlyArray<Buffer>
+}
+
+export type HeaderCheck =
+  | { readonly ok: true; readonly headers: DeliveryHeaders }
+  | { readonly ok: false; readonly reason: VerifyFailure }
+
+export interface HeaderInput {
   /** Header lookup (case-insensitive names are the caller's business; Node lower-cases them). */
   readonly header: (name: string) => string | undefined
-  readonly body: Uint8Array
-  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
   /** The receiver's clock, Unix seconds. */
   readonly nowSeconds: number
   readonly toleranceSeconds?: number
 }
 
-/** Checks a delivery's headers and body against the receiver's secrets. Never throws. */
-export const verify = (input: VerifyInput): Verification => {
+/**
+ * The checks that need no body: the three headers present, the timestamp an integer within the
+ * tolerance, and at least one well-formed `v1` entry (none: `Forged`, nothing could match).
+ */
+export const checkHeaders = (input: HeaderInput): HeaderCheck => {
   const id = input.header(HEADER_ID)
   const ts = input.header(HEADER_TIMESTAMP)
   const sig = input.header(HEADER_SIGNATURE)
@@ -85,13 +101,32 @@ export const verify = (input: VerifyInput): Verification => {
     const raw = Buffer.from(entry.slice(comma + 1), "base64")
     return raw.length === 32 ? [raw] : []
   })
+  if (offered.length === 0) return { ok: false, reason: "Forged" }
+  return { ok: true, headers: { id, ts, timestamp, offered } }
+}
+
+/** Whether any offered entry is the HMAC of the body under any secret (constant-time, no early exit). */
+export const matchesBody = (headers: DeliveryHeaders, body: Uint8Array, secrets: ReadonlyArray<Redacted.Redacted<string>>): boolean => {
   let matched = false
-  for (const secret of input.secrets) {
-    const expected = mac(Redacted.value(secret), id, ts, input.body)
-    // Every pair is compared (no early exit), each in constant time.
-    for (const o of offered) if (timingSafeEqual(expected, o)) matched = true
+  for (const secret of secrets) {
+    const expected = mac(Redacted.value(secret), headers.id, headers.ts, body)
+    for (const o of headers.offered) if (timingSafeEqual(expected, o)) matched = true
   }
-  return matched ? { ok: true, id, timestamp } : { ok: false, reason: "Forged" }
+  return matched
+}
+
+export interface VerifyInput extends HeaderInput {
+  readonly body: Uint8Array
+  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+}
+
+/** Checks a delivery's headers and body against the receiver's secrets. Never throws. */
+export const verify = (input: VerifyInput): Verification => {
+  const h = checkHeaders(input)
+  if (!h.ok) return h
+  return matchesBody(h.headers, input.body, input.secrets)
+    ? { ok: true, id: h.headers.id, timestamp: h.headers.timestamp }
+    : { ok: false, reason: "Forged" }
 }
 
 /** Secrets from one configuration value: whitespace- or comma-separated (old and new during a rotation). */

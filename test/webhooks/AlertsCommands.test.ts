@@ -1,19 +1,22 @@
 /**
  * The `alerts` command group against a sandbox reached as a remote target: feeds create, list,
  * show and delete, the webhook URL, secret rotation (graceful and immediate, as the sandbox's
- * secret store sees it), and `alerts load`.
+ * secret store and the receiver's secrets file see it, and a running receiver refusing a revoked
+ * secret), and `alerts load`.
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { afterAll, beforeAll, describe, expect, it, vi } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Exit, Redacted, Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { alertsCommand } from "../../src/cli/AlertsCommands.js"
 import { SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { webhookSecretStore } from "../../src/sandbox/token/TokenHost.js"
+import { startReceiver } from "../../src/webhooks/Receiver.js"
+import { parseSecretsFile } from "../../src/webhooks/Secrets.js"
 import { startTestSandbox } from "../support/sandbox.js"
-import { eventBody, tempDir } from "./support.js"
+import { deliver, eventBody, spoolLines, tempDir } from "./support.js"
 
 type Sb = Awaited<ReturnType<typeof startTestSandbox>>
 let sb: Sb
@@ -68,16 +71,47 @@ describe("alerts commands", () => {
     expect(after.map((f: { feed_id: string }) => f.feed_id)).toEqual([other.feed_id])
   })
 
-  it("sets the webhook URL and rotates the secret, gracefully or at once", async () => {
+  it("sets the webhook URL and rotates the secret, gracefully or at once, rewriting the secrets file", async () => {
     const store = webhookSecretStore(sb.context)
+    const file = nodePath.join(tempDir(), "secrets")
+    const fileSecrets = () => parseSecretsFile(fs.readFileSync(file, "utf8")).map((s) => [Redacted.value(s.secret), s.until !== undefined])
     expect(JSON.parse(await run("webhook", "set", "--config", configPath, "http://127.0.0.1:8787/alerts"))).toEqual({ url: "http://127.0.0.1:8787/alerts" })
     expect(store.url(SANDBOX_USER.email)).toBe("http://127.0.0.1:8787/alerts")
     const before = store.activeSecrets(SANDBOX_USER.email)
-    const graceful = (await run("rotate-secret", "--config", configPath)).trim()
-    expect(graceful).toMatch(/^whsec_/)
-    expect(store.activeSecrets(SANDBOX_USER.email)).toEqual([graceful, ...before])
-    const immediate = (await run("rotate-secret", "--config", configPath, "--immediate")).trim()
+    const first = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
+    expect(first).toMatch(/^whsec_/)
+    expect(store.activeSecrets(SANDBOX_USER.email)).toEqual([first, ...before])
+    expect(fileSecrets()).toEqual([[first, false]])
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600)
+    const graceful = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
+    expect(fileSecrets()).toEqual([[graceful, false], [first, true]])
+    const immediate = (await run("rotate-secret", "--config", configPath, "--secrets-file", file, "--immediate")).trim()
     expect(store.activeSecrets(SANDBOX_USER.email)).toEqual([immediate])
+    expect(fileSecrets()).toEqual([[immediate, false]])
+  })
+
+  it("a running receiver refuses a secret revoked by rotate-secret --immediate", async () => {
+    const dir = tempDir()
+    const file = nodePath.join(dir, "secrets")
+    const old = (await run("rotate-secret", "--config", configPath, "--secrets-file", file, "--immediate")).trim()
+    const scope = Effect.runSync(Scope.make())
+    try {
+      const r = await Effect.runPromise(Scope.extend(startReceiver({ spoolPath: nodePath.join(dir, "spool.ndjson"), secretsFile: file }), scope))
+      const send = (id: string, secret: string) => deliver(r.url, { id, body: eventBody(1), timestamp: Math.floor(Date.now() / 1000), secrets: [secret] })
+      expect((await send("before", old)).status).toBe(204)
+      // Graceful: both accepted during the grace.
+      const graceful = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
+      expect((await send("grace_old", old)).status).toBe(204)
+      expect((await send("grace_new", graceful)).status).toBe(204)
+      // Immediate: every earlier secret refused from the next delivery on, no restart.
+      const fresh = (await run("rotate-secret", "--config", configPath, "--secrets-file", file, "--immediate")).trim()
+      expect(await send("revoked_old", old)).toEqual({ status: 401, body: { error: "Forged" } })
+      expect((await send("revoked_graceful", graceful)).status).toBe(401)
+      expect((await send("after", fresh)).status).toBe(204)
+      expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["before", "grace_old", "grace_new", "after"])
+    } finally {
+      await Effect.runPromise(Scope.close(scope, Exit.void))
+    }
   })
 
   it("loads a spool into the warehouse once", async () => {

@@ -29,7 +29,9 @@ afterEach(() => {
 const serve = (spool: string, secret: string, extra: ReadonlyArray<string> = ["--load-interval", "0"]) =>
   new Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }>((resolve, reject) => {
     const child = spawn(process.execPath, [
-      "--import", "tsx", CLI, "serve-alerts", "--port", "0", "--spool", spool, "--secret-env", "TEST_WEBHOOK_SECRETS", ...extra
+      "--import", "tsx", CLI, "serve-alerts", "--port", "0", "--spool", spool, "--secret-env", "TEST_WEBHOOK_SECRETS",
+      // A secrets file that does not exist: the secret comes from the environment.
+      "--secrets-file", nodePath.join(nodePath.dirname(spool), "no-secrets-file"), ...extra
     ], { env: { ...process.env, TEST_WEBHOOK_SECRETS: secret }, stdio: ["ignore", "pipe", "pipe"] })
     children.push(child)
     const exited = new Promise((r) => child.once("exit", r))

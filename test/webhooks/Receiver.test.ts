@@ -1,6 +1,7 @@
 /**
  * The receiver refuses what it must (forged, tampered, unsigned, stale, future, oversized,
- * replayed) with a 4xx and stores nothing, and acknowledges a verified delivery only once it is
+ * replayed) with a 4xx and stores nothing (abuse: timeouts, caps, checks before the body are in
+ * Abuse.test.ts), and acknowledges a verified delivery only once it is
  * in the spool. Time is the TestClock.
  */
 import { describe, expect, it } from "@effect/vitest"
@@ -54,10 +55,10 @@ describe("Receiver", () => {
       expect(forged).toEqual({ status: 401, body: { error: "Forged" } })
       // Signed correctly for one body, sent with another.
       const headers = signedHeaders([secret], "msg_t", NOW, eventBody(3))
-      const tampered = yield* Effect.promise(() => fetch(r.url, { method: "POST", headers, body: eventBody(4) }))
+      const tampered = yield* Effect.promise(() => fetch(r.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: eventBody(4) }))
       expect(tampered.status).toBe(401)
       const unsigned = yield* send({ id: "msg_u", body: eventBody(5), timestamp: NOW, secrets: [] })
-      expect(unsigned).toEqual({ status: 400, body: { error: "MissingHeaders" } })
+      expect(unsigned).toEqual({ status: 401, body: { error: "MissingHeaders" } })
       const garbage = yield* send({ id: "msg_g", body: eventBody(6), timestamp: NOW, secrets: [secret] }, { "webhook-signature": "v1,AAAA v2,xyz nonsense" })
       expect(garbage.status).toBe(401)
       expect(spoolLines(spoolPath)).toEqual([])
@@ -90,7 +91,7 @@ describe("Receiver", () => {
       const res = yield* send({ id: "msg_big", body: big, timestamp: NOW, secrets: [secret] })
       expect(res).toEqual({ status: 413, body: { error: "TooLarge" } })
       // Streamed in chunks without a length: cut at the limit, still a 413.
-      const streamed = yield* Effect.promise(() => chunked(r.url, signedHeaders([secret], "msg_big2", NOW, big), big))
+      const streamed = yield* Effect.promise(() => chunked(r.url, { ...signedHeaders([secret], "msg_big2", NOW, big), "content-type": "application/json" }, big))
       expect(streamed).toBe(413)
       expect(spoolLines(spoolPath)).toEqual([])
     }))

@@ -29,6 +29,9 @@ describe("SpoolLoader", () => {
       expect(alerts).toEqual([1, 2, 3, 4, 5].map((n) => ({ alert_id: n, alert_subtype: "price_up" })).concat([{ alert_id: 6, alert_subtype: "sold" }]))
       const deliveries = yield* w.query(`SELECT delivery_id, status, event_type, alert_id FROM webhook_deliveries ORDER BY delivery_id`)
       expect(deliveries.map((d) => [d.delivery_id, d.status])).toEqual([["bad", "rejected"], ["m1", "landed"], ["m2", "landed"], ["m3", "landed"], ["m4", "landed"], ["m5", "landed"], ["m6", "landed"]])
+      // Every verified delivery once in alert_events, the rejected one included.
+      const events = yield* w.query(`SELECT delivery_id, status FROM alert_events ORDER BY delivery_id`)
+      expect(events.map((d) => [d.delivery_id, d.status])).toEqual(deliveries.map((d) => [d.delivery_id, d.status]))
       const rejects = yield* w.query(`SELECT count(*) AS n FROM _rejects WHERE pipeline = '${WEBHOOK_PIPELINE}'`)
       expect(rejects).toEqual([{ n: 1 }])
       expect((yield* loadSpool({ spoolPath })).read).toBe(0)

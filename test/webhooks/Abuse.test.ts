@@ -1,0 +1,199 @@
+/**
+ * The receiver under abuse, over real sockets on 127.0.0.1: clients dribbling their headers or
+ * stalling their bodies are answered 408 and closed after the (short, test-sized) timeouts while
+ * valid deliveries still get through; the connection and pending-body caps; signature headers and
+ * the content type are checked before any of the body is read; a secret removed from the secrets
+ * file is refused by the running receiver.
+ */
+import { afterEach, describe, expect, it, vi } from "@effect/vitest"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import * as nodePath from "node:path"
+import { type ReceiverHandle, type ReceiverOptions, startReceiver } from "../../src/webhooks/Receiver.js"
+import { writeSecretsFile } from "../../src/webhooks/Secrets.js"
+import { signedHeaders } from "../../src/webhooks/Signature.js"
+import { deliver, eventBody, newSecret, post, type RawConnection, rawConnect, requestHead, spoolLines, tempDir, within } from "./support.js"
+
+const cleanups: Array<() => void | Promise<void>> = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c()
+})
+
+const now = () => Math.floor(Date.now() / 1000)
+
+/** A receiver on an ephemeral loopback port, closed after the test. */
+const receiver = async (options: Partial<ReceiverOptions> & { secrets?: ReadonlyArray<Redacted.Redacted<string>> }): Promise<ReceiverHandle> => {
+  const scope = Effect.runSync(Scope.make())
+  cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+  return Effect.runPromise(Scope.extend(startReceiver({ spoolPath: nodePath.join(tempDir(), "spool.ndjson"), ...options }), scope))
+}
+
+const connect = async (url: string): Promise<RawConnection> => {
+  const c = await rawConnect(url)
+  cleanups.push(() => void c.socket.destroy())
+  return c
+}
+
+/** Signed headers of a JSON delivery of `body` (content-length included). */
+const signed = (secret: string, id: string, body: string, contentType = "application/json") => ({
+  ...signedHeaders([secret], id, now(), body),
+  "content-type": contentType,
+  "content-length": String(Buffer.byteLength(body))
+})
+
+describe("receiver under abuse", () => {
+  it("closes clients that dribble their headers after the headers timeout, and valid deliveries still succeed", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const CAP = 32
+    const SLOW = 100
+    const r = await receiver({ secrets: [Redacted.make(secret)], headersTimeoutMs: 300, bodyTimeoutMs: 300, maxConnections: CAP })
+    const head = requestHead(signed(secret, "slow", eventBody(1)))
+    const slow: Array<RawConnection> = []
+    for (let i = 0; i < SLOW; i++) {
+      const c = await connect(r.url)
+      // One byte of the head every 50 ms: never finished within the timeout.
+      let sent = 0
+      const timer = setInterval(() => {
+        if (c.isClosed() || sent >= head.length) return clearInterval(timer)
+        c.socket.write(head[sent++]!)
+      }, 50)
+      cleanups.push(() => clearInterval(timer))
+      slow.push(c)
+    }
+    const started = Date.now()
+    const res = await deliver(r.url, { id: "msg_ok", body: eventBody(2), timestamp: now(), secrets: [secret] })
+    expect(res.status).toBe(204)
+    expect(Date.now() - started).toBeLessThan(250) // not after the slow clients were timed out
+    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_ok"])
+
+    // Every slow client is closed: beyond the cap at once (evicted), the others by the 300 ms timeout with a 408.
+    const lifetimes = await within(Promise.all(slow.map((c) => c.closed)), 3_000, "slow clients closed")
+    const timedOut = slow.filter((c) => c.received().startsWith("HTTP/1.1 408"))
+    expect(timedOut.length).toBeGreaterThan(0)
+    expect(timedOut.length).toBeLessThanOrEqual(CAP)
+    expect(timedOut.length + r.stats.connections.evicted).toBeGreaterThanOrEqual(SLOW)
+    for (const c of timedOut) expect(lifetimes[slow.indexOf(c)]!).toBeGreaterThanOrEqual(250)
+    expect(Math.max(...lifetimes)).toBeLessThan(2_500)
+    expect(slow.every((c) => c.received() === "" || c.received().startsWith("HTTP/1.1 408"))).toBe(true)
+    // And the receiver still serves.
+    expect((await deliver(r.url, { id: "msg_ok2", body: eventBody(3), timestamp: now(), secrets: [secret] })).status).toBe(204)
+  })
+
+  it("answers 408 and closes a connection whose body stalls past the body timeout", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const r = await receiver({ secrets: [Redacted.make(secret)], headersTimeoutMs: 2_000, bodyTimeoutMs: 300 })
+    const body = eventBody(1)
+    const c = await connect(r.url)
+    c.socket.write(requestHead(signed(secret, "msg_stall", body)) + body.slice(0, 10))
+    const lifetime = await within(c.closed, 2_000, "stalled body closed")
+    expect(c.received()).toMatch(/^HTTP\/1\.1 408 /)
+    expect(c.received()).toContain('{"error":"BodyTimeout"}')
+    expect(lifetime).toBeGreaterThanOrEqual(250)
+    expect(spoolLines(r.spoolPath)).toEqual([])
+  })
+
+  it("refuses missing or malformed signature headers with 401 without reading the body", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 5_000 })
+    const cases: Array<[Record<string, string>, string]> = [
+      [{}, "MissingHeaders"],
+      [{ "webhook-id": "m", "webhook-timestamp": "soon", "webhook-signature": "v1,AAAA" }, "BadTimestamp"],
+      [{ "webhook-id": "m", "webhook-timestamp": String(now()), "webhook-signature": "v1,not-a-mac v2,xyz" }, "Forged"]
+    ]
+    for (const [headers, reason] of cases) {
+      const c = await connect(r.url)
+      // The head announces 50 kB and nothing more is sent: an answer can only come from the headers.
+      c.socket.write(requestHead({ ...headers, "content-type": "application/json", "content-length": "50000" }))
+      await within(c.closed, 1_000, `${reason}: answer and close before the body`)
+      expect(c.received()).toMatch(/^HTTP\/1\.1 401 /)
+      expect(c.received()).toContain(`{"error":"${reason}"}`)
+    }
+    expect(r.stats.pendingBodies()).toBe(0)
+    expect(spoolLines(r.spoolPath)).toEqual([])
+  })
+
+  it("requires a JSON content type (415) before reading the body", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 5_000 })
+    const body = eventBody(1)
+    const c = await connect(r.url)
+    c.socket.write(requestHead(signed(secret, "msg_plain", body, "text/plain")))
+    await within(c.closed, 1_000, "415 before the body")
+    expect(c.received()).toMatch(/^HTTP\/1\.1 415 /)
+    // Whole deliveries: text/plain and no content type are refused, JSON with a charset is accepted.
+    expect(await post(r.url, signed(secret, "msg_plain2", body, "text/plain"), body)).toEqual({ status: 415, body: { error: "UnsupportedMediaType" } })
+    const { "content-type": _, ...untyped } = signed(secret, "msg_untyped", body)
+    expect((await post(r.url, untyped, body)).status).toBe(415)
+    expect(spoolLines(r.spoolPath)).toEqual([])
+    expect((await post(r.url, signed(secret, "msg_json", body, "application/json; charset=utf-8"), body)).status).toBe(204)
+    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_json"])
+  })
+
+  it("answers 503 beyond the cap on unverified bodies", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 500, maxPendingBodies: 2 })
+    const body = eventBody(1)
+    // Two deliveries whose bodies stall hold both pending slots.
+    const stalled = await Promise.all([0, 1].map(async (i) => {
+      const c = await connect(r.url)
+      c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
+      return c
+    }))
+    await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 10 })
+    const third = await connect(r.url)
+    third.socket.write(requestHead(signed(secret, "msg_busy", body)) + body)
+    await within(third.closed, 1_000, "503 before the body")
+    expect(third.received()).toMatch(/^HTTP\/1\.1 503 /)
+    expect(third.received().toLowerCase()).toContain("retry-after: 1")
+    expect(third.received()).toContain('{"error":"Busy"}')
+
+    // Another one, whose body would stall too, is refused as well: nothing of it is read.
+    const fourth = await connect(r.url)
+    fourth.socket.write(requestHead(signed(secret, "msg_busy_2", body)) + body.slice(0, 5))
+    await within(fourth.closed, 1_000, "503 closes")
+    expect(fourth.received()).toMatch(/^HTTP\/1\.1 503 /)
+    expect(r.stats.refused.get("Busy")).toBe(2)
+
+    // Once the stalled bodies time out (408), deliveries are accepted again.
+    for (const c of stalled) {
+      await within(c.closed, 2_000, "stalled body closed")
+      expect(c.received()).toMatch(/^HTTP\/1\.1 408 /)
+    }
+    expect(r.stats.pendingBodies()).toBe(0)
+    expect((await deliver(r.url, { id: "msg_after", body, timestamp: now(), secrets: [secret] })).status).toBe(204)
+    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_after"])
+  })
+
+  it("closes a new connection at once when every open connection is serving a request", { timeout: 10_000 }, async () => {
+    const secret = newSecret()
+    const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 500, maxPendingBodies: 8, maxConnections: 2 })
+    const body = eventBody(1)
+    const stalled = await Promise.all([0, 1].map(async (i) => {
+      const c = await connect(r.url)
+      c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
+      return c
+    }))
+    await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 10 })
+    const extra = await connect(r.url)
+    const lifetime = await within(extra.closed, 1_000, "connection over the cap closed")
+    expect(extra.received()).toBe("")
+    expect(lifetime).toBeLessThan(250)
+    expect(r.stats.connections.dropped).toBe(1)
+    for (const c of stalled) await within(c.closed, 2_000, "stalled body closed")
+    expect((await deliver(r.url, { id: "msg_after", body, timestamp: now(), secrets: [secret] })).status).toBe(204)
+  })
+
+  it("refuses a secret once it is removed from the secrets file, without a restart", { timeout: 10_000 }, async () => {
+    const [oldS, newS] = [newSecret(), newSecret()]
+    const file = nodePath.join(tempDir(), "secrets")
+    await Effect.runPromise(writeSecretsFile(file, [{ secret: Redacted.make(oldS) }]))
+    const r = await receiver({ secretsFile: file })
+    const send = (id: string, s: string) => deliver(r.url, { id, body: eventBody(1), timestamp: now(), secrets: [s] })
+    expect((await send("a", oldS)).status).toBe(204)
+    expect((await send("b", newS)).status).toBe(401)
+    // What `alerts rotate-secret --immediate` writes: only the new secret.
+    await Effect.runPromise(writeSecretsFile(file, [{ secret: Redacted.make(newS) }]))
+    expect(await send("c", oldS)).toEqual({ status: 401, body: { error: "Forged" } })
+    expect((await send("d", newS)).status).toBe(204)
+    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["a", "d"])
+  })
+})
