@@ -11,6 +11,8 @@
 import type * as arrow from "apache-arrow"
 import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
 import { catalogue } from "../../pipelines/index.js"
+
+const knownPipelines = catalogue.map((p) => p.name)
 import { EmbeddedSandbox, makeEnvironment } from "../cli/Environment.js"
 import { decodeSettings, loadSettings } from "../config/loadSettings.js"
 import type { Settings } from "../config/Settings.js"
@@ -113,8 +115,8 @@ export interface ExtractSession {
 /** Settings from a file path, an object, or the default file. */
 export const resolveSettings = (settings: SessionOptions["settings"]) =>
   typeof settings === "string" || settings === undefined
-    ? loadSettings(settings)
-    : Either.match(decodeSettings(settings, "settings"), { onLeft: Effect.fail, onRight: Effect.succeed })
+    ? loadSettings(settings, { knownPipelines })
+    : Either.match(decodeSettings(settings, "settings", { knownPipelines }), { onLeft: Effect.fail, onRight: Effect.succeed })
 
 const progressLayer = (p: SessionOptions["progress"]): Layer.Layer<Progress> =>
   p === undefined || p === "silent" ? Progress.Silent : p === "auto" ? Progress.Auto : p
