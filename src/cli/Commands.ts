@@ -88,6 +88,8 @@ const run = Command.make("run", {
   maxUnits: Options.text("max-units").pipe(Options.optional, Options.withDescription("Units this invocation may spend, a whole number >= 0 (default: settings budget.maxUnits)")),
   untilCap: Options.boolean("until-cap").pipe(Options.withDescription("Start even when the plan exceeds --max-units; stop (resumable) at the cap")),
   fullRefresh: Options.boolean("full-refresh").pipe(Options.withDescription("Forget checkpoints and start over")),
+  resume: Options.boolean("resume").pipe(Options.withDescription("Go on with an unfinished run's saved parameters, whatever is requested")),
+  restart: Options.boolean("restart").pipe(Options.withDescription("Drop an unfinished run's checkpoints and start with the requested parameters")),
   shard: Options.text("shard").pipe(Options.optional, Options.withDescription("This machine's share i/n of fan-out pipelines (also SHARD or JOB_COMPLETION_INDEX + SHARD_COUNT)")),
   export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
   json
@@ -99,6 +101,7 @@ const run = Command.make("run", {
       const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
       const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
         names: o.names, params: o.params, maxUnits, untilCap: o.untilCap, fullRefresh: o.fullRefresh,
+        resume: o.restart ? "restart" : o.resume ? "resume" : "auto",
         shard, warehouse: o.warehouse, export: exportFormat
       })
       if (o.json) process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")

@@ -26,6 +26,8 @@ export interface RunOptions {
   readonly maxUnits: Option.Option<number>
   readonly untilCap: boolean
   readonly fullRefresh: boolean
+  /** An unfinished run with other parameters: refuse (`auto`), go on with its own (`resume`) or start over (`restart`). */
+  readonly resume?: "auto" | "resume" | "restart" | undefined
   readonly shard: Option.Option<Shard>
   readonly warehouse: Option.Option<string>
   readonly export: Option.Option<"parquet" | "arrow">
@@ -69,6 +71,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           pipeline,
           params,
           fullRefresh: options.fullRefresh,
+          resume: options.resume,
           maxUnits: Option.getOrElse(options.maxUnits, () => settings.budget.maxUnits),
           untilCap: options.untilCap,
           shard: pipeline.shardable === false ? undefined : shard,

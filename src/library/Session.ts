@@ -65,6 +65,8 @@ export interface RunOptions {
    * Default false. (A memory session has no earlier runs.)
    */
   readonly fullRefresh?: boolean | undefined
+  /** An unfinished run with other parameters: refuse (`auto`, default), go on with its own (`resume`) or start over (`restart`). */
+  readonly resume?: "auto" | "resume" | "restart" | undefined
   /**
    * Which of the pipeline's tables to read back after the run (whole tables: in a warehouse
    * session that is every run's rows, so name the ones you need or pass `[]` and use `query`).
@@ -158,6 +160,7 @@ export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSess
           pipeline,
           params,
           fullRefresh: runOptions.fullRefresh ?? false,
+          resume: runOptions.resume,
           maxUnits: runOptions.maxUnits ?? sessionCap,
           untilCap: runOptions.untilCap ?? false,
           shard: undefined,

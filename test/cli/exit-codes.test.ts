@@ -61,6 +61,22 @@ describe("exit codes", () => {
     expect(resumed.stdout).toMatch(/done \(resumed\)/)
   })
 
+  it("2: other parameters for an unfinished run are refused with the difference; --resume and --restart go on", async () => {
+    const config = fresh()
+    const paused = await runCli(["run", "plots-germany", "--config", config, "--max-units", "1", "--until-cap"], sandboxEnv())
+    expect(paused.code).toBe(3)
+    const refused = await runCli(["run", "plots-germany", "--config", config, "-p", "pageSize=10"], sandboxEnv())
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/has other parameters \(pageSize: 20 -> 10\); --resume goes on with its saved parameters, --restart drops its checkpoints/)
+    const resumed = await runCli(["run", "plots-germany", "--config", config, "-p", "pageSize=10", "--resume"], sandboxEnv())
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toMatch(/done \(resumed\)/)
+    await runCli(["run", "plots-germany", "--config", config, "--max-units", "1", "--until-cap", "--full-refresh"], sandboxEnv())
+    const restarted = await runCli(["run", "plots-germany", "--config", config, "-p", "pageSize=10", "--restart"], sandboxEnv())
+    expect(restarted.code).toBe(0)
+    expect(restarted.stdout).not.toMatch(/resumed/)
+  })
+
   it("4: payment required prints the payment link", async () => {
     const r = await runCli(["run", "premises-search", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: LOW_BALANCE_API_KEY })
     expect(r.code).toBe(4)
