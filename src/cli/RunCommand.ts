@@ -82,7 +82,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         const code = summary.exitCode
         if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted") break
       }
-      if (Option.isSome(options.export) && !summaries.some((s) => s.status === "interrupted")) {
+      // a run that failed or was stopped exports nothing: its error line stays the one that names
+      // the real cause (a full disk while archiving, say), not a later export's
+      if (Option.isSome(options.export) && !summaries.some((s) => s.status === "interrupted" || s.status === "failed")) {
         yield* exportTables({ output: settings.output, format: options.export.value, tables: [] })
       }
       return summaries
