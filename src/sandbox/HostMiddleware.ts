@@ -6,6 +6,7 @@
 import { HttpRouter, HttpServerRequest, HttpServerResponse, type HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, FiberRef, Option } from "effect"
+import { activeDialect, apiKeyHeaderOf } from "./Dialect.js"
 import { type Fault, type HostName, nextFault } from "./Faults.js"
 import { AI_VERSION } from "./platform/PlotRoutes.js"
 import { problemResponse, plotErrorResponse, type ProblemCode } from "./platform/Problem.js"
@@ -101,7 +102,7 @@ export const withHost =
       }
       const info: RequestInfo = { id: nextRequestId(state), host, path, route: undefined }
       const { ctx } = state
-      const credential = req.headers["authorization"] ?? req.headers["x-api-key"] ?? "anonymous"
+      const credential = req.headers["authorization"] ?? req.headers[apiKeyHeaderOf(activeDialect(ctx))] ?? "anonymous"
       const rate = state.rateLimits[host].take(credential, Date.now() + state.rateOffsetMs)
       const extra: Record<string, string> = host === "platform" ? { "Svc-Request-Id": info.id } : {}
       if (rate.headers) Object.assign(extra, rate.headers)

@@ -7,6 +7,7 @@ import { HttpMiddleware, HttpRouter, type HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Data, Effect, Exit, Schema, Scope } from "effect"
 import * as Http from "node:http"
+import { resolveDialect } from "./Dialect.js"
 import { tagRoutes, withHost } from "./HostMiddleware.js"
 import { makePlatformRouter } from "./platform/PlatformRouter.js"
 import { SandboxConfig, type SandboxOptions } from "./SandboxConfig.js"
@@ -79,7 +80,8 @@ const start = Effect.fn("Sandbox.start")(function* (options: SandboxOptions = {}
     },
     tokenEpoch: { value: 0 },
     driftRate: { platform: 0, token: 0 },
-    initialFeeds: config.legacyFeeds
+    initialFeeds: config.legacyFeeds,
+    dialect: { current: resolveDialect(config.dialect) }
   }
   const state = makeSandboxState(config, context)
   const control = makeSandboxControl(state, startMs)

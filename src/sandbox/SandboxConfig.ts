@@ -4,6 +4,7 @@
  * anything binds.
  */
 import { Schema } from "effect"
+import { Dialect } from "./Dialect.js"
 import { WELL_KNOWN_CREDENTIALS, SANDBOX_USER } from "./Credentials.js"
 import { FaultSettings, noFaults } from "./Faults.js"
 import { RateLimitPolicy } from "./RateLimits.js"
@@ -93,8 +94,15 @@ export const SandboxConfig = Schema.Struct({
   /** How often the sandbox delivers pending webhook events, ms; 0 turns the timer off. Default 1000. */
   webhookPollMs: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 1000 }),
   /** Premises search page depth (`offset + limit`). Assumed: 1000 (docs/ASSUMPTIONS.md). */
-  premisesPageDepth: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1_000 })
+  premisesPageDepth: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 1_000 }),
+  /**
+   * The dialect both hosts speak (Dialect.ts): a preset name of `DIALECTS` or flags.
+   * Default `"default"` (no flag: the sandbox's own reading of the spec).
+   */
+  dialect: Schema.optionalWith(Dialect, { default: () => "default" as const })
 })
 export type SandboxConfig = typeof SandboxConfig.Type
 /** What callers pass: every field optional. */
 export type SandboxOptions = typeof SandboxConfig.Encoded
+
+export { DIALECT_NAMES, DIALECTS, Dialect, DialectFlags, type DialectName } from "./Dialect.js"

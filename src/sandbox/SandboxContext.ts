@@ -3,6 +3,7 @@
  * the per-host statistics and the settings each host reads. The server (`Sandbox.ts`)
  * builds one `SandboxContext` and hands it to both host routers.
  */
+import type { DialectRef } from "./Dialect.js"
 import type { World } from "./world/World.js"
 
 /** The sandbox's notion of "now": a fixed, settable instant so data and expiries are deterministic. */
@@ -82,4 +83,9 @@ export interface SandboxContext {
   readonly driftRate: { platform: number; token: number }
   /** Legacy alert feeds each user starts with (`SandboxConfig.legacyFeeds`). */
   readonly initialFeeds?: ReadonlyArray<{ readonly name: string; readonly filter: Readonly<Record<string, unknown>> }>
+  /**
+   * The active dialect of both hosts (Dialect.ts); read it with `activeDialect(ctx)`. Absent:
+   * the default dialect.
+   */
+  readonly dialect?: DialectRef
 }

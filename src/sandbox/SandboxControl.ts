@@ -3,6 +3,7 @@
  * The same operations are served over HTTP under `/__sandbox/` on the platform host.
  */
 import { Schema } from "effect"
+import { activeDialect, decodeDialect, type Dialect, type DialectFlags, type DialectName, resolveDialect } from "./Dialect.js"
 import { FaultSettings, type FaultSettingsInput, type HostName } from "./Faults.js"
 import type { RateLimitPolicy } from "./RateLimits.js"
 import type { SandboxState } from "./SandboxState.js"
@@ -38,7 +39,15 @@ export interface SandboxControl {
   /** Moves the sandbox clock and the rate-limit windows forward. */
   readonly advanceClock: (ms: number) => void
   readonly now: () => number
-  /** Back to the started state: stats, balances, faults, rate limits, quotas, clock, token epoch. */
+  /**
+   * Makes both hosts speak a dialect: a preset name of `DIALECTS`, flags (absent flags: default
+   * behaviour), or `{name, ...flags}` (the preset with flags over it). Throws on an unknown name
+   * or flag. Returns the active flags.
+   */
+  readonly setDialect: (nameOrFlags: Dialect | (DialectFlags & { readonly name: DialectName })) => DialectFlags
+  /** The active dialect's flags. */
+  readonly dialect: () => DialectFlags
+  /** Back to the started state: stats, balances, faults, rate limits, quotas, clock, token epoch, dialect. */
   readonly reset: () => void
 }
 
@@ -57,6 +66,10 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
     f.burstLeft = 0
     f.unitsAtApply = state.accounts.totalCharged
     ctx.driftRate[host] = settings.driftRate
+  }
+  const setDialect = (flags: DialectFlags) => {
+    if (ctx.dialect === undefined) throw new Error("This sandbox context carries no dialect")
+    ctx.dialect.current = flags
   }
   return {
     stats: () => ({
@@ -88,6 +101,12 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
       state.rateOffsetMs += ms
     },
     now: () => ctx.clock.now(),
+    setDialect: (input) => {
+      const flags = decodeDialect(input)
+      setDialect(flags)
+      return { ...flags }
+    },
+    dialect: () => ({ ...activeDialect(ctx) }),
     reset: () => {
       ctx.stats.requests.clear()
       ctx.stats.statuses.clear()
@@ -105,6 +124,7 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
       state.requestSeq = 0
       ctx.clock.set(startMs)
       ctx.tokenEpoch.value = 0
+      setDialect(resolveDialect(config.dialect))
     }
   }
 }

@@ -1,27 +1,30 @@
 /**
  * `make sandbox`: both hosts on fixed ports (SANDBOX_PLATFORM_PORT, default 8701;
  * SANDBOX_API_PORT, default 8702), printing the base URLs and the well-known credentials,
- * running until interrupted. The CLI wires `serveSandbox` in.
+ * running until interrupted. SANDBOX_DIALECT names a preset of `DIALECTS` (default `default`). The CLI wires `serveSandbox` in.
  */
 import { Config, Console, Effect } from "effect"
 import * as Credentials from "./Credentials.js"
+import { DIALECT_NAMES } from "./Dialect.js"
 import { Sandbox } from "./Sandbox.js"
 import type { SandboxOptions } from "./SandboxConfig.js"
 
 const ports = Config.all({
   platformPort: Config.integer("SANDBOX_PLATFORM_PORT").pipe(Config.withDefault(8701)),
-  apiPort: Config.integer("SANDBOX_API_PORT").pipe(Config.withDefault(8702))
+  apiPort: Config.integer("SANDBOX_API_PORT").pipe(Config.withDefault(8702)),
+  dialect: Config.literal(...DIALECT_NAMES)("SANDBOX_DIALECT").pipe(Config.withDefault("default" as const))
 })
 
 /** Serves the sandbox until the fiber is interrupted (Ctrl-C under `NodeRuntime.runMain`). */
 export const serveSandbox = Effect.fn("Sandbox.serve")(function* (options: SandboxOptions = {}) {
-  const { platformPort, apiPort } = yield* ports
-  const handle = yield* Sandbox.start({ platformPort, apiPort, clock: "wall", ...options })
+  const { platformPort, apiPort, dialect } = yield* ports
+  const handle = yield* Sandbox.start({ platformPort, apiPort, clock: "wall", dialect, ...options })
   yield* Console.log(
     [
       `platform host  ${handle.platformUrl}`,
       `token host     ${handle.apiUrl}`,
       `introspection  ${handle.platformUrl}/__sandbox/stats`,
+      `dialect        ${JSON.stringify(handle.control.dialect())}`,
       "",
       "Sandbox credentials (sandbox-only values):",
       `  API key (large balance)      ${Credentials.SANDBOX_API_KEY}`,

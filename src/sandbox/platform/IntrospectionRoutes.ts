@@ -11,7 +11,10 @@
  * - POST /__sandbox/plot-quota {calls}
  * - POST /__sandbox/expire-tokens
  * - POST /__sandbox/clock/advance {ms}             -> {now}
- * - POST /__sandbox/reset
+ * - POST /__sandbox/reset                         (also restores the configured dialect)
+ * - GET  /__sandbox/dialect                        -> the active dialect flags (Dialect.ts; {} = default)
+ * - POST /__sandbox/dialect {name} | {...flags} | {name, ...flags} -> the active flags; both hosts
+ *   switch at once; 400 on an unknown name or flag
  * - GET  /__sandbox/truth/plots?criteria=<json>    -> {count, ids} (criteria as in plot search)
  * - GET  /__sandbox/truth/properties?filter=<json> -> {count} (body of a sourcing search)
  * - GET  /__sandbox/truth/premises?query=<json>    -> {count, ids}
@@ -121,6 +124,8 @@ export const introspectionRoutes = (state: SandboxState, control: SandboxControl
       })
     ),
     HttpRouter.post("/__sandbox/reset", withBody(() => control.reset())),
+    HttpRouter.get("/__sandbox/dialect", Effect.sync(() => ok(control.dialect()))),
+    HttpRouter.post("/__sandbox/dialect", withBody((b) => control.setDialect(b as never))),
     HttpRouter.get(
       "/__sandbox/truth/plots",
       truth("criteria", (c) => parsePlotRequest({ criteria: c }), ({ criteria }) => {

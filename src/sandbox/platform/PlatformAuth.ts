@@ -1,9 +1,10 @@
 /**
- * Authentication of the platform host: the credential from `Authorization: Bearer` or
- * `X-Api-Key`, the `key_in_query` refusal, and the account checks in the spec's order
+ * Authentication of the platform host: the credential from `Authorization: Bearer` or the
+ * API key header (`X-Api-Key`, or the dialect's `apiKeyHeader`), the `key_in_query` refusal, and the account checks in the spec's order
  * (400 before 401 before 403).
  */
 import type { Account } from "../Accounts.js"
+import { activeDialect, apiKeyHeaderOf } from "../Dialect.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { ProblemCode } from "./Problem.js"
 
@@ -39,6 +40,8 @@ export const hasKeyInQuery = (url: string): boolean => {
  * Resolves the credential of a request. `scope`: the scope an OAuth token must carry
  * (premises search: `ai:read`); API keys carry every scope of their account.
  * Assumed: `X-Api-Key` carries API keys only; an OAuth token there is an invalid credential.
+ * Dialect: `apiKeyHeader` renames that header (the old name then carries nothing);
+ * `bearerKeys: false` refuses API keys sent as `Authorization: Bearer` (OAuth tokens still go there).
  */
 export const authenticate = (
   state: SandboxState,
@@ -47,8 +50,9 @@ export const authenticate = (
   scope?: string
 ): AuthResult => {
   if (hasKeyInQuery(url)) return fail("key_in_query", "Credentials must not be sent in the URL query; use the Authorization header")
+  const dialect = activeDialect(state.ctx)
   const authorization = headers["authorization"]
-  const headerKey = headers["x-api-key"]
+  const headerKey = headers[apiKeyHeaderOf(dialect)]
   let key: string | undefined
   if (authorization !== undefined) {
     const m = /^Bearer\s+(.+)$/i.exec(authorization.trim())
@@ -62,6 +66,9 @@ export const authenticate = (
   if (account === undefined) return fail("invalid_credential", "The credential is not valid")
   if (authorization === undefined && account.spec.kind === "oauth") {
     return fail("invalid_credential", "The API key header carries API keys only")
+  }
+  if (authorization !== undefined && account.spec.kind === "api_key" && dialect.bearerKeys === false) {
+    return fail("invalid_credential", "API keys go in the API key header, not in Authorization")
   }
   switch (account.spec.status) {
     case "revoked":

@@ -6,6 +6,7 @@
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Data, Effect, FiberRef } from "effect"
 import type { Account } from "../Accounts.js"
+import { activeDialect, DEFAULT_PAYMENT_LINK_MEMBER } from "../Dialect.js"
 import { CurrentRequest, type RequestInfo } from "../HostMiddleware.js"
 import type { SandboxState } from "../SandboxState.js"
 import { authenticate } from "./PlatformAuth.js"
@@ -68,8 +69,10 @@ const paymentRequired = (state: SandboxState, account: Account, cost: number) =>
   new PlatformError({
     code: "payment_required",
     detail: `This call costs ${cost} units; the balance holds ${Math.max(0, account.balance)}`,
-    // Assumed: the payment link's field is `payment_url` (docs/ASSUMPTIONS.md).
-    extra: { payment_url: `${state.ctx.platformUrl()}/billing/top-up/${account.spec.id}` }
+    // Assumed: the payment link's field is `payment_url` (docs/ASSUMPTIONS.md); a dialect may rename it.
+    extra: {
+      [activeDialect(state.ctx).paymentLinkMember ?? DEFAULT_PAYMENT_LINK_MEMBER]: `${state.ctx.platformUrl()}/billing/top-up/${account.spec.id}`
+    }
   })
 
 const runsOut = (state: SandboxState, cost: number) => {

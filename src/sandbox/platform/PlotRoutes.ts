@@ -7,6 +7,7 @@ import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { CommercialUseLevel, DEFAULT_COMMERCIAL_USE, PlotOperation, PlotSort, PlotType } from "../../service/schema/Enums.js"
 import type { Account } from "../Accounts.js"
+import { activeDialect, capLimit, shapeList } from "../Dialect.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { PlotCriteria } from "../world/World.js"
 import { intField, invalid, isObject, jsonBody, operation, PlatformError } from "./PlatformRoute.js"
@@ -102,10 +103,11 @@ export const plotRoutes = (state: SandboxState) =>
           Effect.flatMap(Effect.flatMap(jsonBody, parsePlotRequest), ({ criteria, applied, limit, offset }) =>
             Effect.sync(() => {
               const { world, driftRate } = state.ctx
+              const dialect = activeDialect(state.ctx)
               const all = world.searchPlots(criteria)
-              const page = all.slice(offset, offset + limit)
+              const page = all.slice(offset, offset + capLimit(dialect, limit))
               const results = driftRate.platform > 0 ? page.map((p) => world.drift(p, "plot", driftRate.platform)) : page
-              return {
+              return shapeList(dialect, {
                 scope: PLOT_SCOPE,
                 country: "de",
                 count: all.length,
@@ -114,7 +116,7 @@ export const plotRoutes = (state: SandboxState) =>
                 criteria: applied,
                 note: PLOT_NOTE,
                 results
-              }
+              }, "shown")
             })
           )
       )

@@ -4,6 +4,7 @@
  */
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
+import { activeDialect, capLimit, shapeList } from "../Dialect.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { PremisesQuery } from "../world/World.js"
 import { intField, invalid, isObject, jsonBody, methodNotAllowed, operation, PlatformError } from "./PlatformRoute.js"
@@ -66,10 +67,11 @@ export const premisesRoutes = (state: SandboxState) => {
         Effect.flatMap(jsonBody, (body) =>
           Effect.map(parsePremises(body, state.config.premisesPageDepth), ({ query, limit, offset }) => {
             const { world, driftRate } = state.ctx
+            const dialect = activeDialect(state.ctx)
             const all = world.searchPremises(query)
-            const page = all.slice(offset, offset + limit)
+            const page = all.slice(offset, offset + capLimit(dialect, limit))
             const results = driftRate.platform > 0 ? page.map((r) => world.drift(r, "premises", driftRate.platform)) : page
-            return { query, count: all.length, returned: results.length, offset, results }
+            return shapeList(dialect, { query, count: all.length, returned: results.length, offset, results }, "unshown")
           })
         )
       )

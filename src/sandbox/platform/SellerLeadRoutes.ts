@@ -5,6 +5,7 @@
  */
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
+import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { SellerLeadQuery } from "../world/World.js"
 import { invalid, operation, PlatformError, type PlatformError as E } from "./PlatformRoute.js"
@@ -68,18 +69,21 @@ export const sellerLeadRoutes = (state: SandboxState) =>
         Effect.flatMap(Effect.flatMap(searchParams, parseLeadQuery), ({ query, limit, offset }) =>
           Effect.sync(() => {
             const { world, driftRate, clock } = state.ctx
+            const dialect = activeDialect(state.ctx)
             const all = world.sellerLeads({ ...query, nowMs: clock.now() })
-            const page = all.slice(offset, offset + limit)
+            const page = all.slice(offset, offset + capLimit(dialect, limit))
             const results = driftRate.platform > 0 ? page.map((l) => world.drift(l, "lead", driftRate.platform)) : page
+            // `next` continues after what this page holds (a capped page holds fewer than `limit`).
+            const nextOffset = offset + results.length
             let next: string | null = null
-            if (offset + limit < all.length) {
+            if (results.length > 0 && nextOffset < all.length) {
               const u = new URL(`${state.ctx.platformUrl()}/v1/seller-leads`)
               for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v))
               u.searchParams.set("limit", String(limit))
-              u.searchParams.set("offset", String(offset + limit))
+              u.searchParams.set("offset", String(nextOffset))
               next = u.toString()
             }
-            return { count: all.length, returned: results.length, results, next }
+            return shapeList(dialect, { count: all.length, returned: results.length, results, next }, "unshown")
           })
         )
       )
@@ -89,7 +93,8 @@ export const sellerLeadRoutes = (state: SandboxState) =>
       operation(state, { cost: LEADS_COST.detail }, () =>
         Effect.flatMap(HttpRouter.params, (params) => {
           const { world, driftRate, clock } = state.ctx
-          const lead = world.lead(params["lead_id"] ?? "", clock.now())
+          const id = params["lead_id"] ?? ""
+          const lead = isMissingKey(activeDialect(state.ctx), id) ? undefined : world.lead(id, clock.now())
           if (lead === undefined) return Effect.fail(new PlatformError({ code: "not_found", detail: `No lead ${params["lead_id"]}` }))
           return Effect.succeed(driftRate.platform > 0 ? world.drift(lead, "lead", driftRate.platform) : lead)
         })

@@ -5,6 +5,7 @@
  */
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
+import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { SourcingFilter } from "../world/World.js"
 import { jsonBody, operation, PlatformError, invalid, isObject } from "./PlatformRoute.js"
@@ -16,28 +17,31 @@ export const SOURCING_COSTS = { search: 1, page: 1, describe: 2, detail: 1, reso
 /** Assumed: an unknown id or a cursor this sandbox did not write answers 404 `not_found`. */
 const notFound = (detail: string) => new PlatformError({ code: "not_found", detail })
 
-/** One page of a search from scan position `from`, with its `next` URL. */
+/**
+ * One page of a search from scan position `from`, with its `next` URL. The cursor keeps the
+ * requested `limit`; a dialect's `pageCap` bounds each page, and `next` resumes after the last
+ * result returned.
+ */
 export const sourcingPage = (state: SandboxState, filter: SourcingFilter, from: number, limit: number, at: number) => {
   const { world, driftRate } = state.ctx
-  const page = world.searchProperties(filter, from, limit, at)
+  const dialect = activeDialect(state.ctx)
+  const page = world.searchProperties(filter, from, capLimit(dialect, limit), at)
   const rate = driftRate.platform
   const results = rate > 0 ? page.results.map((r) => world.drift(r, "sourcing", rate)) : page.results
   const next =
     page.nextFrom === null
       ? null
       : `${state.ctx.platformUrl()}/v1/property-sourcing/searches/${encodeCursor({ filter, from: page.nextFrom, limit, at })}`
-  return {
-    search_id: `srch_${fnv(JSON.stringify(filter))}`,
-    count: world.countProperties(filter, at),
-    returned: results.length,
-    results,
-    next
-  }
+  return shapeList(
+    dialect,
+    { search_id: `srch_${fnv(JSON.stringify(filter))}`, count: world.countProperties(filter, at), returned: results.length, results, next },
+    "unshown"
+  )
 }
 
-const detail = (state: SandboxState, index: number) => {
-  const { world, driftRate, clock } = state.ctx
-  const d = world.sourcingDetail(index, clock.now())
+const detail = (state: SandboxState, index: number) => drifted(state, state.ctx.world.sourcingDetail(index, state.ctx.clock.now()))
+const drifted = <A extends object>(state: SandboxState, d: A) => {
+  const { world, driftRate } = state.ctx
   return driftRate.platform > 0 ? world.drift(d, "sourcing", driftRate.platform) : d
 }
 
@@ -74,7 +78,8 @@ export const sourcingRoutes = (state: SandboxState) =>
       "/v1/property-sourcing/properties/:property_id",
       operation(state, { cost: SOURCING_COSTS.detail }, () =>
         Effect.flatMap(HttpRouter.params, (params) => {
-          const index = state.ctx.world.indexOfSourcingId(params["property_id"] ?? "")
+          const id = params["property_id"] ?? ""
+          const index = isMissingKey(activeDialect(state.ctx), id) ? undefined : state.ctx.world.indexOfSourcingId(id)
           return index === undefined
             ? Effect.fail(notFound(`No property ${params["property_id"]}`))
             : Effect.sync(() => detail(state, index))
@@ -103,7 +108,10 @@ export const sourcingRoutes = (state: SandboxState) =>
             index = by === "url" ? world.resolveUrl(value) : world.resolveReference(value)
           }
           if (index === undefined) return yield* notFound(`No property matches the ${by}`)
-          return { matched_by: by, property: detail(state, index) }
+          const property = world.sourcingDetail(index, state.ctx.clock.now())
+          // Dialect `missingEvery`: a property missing by id is missing when resolved too.
+          if (isMissingKey(activeDialect(state.ctx), property.id)) return yield* notFound(`No property matches the ${by}`)
+          return { matched_by: by, property: drifted(state, property) }
         })
       )
     )

@@ -11,10 +11,11 @@
  */
 import { Effect } from "effect"
 import { AlertOrderBy } from "../../service/schema/Enums.js"
+import { activeDialect, capLimit, shapeList } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { notFound } from "./Errors.js"
 import { type FeedFilter, applyOverrides, checkFeedFilter, checkFilterFields, toAlertQuery } from "./FeedFilter.js"
-import { type Handler, MAX_OFFSET, apiLink, jsonBody, ok, pathParam, query, readPage } from "./Http.js"
+import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, pathParam, query, readPage } from "./Http.js"
 import { Checker, isObject } from "./Validate.js"
 import type { Page } from "./Http.js"
 
@@ -50,14 +51,14 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       return feed === undefined ? Effect.fail(notFound("id", `Feed ${raw} not found.`)) : Effect.succeed(feed)
     })
 
-  /** One page of the world's alerts under a filter, as the spec's envelope. */
+  /** One page of the world's alerts under a filter, as the spec's envelope (in the active dialect). */
   const alertPage = (path: string, filter: FeedFilter, page: Page, orderBy: string | undefined, keep: Record<string, string>) => {
-    const { count, results } = ctx.world.alerts(toAlertQuery(filter, ctx.clock.now(), page, orderBy))
+    const dialect = activeDialect(ctx)
+    const served = { limit: capLimit(dialect, page.limit), offset: page.offset }
+    const { count, results } = ctx.world.alerts(toAlertQuery(filter, ctx.clock.now(), served, orderBy, dialect.strictDateTime))
     const drifted = ctx.driftRate.token > 0 ? results.map((a) => ctx.world.drift(a, "alert", ctx.driftRate.token)) : results
-    const { limit, offset } = page
-    const next = offset + limit < count && offset + limit <= MAX_OFFSET ? apiLink(ctx, path, { ...keep, limit, offset: offset + limit }) : null
-    const previous = offset > 0 ? apiLink(ctx, path, { ...keep, limit, offset: Math.max(0, offset - limit) }) : null
-    return { count, next, previous, results: drifted }
+    const { next, previous } = offsetLinks(ctx, path, page, results.length, count, keep, MAX_OFFSET)
+    return shapeList(dialect, { count, next, previous, results: drifted }, "shown")
   }
 
   const checkFeedBody = (partial: boolean) =>
@@ -108,7 +109,8 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
         const page = yield* readPage(q, "query")
         const orderBy = (AlertOrderBy.values as ReadonlyArray<string>).includes(q.order_by ?? "") ? q.order_by : "-alert_date"
         const keep = Object.fromEntries(READ_PARAMS.filter((k) => q[k] !== undefined).map((k) => [k, q[k]!]))
-        return ok(alertPage(`/api/v1/listing-alerts/feeds/${feed.id}`, applyOverrides(feed.filter, q), page, orderBy, keep))
+        const filter = applyOverrides(feed.filter, q, activeDialect(ctx).strictDateTime)
+        return ok(alertPage(`/api/v1/listing-alerts/feeds/${feed.id}`, filter, page, orderBy, keep))
       }),
     /**
      * Assumed (docs/ASSUMPTIONS.md): body `{location_ids?, alert_subtypes?, alert_date_from?,

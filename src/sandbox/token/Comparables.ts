@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { Operation, PROPERTY_TYPES } from "../../service/schema/Enums.js"
+import { activeDialect, type ListKind, shapeList } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import type { ComparablesRequest } from "../world/Queries.js"
 import type { ComparableResult } from "../world/Records.js"
@@ -51,10 +52,11 @@ const checkV1 = (raw: unknown, nowMs: number) =>
 
 export const makeComparablesHandlers = (ctx: SandboxContext) => {
   const drift = (r: ComparableResult) => (ctx.driftRate.token > 0 ? ctx.world.drift(r, "comparable", ctx.driftRate.token) : r)
-  const search = (req: ComparablesRequest) => {
+  /** `kind`: v2's payload is shown by the spec; v1's is not, so a dialect's `resultsKey` renames its list. */
+  const search = (req: ComparablesRequest, kind: ListKind) => {
     const outcome = ctx.world.comparables(req, ctx.clock.now())
     return outcome._tag === "ok"
-      ? Effect.succeed(ok({ results: outcome.results.map(drift) }))
+      ? Effect.succeed(ok(shapeList(activeDialect(ctx), { results: outcome.results.map(drift) }, kind)))
       : Effect.fail(unresolved(outcome.reason))
   }
   return {
@@ -62,12 +64,12 @@ export const makeComparablesHandlers = (ctx: SandboxContext) => {
     v2: (): Handler =>
       Effect.gen(function* () {
         const req = yield* Effect.flatMap(jsonBody(), (b) => checkComparables(b, ctx.clock.now()))
-        return yield* search(req)
+        return yield* search(req, "shown")
       }),
     v1: (): Handler =>
       Effect.gen(function* () {
         const req = yield* Effect.flatMap(jsonBody(), (b) => checkV1(b, ctx.clock.now()))
-        return yield* search(req)
+        return yield* search(req, "unshown")
       }),
     /**
      * Assumed (docs/ASSUMPTIONS.md "Valuation prices"): the comparables v2 body ->

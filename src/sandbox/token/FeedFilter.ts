@@ -11,6 +11,7 @@
  */
 import type { AlertQuery } from "../world/Queries.js"
 import { AlertSubtype, Operation, PROPERTY_TYPES } from "../../service/schema/Enums.js"
+import { parseDateTime as parseDialectDateTime } from "../Dialect.js"
 import { type Checker, type Json, type Loc, parseDate } from "./Validate.js"
 
 export interface FeedFilter {
@@ -26,14 +27,11 @@ export interface FeedFilter {
   readonly created_at_with_photos_to?: string
 }
 
-const DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)?$/
-
-/** Milliseconds of a UTC date-time `YYYY-MM-DDTHH:mm:ss` (optional fraction and `Z`), else undefined. */
-export const parseDateTime = (s: string): number | undefined => {
-  if (!DATE_TIME_RE.test(s)) return undefined
-  const ms = Date.parse(s.endsWith("Z") ? s : `${s.replace(/\+00:00$/, "")}Z`)
-  return Number.isNaN(ms) ? undefined : ms
-}
+/**
+ * Milliseconds of a UTC date-time `YYYY-MM-DDTHH:mm:ss` (optional fraction and `Z`), else
+ * undefined. `strict` (dialect `strictDateTime`): exactly `YYYY-MM-DDTHH:mm:ss`.
+ */
+export const parseDateTime = (s: string, strict = false): number | undefined => parseDialectDateTime(s, strict)
 
 const DATE_KEYS = ["alert_date_from", "alert_date_to"] as const
 const DATE_TIME_KEYS = ["created_at_from", "created_at_to", "created_at_with_photos_from", "created_at_with_photos_to"] as const
@@ -69,8 +67,11 @@ export const checkFilterFields = (c: Checker, f: Json, at: Loc): FeedFilter => {
   return out as FeedFilter
 }
 
-/** Read-parameter overrides: valid values replace the filter's; invalid values are ignored (spec). */
-export const applyOverrides = (filter: FeedFilter, params: Record<string, string>): FeedFilter => {
+/**
+ * Read-parameter overrides: valid values replace the filter's; invalid values are ignored (spec).
+ * `strictDateTime`: a date-time not written exactly `YYYY-MM-DDTHH:mm:ss` is invalid.
+ */
+export const applyOverrides = (filter: FeedFilter, params: Record<string, string>, strictDateTime = false): FeedFilter => {
   const out: Record<string, unknown> = { ...filter }
   for (const k of DATE_KEYS) {
     const v = params[k]
@@ -78,21 +79,25 @@ export const applyOverrides = (filter: FeedFilter, params: Record<string, string
   }
   for (const k of DATE_TIME_KEYS) {
     const v = params[k]
-    if (v !== undefined && parseDateTime(v) !== undefined) out[k] = v
+    if (v !== undefined && parseDateTime(v, strictDateTime) !== undefined) out[k] = v
   }
   const subtype = params["alert_subtype"]
   if (subtype !== undefined && (AlertSubtype.values as ReadonlyArray<string>).includes(subtype)) out.alert_subtypes = [subtype]
   return out as FeedFilter
 }
 
-/** The world's alert query of a filter (after overrides), for one page. */
+/**
+ * The world's alert query of a filter (after overrides), for one page. `strictDateTime`: the
+ * filter's date-times not written exactly `YYYY-MM-DDTHH:mm:ss` are ignored (treated as absent).
+ */
 export const toAlertQuery = (
   f: FeedFilter,
   nowMs: number,
   page: { readonly limit: number; readonly offset: number },
-  orderBy?: string
+  orderBy?: string,
+  strictDateTime = false
 ): AlertQuery => {
-  const ms = (s: string | undefined) => (s === undefined ? undefined : parseDateTime(s))
+  const ms = (s: string | undefined) => (s === undefined ? undefined : parseDateTime(s, strictDateTime))
   return {
     nowMs,
     createdFrom: ms(f.created_at_from),

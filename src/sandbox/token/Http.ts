@@ -4,6 +4,7 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
+import { activeDialect, capLimit, type ListKind, shapeList } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { type TokenHostError, toResponse, unprocessableOne } from "./Errors.js"
 
@@ -93,19 +94,44 @@ export const apiLink = (ctx: SandboxContext, path: string, params: Record<string
 }
 
 /**
+ * `next` and `previous` of an offset page that holds `returned` records: `next` resumes at
+ * `offset + returned` (a dialect's `pageCap` may return fewer than `limit`), `previous` steps back
+ * one page of the size actually served. Both carry the requested `limit` (plus `keep`).
+ */
+export const offsetLinks = (
+  ctx: SandboxContext,
+  path: string,
+  page: Page,
+  returned: number,
+  total: number,
+  keep: Record<string, string | number | undefined> = {},
+  maxOffset = Number.MAX_SAFE_INTEGER
+) => {
+  const { limit, offset } = page
+  const nextOffset = offset + returned
+  const step = capLimit(activeDialect(ctx), limit)
+  return {
+    next: returned > 0 && nextOffset < total && nextOffset <= maxOffset ? apiLink(ctx, path, { ...keep, limit, offset: nextOffset }) : null,
+    previous: offset > 0 ? apiLink(ctx, path, { ...keep, limit, offset: Math.max(0, offset - step) }) : null
+  }
+}
+
+/**
  * The spec's `{count, next, previous, results}` envelope over an already filtered list, with
- * `next`/`previous` carrying `limit` and `offset` (plus `keep`, the other query parameters).
+ * `next`/`previous` carrying `limit` and `offset` (plus `keep`, the other query parameters),
+ * written in the active dialect (`kind`: whether the spec shows the payload, see `shapeList`).
  */
 export const envelope = <A>(
   ctx: SandboxContext,
   path: string,
   all: ReadonlyArray<A>,
   page: Page,
-  keep: Record<string, string | number | undefined> = {}
+  keep: Record<string, string | number | undefined> = {},
+  kind: ListKind = "unshown"
 ) => {
+  const dialect = activeDialect(ctx)
   const { limit, offset } = page
-  const results = all.slice(offset, offset + limit)
-  const next = offset + limit < all.length ? apiLink(ctx, path, { ...keep, limit, offset: offset + limit }) : null
-  const previous = offset > 0 ? apiLink(ctx, path, { ...keep, limit, offset: Math.max(0, offset - limit) }) : null
-  return { count: all.length, next, previous, results }
+  const results = all.slice(offset, offset + capLimit(dialect, limit))
+  const { next, previous } = offsetLinks(ctx, path, page, results.length, all.length, keep)
+  return shapeList(dialect, { count: all.length, next, previous, results }, kind)
 }

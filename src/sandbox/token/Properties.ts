@@ -5,10 +5,11 @@
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { Operation, PROPERTY_TYPES, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
+import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import type { PropertyRecord } from "../world/Records.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
-import { type Handler, MAX_LIMIT, MAX_OFFSET, apiLink, jsonBody, ok, pathParam, query, readPage } from "./Http.js"
+import { type Handler, MAX_LIMIT, MAX_OFFSET, apiLink, jsonBody, offsetLinks, ok, pathParam, query, readPage } from "./Http.js"
 import { Checker, type Json, isObject } from "./Validate.js"
 
 const INT32 = 2147483647
@@ -62,7 +63,8 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* pathParam("property_id")
         yield* readPage(yield* query, "query")
-        const p = /^\d+$/.test(raw) ? ctx.world.propertyById(Number(raw), ctx.clock.now()) : undefined
+        const missing = isMissingKey(activeDialect(ctx), raw)
+        const p = /^\d+$/.test(raw) && !missing ? ctx.world.propertyById(Number(raw), ctx.clock.now()) : undefined
         if (p === undefined) return yield* notFoundDetail(`Property ${raw} not found`)
         return ok({ count: 1, next: null, previous: null, results: drift(p) })
       }),
@@ -87,17 +89,12 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const fromQuery = q.limit !== undefined || q.offset !== undefined
         const page = yield* readPage({ limit: q.limit ?? body.limit, offset: q.offset ?? body.offset }, fromQuery ? "query" : "body")
         const now = ctx.clock.now()
+        const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
-        const { limit, offset } = page
-        const results = Array.from(matches.subarray(offset, offset + limit), (i) => drift(ctx.world.property(i, now)))
-        const path = "/api/v1/properties/search"
-        const nextOffset = offset + limit
-        return ok({
-          count: matches.length,
-          next: nextOffset < matches.length && nextOffset <= MAX_OFFSET ? apiLink(ctx, path, { limit, offset: nextOffset }) : null,
-          previous: offset > 0 ? apiLink(ctx, path, { limit, offset: Math.max(0, offset - limit) }) : null,
-          results
-        })
+        const { offset } = page
+        const results = Array.from(matches.subarray(offset, offset + capLimit(dialect, page.limit)), (i) => drift(ctx.world.property(i, now)))
+        const links = offsetLinks(ctx, "/api/v1/properties/search", page, results.length, matches.length, {}, MAX_OFFSET)
+        return ok(shapeList(dialect, { count: matches.length, ...links, results }, "unshown"))
       }),
 
     /** v2: `next` carries `?cursor=` (and `limit`); no offset cap. `previous` is always null. */
@@ -113,16 +110,18 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
           position = p
         }
         const now = ctx.clock.now()
+        const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
         const limit = Math.min(page.limit, MAX_LIMIT)
-        const results = Array.from(matches.subarray(position, position + limit), (i) => drift(ctx.world.property(i, now)))
-        const nextPos = position + limit
-        return ok({
+        const results = Array.from(matches.subarray(position, position + capLimit(dialect, limit)), (i) => drift(ctx.world.property(i, now)))
+        // The cursor resumes after the last result served (a capped page holds fewer than `limit`).
+        const nextPos = position + results.length
+        return ok(shapeList(dialect, {
           count: matches.length,
-          next: nextPos < matches.length ? apiLink(ctx, "/api/v2/properties/search", { limit, cursor: encodeCursor(nextPos) }) : null,
+          next: results.length > 0 && nextPos < matches.length ? apiLink(ctx, "/api/v2/properties/search", { limit, cursor: encodeCursor(nextPos) }) : null,
           previous: null,
           results
-        })
+        }, "unshown"))
       }),
 
     /** Spec (beta): every rule of the smart-links table; 200 `{id, url}`. */

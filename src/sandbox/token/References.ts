@@ -4,6 +4,7 @@
  * anything in the sandbox.
  */
 import { Effect } from "effect"
+import { activeDialect, capLimit } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
 import { type Handler, jsonBody, ok, query } from "./Http.js"
@@ -90,7 +91,7 @@ export const makeReferencesHandlers = (ctx: SandboxContext) => {
         const text = c.string(body, "query", ["body"], { required: true, minLength: 1 })
         const limit = c.int(body, "limit", ["body"], { ge: 1, le: TYPEAHEAD_LIMIT.max })
         yield* c.result
-        const nodes = w.typeahead(country!, text!, typeof limit === "number" ? limit : TYPEAHEAD_LIMIT.default)
+        const nodes = w.typeahead(country!, text!, capLimit(activeDialect(ctx), typeof limit === "number" ? limit : TYPEAHEAD_LIMIT.default))
         return ok(nodes.map((n) => ({ location_id: n.location_id, name: n.name, administrative_level: n.administrative_level })))
       }),
     /** Body `{country_code, zip_code}` -> `{country_code, zip_code, polygon}`. */

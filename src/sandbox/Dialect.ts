@@ -1,0 +1,167 @@
+/**
+ * Dialects: spec-valid readings of what the spec leaves unsaid, so a client can be tested
+ * against services that differ from the sandbox's own reading. A dialect is a set of flags
+ * (all optional; absent = the sandbox's default behaviour) or the name of a preset in
+ * `DIALECTS`. The active flags live on `SandboxContext.dialect` and apply to both hosts at once;
+ * `SandboxConfig.dialect` sets them at start, `SandboxControl.setDialect` and
+ * `POST /__sandbox/dialect` at run time.
+ *
+ * | flag                | effect                                                                                  |
+ * |---------------------|-----------------------------------------------------------------------------------------|
+ * | `pageCap`           | every list read that takes a page size returns at most this many results, silently     |
+ * | `noCount`           | list bodies carry no top-level `count` (`returned` stays)                              |
+ * | `noNext`            | list bodies carry no `next` / `previous`                                               |
+ * | `resultsKey`        | the records of "not shown" list payloads sit under this key instead of `results`       |
+ * | `strictDateTime`    | date-time inputs count only as `YYYY-MM-DDTHH:mm:ss`; other forms are ignored          |
+ * | `missingEvery`      | by-key reads of keys with `isMissingKey` answer 404 (lists unchanged)                   |
+ * | `apiKeyHeader`      | the only header name that carries a header-style API key (default `X-Api-Key`)         |
+ * | `bearerKeys`        | false: API keys in `Authorization: Bearer` are refused 401 `invalid_credential`        |
+ * | `paymentLinkMember` | member of the 402 problem that carries the payment link (default `payment_url`)        |
+ */
+import { Schema } from "effect"
+import { mix32 } from "./world/Hash.js"
+
+const NonEmpty = Schema.String.pipe(Schema.minLength(1))
+/** A header name (RFC 9110 token). */
+const HeaderName = Schema.String.pipe(Schema.pattern(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/))
+
+export const DialectFlags = Schema.Struct({
+  pageCap: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  noCount: Schema.optional(Schema.Boolean),
+  noNext: Schema.optional(Schema.Boolean),
+  resultsKey: Schema.optional(NonEmpty),
+  strictDateTime: Schema.optional(Schema.Boolean),
+  missingEvery: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(2))),
+  apiKeyHeader: Schema.optional(HeaderName),
+  /** Default true. */
+  bearerKeys: Schema.optional(Schema.Boolean),
+  paymentLinkMember: Schema.optional(NonEmpty)
+}).annotations({ parseOptions: { onExcessProperty: "error" } })
+export type DialectFlags = typeof DialectFlags.Type
+
+export const DIALECT_NAMES = [
+  "default", "capped-pages", "no-count", "no-next", "results-key", "strict-datetime", "missing-keys", "header-key", "payment-member"
+] as const
+export const DialectName = Schema.Literal(...DIALECT_NAMES)
+export type DialectName = typeof DialectName.Type
+
+/** Named presets. */
+export const DIALECTS: Readonly<Record<DialectName, DialectFlags>> = {
+  default: {},
+  // 37: not a divisor of the usual page sizes (20, 50, 100, 200), so a short page is visible.
+  "capped-pages": { pageCap: 37 },
+  "no-count": { noCount: true },
+  "no-next": { noNext: true },
+  "results-key": { resultsKey: "items" },
+  "strict-datetime": { strictDateTime: true },
+  "missing-keys": { missingEvery: 7 },
+  "header-key": { apiKeyHeader: "Svc-Api-Key", bearerKeys: false },
+  "payment-member": { paymentLinkMember: "top_up_url" }
+}
+
+/** What `SandboxConfig.dialect` and the control accept: a preset name or flags. */
+export const Dialect = Schema.Union(DialectName, DialectFlags)
+export type Dialect = typeof Dialect.Type
+
+/** The flags of a preset name or of flags (a copy). */
+export const resolveDialect = (d: Dialect): DialectFlags => (typeof d === "string" ? { ...DIALECTS[d] } : { ...d })
+
+/**
+ * Decodes control input: a preset name, flags, or `{name, ...flags}` (the preset with the flags
+ * laid over it). Throws on an unknown name or flag or a bad value.
+ */
+export const decodeDialect = (input: unknown): DialectFlags => {
+  if (typeof input === "object" && input !== null && !Array.isArray(input) && "name" in input) {
+    const { name, ...rest } = input as Record<string, unknown>
+    if (!(DIALECT_NAMES as ReadonlyArray<unknown>).includes(name)) {
+      throw new Error(`Unknown dialect ${JSON.stringify(name)}; one of ${DIALECT_NAMES.join(", ")}`)
+    }
+    return { ...DIALECTS[name as DialectName], ...Schema.decodeUnknownSync(DialectFlags)(rest) }
+  }
+  return resolveDialect(Schema.decodeUnknownSync(Dialect)(input))
+}
+
+/** The holder on `SandboxContext`: the active flags, replaced as a whole. */
+export interface DialectRef {
+  current: DialectFlags
+}
+
+/** The active flags of a context (contexts built without a dialect speak the default). */
+export const activeDialect = (ctx: { readonly dialect?: DialectRef | undefined }): DialectFlags => ctx.dialect?.current ?? DIALECTS.default
+
+// ---------------------------------------------------------------------------------------------
+// Page size
+
+/** The number of results a page holds for a requested `limit`. */
+export const capLimit = (d: DialectFlags, limit: number): number => (d.pageCap === undefined ? limit : Math.min(limit, d.pageCap))
+
+// ---------------------------------------------------------------------------------------------
+// List bodies
+
+/**
+ * `shown`: a payload whose shape the spec shows (plot search, alert envelopes); its records stay
+ * under `results`. `unshown`: the spec marks the payload "not shown", so `resultsKey` applies.
+ */
+export type ListKind = "shown" | "unshown"
+
+/** A list body as the dialect writes it: `count`, `next`/`previous` dropped, `results` renamed. */
+export const shapeList = <A extends Record<string, unknown>>(d: DialectFlags, body: A, kind: ListKind): Record<string, unknown> => {
+  if (!d.noCount && !d.noNext && (d.resultsKey === undefined || kind === "shown")) return body
+  const out: Record<string, unknown> = {}
+  for (const [k, v] of Object.entries(body)) {
+    if (d.noCount && k === "count") continue
+    if (d.noNext && (k === "next" || k === "previous")) continue
+    out[k === "results" && kind === "unshown" && d.resultsKey !== undefined ? d.resultsKey : k] = v
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------
+// Date-times
+
+const STRICT_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}$/
+const LENIENT_DATE_TIME_RE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)?$/
+
+/**
+ * Milliseconds of a UTC date-time, or undefined. Lenient (default): `YYYY-MM-DDTHH:mm:ss` with an
+ * optional fraction and `Z` / `+00:00`. Strict: exactly `YYYY-MM-DDTHH:mm:ss` (the spec's
+ * notation) and a real calendar instant.
+ */
+export const parseDateTime = (s: string, strict = false): number | undefined => {
+  if (!(strict ? STRICT_DATE_TIME_RE : LENIENT_DATE_TIME_RE).test(s)) return undefined
+  const ms = Date.parse(s.endsWith("Z") ? s : `${s.replace(/\+00:00$/, "")}Z`)
+  if (Number.isNaN(ms)) return undefined
+  return strict && new Date(ms).toISOString().slice(0, 19) !== s ? undefined : ms
+}
+
+// ---------------------------------------------------------------------------------------------
+// Missing keys
+
+/** FNV-1a of the key, finalised with murmur3's mix (stable across runs and seeds). */
+const keyHash = (key: string): number => {
+  let h = 0x811c9dc5
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
+  }
+  return mix32(h >>> 0)
+}
+
+/**
+ * Whether a by-key read of `key` answers 404 under the dialect. Keys as the path carries them:
+ * token property ids in decimal (`"1000123"`), `prop_...`, `lead_...`; resolve tests the `prop_`
+ * id it resolved to.
+ */
+export const isMissingKey = (d: DialectFlags, key: string): boolean =>
+  d.missingEvery !== undefined && keyHash(key) % d.missingEvery === 0
+
+// ---------------------------------------------------------------------------------------------
+// Platform credentials and the 402 body
+
+/** Assumed: the sandbox's default header for header-style API keys (the spec does not name it). */
+export const DEFAULT_API_KEY_HEADER = "X-Api-Key"
+/** Assumed: the default member of the 402 problem that carries the payment link. */
+export const DEFAULT_PAYMENT_LINK_MEMBER = "payment_url"
+
+/** The header (lower-case, as Node reports it) that carries header-style API keys. */
+export const apiKeyHeaderOf = (d: DialectFlags): string => (d.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase()
