@@ -105,9 +105,12 @@ export const exitCodeOf = (error: unknown): ExitCode => {
   }
 }
 
-/** The `_runs.status` an ending leaves: paused runs resume, failed ones too (from their checkpoints). */
+/** The `_runs.status` an ending leaves: paused and interrupted runs resume; failed ones (an error against the request) do not stick. */
 export const statusOf = (error: unknown): "paused" | "failed" | "interrupted" => {
   const code = exitCodeOf(error)
   if (code === ExitCode.Interrupted || code === ExitCode.Terminated) return "interrupted"
+  // a local write that failed (a full disk, a blocked folder) says nothing against the run: its
+  // journal holds what was paid, and the next run resumes once the cause is fixed
+  if ((error as { _tag?: string } | null)?._tag === "WarehouseError") return "paused"
   return code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Shape ? "paused" : "failed"
 }

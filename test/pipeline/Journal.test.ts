@@ -32,7 +32,7 @@ describe("page journal", () => {
     fs.writeFileSync(rawBlock, "not a folder")
     const before = unitsSpent(h)
     const failed = await h.run(sourcingSearch, { params })
-    expect(failed.status).toBe("failed")
+    expect(failed.status).toBe("paused")
     expect(failed.error).toMatch(/raw page/)
     const paidFirst = unitsSpent(h) - before
     expect(paidFirst).toBeGreaterThan(0)
