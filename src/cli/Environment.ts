@@ -95,7 +95,8 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
       ? Effect.map(Sandbox.start({
         seed: settings.sandbox.seed,
         world: { properties: settings.sandbox.properties },
-        legacyFeeds: settings.sandbox.legacyFeeds
+        legacyFeeds: settings.sandbox.legacyFeeds,
+        dialect: settings.sandbox.dialect
       }), Option.some)
       : Effect.succeed(Option.none())
   )

@@ -4,6 +4,7 @@
  * Credentials never live in the file: they come from the environment (names configurable).
  */
 import { Schema } from "effect"
+import { Dialect } from "../sandbox/Dialect.js"
 import { SHAPED_OPERATIONS } from "../service/Shapes.js"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
@@ -89,6 +90,13 @@ export const SandboxSection = Schema.Struct({
   seed: Schema.optionalWith(Schema.Int, { default: () => 42 }),
   /** Properties in the sandbox world. Default 20000. */
   properties: Schema.optionalWith(PositiveInt, { default: () => 20_000 }),
+  /**
+   * Which spec-valid reading of what the spec leaves unsaid the embedded sandbox speaks: a preset
+   * (`default`, `capped-pages`, `no-count`, `no-next`, `results-key`, `strict-datetime`,
+   * `missing-keys`, `header-key`, `payment-member`) or its flags (`src/sandbox/Dialect.ts`).
+   * Default `default`. Also switchable at run time: `POST /__sandbox/dialect`.
+   */
+  dialect: Schema.optionalWith(Dialect, { default: () => "default" as const }),
   /** Legacy alert feeds the sandbox account starts with (`{name, filter}`). Default none. */
   legacyFeeds: Schema.optionalWith(
     Schema.Array(Schema.Struct({ name: Schema.String, filter: Schema.Record({ key: Schema.String, value: Schema.Unknown }) })),
