@@ -8,6 +8,7 @@ import { type FaultState, type HostName, makeFaultState, uniform } from "./Fault
 import { RateLimiterState } from "./RateLimits.js"
 import type { SandboxConfig } from "./SandboxConfig.js"
 import type { SandboxContext } from "./SandboxContext.js"
+import { randomBytes } from "node:crypto"
 
 export interface SandboxState {
   readonly config: SandboxConfig
@@ -20,6 +21,8 @@ export interface SandboxState {
   /** Plot daily quota (0 = off); settable through the control. */
   plotDailyQuota: number
   requestSeq: number
+  /** Random per start: the first 8 hex digits of every request id. */
+  readonly requestIdPrefix: string
   /** Added to wall time for rate-limit windows (moved by `advanceClock`). */
   rateOffsetMs: number
 }
@@ -37,6 +40,7 @@ export const makeSandboxState = (config: SandboxConfig, ctx: SandboxContext): Sa
     plotCalls: new Map(),
     plotDailyQuota: config.plotDailyQuota,
     requestSeq: 0,
+    requestIdPrefix: randomBytes(4).toString("hex"),
     rateOffsetMs: 0
   }
   ctx.driftRate.platform = config.faults.platform.driftRate
@@ -46,8 +50,12 @@ export const makeSandboxState = (config: SandboxConfig, ctx: SandboxContext): Sa
 
 const hex8 = (u: number) => Math.floor(u * 4294967296).toString(16).padStart(8, "0")
 
-/** `req_` plus 16 hex digits, deterministic under the seed and the request order. */
+/**
+ * `req_` plus 24 hex digits: 8 random per sandbox start (`requestIdPrefix`), so request ids never
+ * repeat across starts (a ledger keyed by request id would otherwise drop a second night's
+ * charges), then 16 deterministic under the seed and the request order.
+ */
 export const nextRequestId = (state: SandboxState): string => {
   const n = state.requestSeq++
-  return `req_${hex8(uniform(state.ctx.seed, 7, n))}${hex8(uniform(state.ctx.seed, 8, n))}`
+  return `req_${state.requestIdPrefix}${hex8(uniform(state.ctx.seed, 7, n))}${hex8(uniform(state.ctx.seed, 8, n))}`
 }
