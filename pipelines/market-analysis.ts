@@ -12,7 +12,7 @@ import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { MarketAnalysis } from "../src/service/schema/Distributions.js"
 import { TokenClient } from "../src/service/TokenClient.js"
-import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "./market-distributions.js"
+import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "../src/normalize/records/MarketScope.js"
 
 const AnalysisRecord = Schema.Struct({ scope: Scope, analysis: MarketAnalysis })
 type AnalysisRecord = typeof AnalysisRecord.Type

@@ -6,67 +6,20 @@
  * `market_prices_distribution`, `market_properties_distribution` (the light sample) with
  * `market_properties_quartiles`, and `market_time_on_market_distribution`. Merged, so a rerun on
  * the same day replaces that day's buckets and other days are kept as history.
- *
- * Also exports the location scope shared with `market-analysis`.
  */
-import { Effect, Either, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { single } from "../src/extract/Pagers.js"
 import { fetchedOf } from "../src/extract/Responses.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import {
-  BedroomsBucket, MarketFilterRequest, PriceBucket, PropertiesDistribution, TimeOnMarketBucket
+  BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket
 } from "../src/service/schema/Distributions.js"
-import { intBetween, items } from "../src/service/schema/Rules.js"
-import { validateRequest } from "../src/service/schema/Validation.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
-import { filterKey, marketScopeFields, typesKey } from "./market-time-series.js"
+import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "../src/normalize/records/MarketScope.js"
 
-/** Location ids (one request each) and the market scope; every body checked before any call. */
-const LocationScopeBase = Schema.Struct({
-  /** Location ids, at least one; each is its own request. */
-  location_ids: items(intBetween(1, 2147483647), 1),
-  ...marketScopeFields
-})
-export type LocationScope = typeof LocationScopeBase.Type
-
-/** The body of a distribution or analysis request for one location. */
-export const marketBody = (p: Omit<LocationScope, "location_ids">, locationId: number): Record<string, unknown> => ({
-  ...p.filter,
-  types: p.types,
-  business_type: p.business_type,
-  custom_location_boundary: { location_ids: [locationId] }
-})
-
-export const LocationScope = LocationScopeBase.pipe(
-  Schema.filter((p) => {
-    const v = validateRequest(MarketFilterRequest, marketBody(p, p.location_ids[0]!))
-    return Either.isRight(v) || v.left.message.split("\n").join("; ")
-  })
-)
-
-/** What every row of a location's answer carries (built by the pipeline). */
-export const Scope = Schema.Struct({
-  location_id: Schema.Number,
-  types: Schema.String,
-  business_type: Schema.String,
-  filter_key: Schema.String
-})
-export type Scope = typeof Scope.Type
-export const scopeOf = (p: LocationScope, locationId: number): Scope =>
-  ({ location_id: locationId, types: typesKey(p.types), business_type: p.business_type, filter_key: filterKey(p.filter) })
-
-/** Scope columns and the snapshot date, first in every table. */
-export const scopeColumns = <R extends { readonly scope: Scope }>() => ({
-  location_id: ["BIGINT", (r: R) => r.scope.location_id] as const,
-  types: ["VARCHAR", (r: R) => r.scope.types] as const,
-  business_type: ["VARCHAR", (r: R) => r.scope.business_type] as const,
-  filter_key: ["VARCHAR", (r: R) => r.scope.filter_key] as const,
-  snapshot_date: ["DATE", (_r: R, c: PageContext) => c.extractedAt] as const
-})
-export const SCOPE_KEY = ["location_id", "types", "business_type", "filter_key", "snapshot_date"] as const
 
 const DistRecord = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("bedrooms"), scope: Scope, seq: Schema.Number, bucket: BedroomsBucket }),

@@ -5,8 +5,6 @@
  * slice per request (`loc=123|dp=avg_price`), landing `market_time_series` (one row per point) and
  * `market_time_series_requests` (one row per request and run, `empty` true when the host answered
  * 204, i.e. no data).
- *
- * Also exports the market scope shared by `market-distributions` and `market-analysis`.
  */
 import { Effect, Either, Schema } from "effect"
 import { single } from "../src/extract/Pagers.js"
@@ -16,37 +14,10 @@ import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { DataPoint, DateInterval } from "../src/service/schema/Enums.js"
 import { ClosedPolygon, intBetween, items, oneOf } from "../src/service/schema/Rules.js"
-import { DateRange, marketFilterFields, MetresCircle, snapDateRange, TimeSeriesPoint, TimeSeriesRequest } from "../src/service/schema/TimeSeries.js"
+import { DateRange, MetresCircle, snapDateRange, TimeSeriesPoint, TimeSeriesRequest } from "../src/service/schema/TimeSeries.js"
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
-
-const { types, business_type, custom_location_boundary: _boundary, ...filterFields } = marketFilterFields
-
-/** The market filter less types, business type and area: price, area, rooms ranges and flags. */
-export const MarketFilterExtras = Schema.Struct(filterFields)
-export type MarketFilterExtras = typeof MarketFilterExtras.Type
-
-/** The scope every market pipeline shares: one group of types, one business type, extra filters. */
-export const marketScopeFields = {
-  /** Property types of one time-series group (request rule), at least one. */
-  types,
-  business_type,
-  /** The other market filter members (`price_range`, `bedrooms_range`, `private`...). Default none. */
-  filter: Schema.optionalWith(MarketFilterExtras, { default: () => ({}) })
-}
-
-/** FNV-1a, hex: short stable keys of lists and filters. */
-export const fingerprint = (value: unknown): string => {
-  const text = JSON.stringify(value)
-  let h = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193)
-  return (h >>> 0).toString(16).padStart(8, "0")
-}
-
-/** Row key of a types list: sorted, comma-joined (order does not change the answer). */
-export const typesKey = (ts: ReadonlyArray<string>) => [...ts].sort().join(",")
-/** Row key of the extra filters: "" when none, else a fingerprint of the filter. */
-export const filterKey = (f: object) => (Object.keys(f).length === 0 ? "" : fingerprint(f))
+import { filterKey, fingerprint, marketScopeFields, typesKey } from "../src/normalize/records/MarketScope.js"
 
 /** One area of a request: a stable key and its `custom_location_boundary`. */
 export interface Area {

@@ -6,6 +6,7 @@
 import { Effect, Option, Stream } from "effect"
 import { isNotFound } from "../service/ServiceError.js"
 import type { Fetched, Slice, SliceEnd, Source } from "./Source.js"
+import { fnv1a } from "../shared/Fnv.js"
 
 export interface Checkpoint {
   readonly key: string
@@ -46,11 +47,7 @@ export interface ExtractPlan {
 }
 
 /** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
-export const shardOf = (key: string, count: number): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193)
-  return (h >>> 0) % count
-}
+export const shardOf = (key: string, count: number): number => fnv1a(key) % count
 
 /** The position a slice starts from, or none when it has nothing left in this run. */
 const startOf = (slice: Slice<any, any, any>, plan: ExtractPlan): Option.Option<unknown> => {

@@ -7,6 +7,7 @@
 import type { Effect, Schema } from "effect"
 import type { Source } from "../extract/Source.js"
 import type { RecordMapping } from "../normalize/Normalizer.js"
+import type { PageContext } from "../normalize/PageContext.js"
 import type { TableSpec } from "../normalize/Table.js"
 import type { TableKeys } from "../extract/Sources.js"
 import type { PlatformClient } from "../service/PlatformClient.js"
@@ -15,14 +16,8 @@ import type { TokenClient } from "../service/TokenClient.js"
 /** What a pipeline's source may use: the two host clients and keys read from earlier tables. */
 export type PipelineServices = PlatformClient | TokenClient | TableKeys
 
-/** What a page's rows may know about where they came from. */
-export interface PageContext {
-  readonly runId: string
-  /** The slice key (fan-out key, place...) the page belongs to. */
-  readonly slice: string
-  /** The run's extraction time (ISO), the same for every page of a run. */
-  readonly extractedAt: string
-}
+/** What a page's rows may know about where they came from (defined with the normaliser). */
+export type { PageContext }
 
 /** What a plan expects a run to do, before anything paid is called. */
 export interface PlanEstimate {

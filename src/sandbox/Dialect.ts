@@ -20,6 +20,7 @@
  */
 import { Schema } from "effect"
 import { mix32 } from "./world/Hash.js"
+import { fnv1a } from "../shared/Fnv.js"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 /** A header name (RFC 9110 token). */
@@ -138,14 +139,7 @@ export const parseDateTime = (s: string, strict = false): number | undefined => 
 // Missing keys
 
 /** FNV-1a of the key, finalised with murmur3's mix (stable across runs and seeds). */
-const keyHash = (key: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return mix32(h >>> 0)
-}
+const keyHash = (key: string): number => mix32(fnv1a(key))
 
 /**
  * Whether a by-key read of `key` answers 404 under the dialect. Keys as the path carries them:

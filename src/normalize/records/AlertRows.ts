@@ -4,7 +4,7 @@
  * feed delivered which alert; an alert can match several feeds). Used by `alerts` (feed reads)
  * and `alerts-search`.
  */
-import type { PageContext } from "../../pipeline/Pipeline.js"
+import type { PageContext } from "../PageContext.js"
 import { Alert } from "../../service/schema/Alert.js"
 import { flatTable } from "../Flatten.js"
 import type { Rows } from "../Table.js"

@@ -5,7 +5,7 @@
  */
 import type { Listing, Property } from "../../service/schema/Property.js"
 import { Property as PropertySchema, Listing as ListingSchema } from "../../service/schema/Property.js"
-import type { PageContext } from "../../pipeline/Pipeline.js"
+import type { PageContext } from "../PageContext.js"
 import { flatTable } from "../Flatten.js"
 import type { Row, Rows } from "../Table.js"
 

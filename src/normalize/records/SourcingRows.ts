@@ -7,7 +7,7 @@
  * Hot path: `sourcing-search` maps every search result through `searchRows`, so it is one pass
  * over compiled columns plus a plain loop over agencies (no spreads, no closures per record).
  */
-import type { PageContext } from "../../pipeline/Pipeline.js"
+import type { PageContext } from "../PageContext.js"
 import { SourcingProperty, SourcingPropertyDetail } from "../../service/schema/Sourcing.js"
 import { type ColumnDef, flatTable, type FlatTable } from "../Flatten.js"
 import type { Row, Rows } from "../Table.js"

@@ -4,6 +4,7 @@
  * works after it, and paging sees one consistent snapshot of the world.
  */
 import type { SourcingFilter } from "../world/World.js"
+import { fnv1aHex } from "../../shared/Fnv.js"
 
 export interface CursorState {
   readonly filter: SourcingFilter
@@ -35,11 +36,4 @@ export const decodeCursor = (text: string): CursorState | undefined => {
 }
 
 /** FNV-1a of a string, 8 hex digits (search ids). */
-export const fnv = (s: string): string => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) {
-    h ^= s.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  return (h >>> 0).toString(16).padStart(8, "0")
-}
+export const fnv = fnv1aHex

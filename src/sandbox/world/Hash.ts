@@ -2,6 +2,7 @@
  * Integer hashing: every generated value is `hash(seed, index, salt)` mixed with a
  * murmur3-style finaliser, so any field of any record is computable on its own.
  */
+import { fnv1a } from "../../shared/Fnv.js"
 
 /** 32-bit avalanche mix (murmur3 fmix32). */
 export const mix32 = (x: number): number => {
@@ -67,11 +68,7 @@ export const cumulative = (weights: ReadonlyArray<number>): Float64Array => {
 }
 
 /** String hash (FNV-1a) for ids that are strings. */
-export const hashString = (s: string): number => {
-  let h = 0x811c9dc5
-  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193)
-  return h >>> 0
-}
+export const hashString = (s: string): number => fnv1a(s)
 
 /** (a * b) mod n without losing precision for a, b < n < 2^26.5 (n up to ~94M). */
 export const mulMod = (a: number, b: number, n: number): number => {

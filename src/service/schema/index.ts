@@ -11,7 +11,6 @@
  */
 export * from "./Enums.js"
 export * from "./Open.js"
-export * from "./FastDecode.js"
 export * from "./Rules.js"
 export * from "./Validation.js"
 export * from "./Shared.js"

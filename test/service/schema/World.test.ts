@@ -3,10 +3,11 @@
  * the spec and docs/ASSUMPTIONS.md by different people; this checks they agree).
  */
 import { Either, Schema } from "effect"
+import { makeRecordDecoder } from "../../../src/normalize/FastDecode.js"
 import { describe, expect, it } from "vitest"
 import { makeWorld } from "../../../src/sandbox/world/World.js"
 import {
-  Agencies, Agents, Alert, Conditions, FeatureGroups, Lead, LocationReferences, makeRecordDecoder, PlotResult, Premises, Property,
+  Agencies, Agents, Alert, Conditions, FeatureGroups, Lead, LocationReferences, PlotResult, Premises, Property,
   SourcingProperty, SourcingPropertyDetail, splitExtra, TypeReferences
 } from "../../../src/service/schema/index.js"
 

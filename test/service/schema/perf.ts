@@ -4,7 +4,8 @@
  * Reports CPU time (user + system) so a loaded machine still gives comparable figures.
  */
 import { Schema } from "effect"
-import { makeRecordDecoder, Property } from "../../../src/service/schema/index.js"
+import { makeRecordDecoder } from "../../../src/normalize/FastDecode.js"
+import { Property } from "../../../src/service/schema/index.js"
 import { property } from "./fixtures.js"
 
 const n = Number(process.argv[2] ?? 50_000)
