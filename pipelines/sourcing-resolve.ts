@@ -19,6 +19,7 @@
 import { Effect, Schema } from "effect"
 import * as fs from "node:fs"
 import { single } from "../src/extract/Pagers.js"
+import { csvRows } from "../src/extract/Csv.js"
 import { fetchedOf } from "../src/extract/Responses.js"
 import type { Fetched } from "../src/extract/Source.js"
 import { fanOut } from "../src/extract/Sources.js"
@@ -46,27 +47,6 @@ export interface Input {
   readonly value: string
 }
 
-/** Splits CSV text into rows of cells (RFC 4180 quoting; CRLF or LF). */
-export const parseCsv = (text: string): Array<Array<string>> => {
-  const rows: Array<Array<string>> = []
-  let row: Array<string> = [], cell = "", quoted = false
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!
-    if (quoted) {
-      if (ch === "\"" && text[i + 1] === "\"") (cell += "\"", i++)
-      else if (ch === "\"") quoted = false
-      else cell += ch
-    } else if (ch === "\"") quoted = true
-    else if (ch === ",") (row.push(cell), cell = "")
-    else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++
-      row.push(cell), rows.push(row), row = [], cell = ""
-    } else cell += ch
-  }
-  if (cell !== "" || row.length > 0) (row.push(cell), rows.push(row))
-  return rows.filter((r) => r.some((c) => c.trim() !== ""))
-}
-
 const checkValue = (kind: Kind, value: string): string | undefined => {
   if (kind === "url") return /^https?:\/\/\S+$/.test(value) ? undefined : "a url must be an http(s) link"
   if (kind === "listing_id") return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? undefined : "a listing_id must be a positive integer"
@@ -78,7 +58,7 @@ export const readInputs = (file: string): Effect.Effect<ReadonlyArray<Input>, In
   Effect.gen(function* () {
     const bad = (detail: string) => new InvalidInput({ field: "sourcing-resolve.file", detail: `${file}: ${detail}` })
     const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: () => bad("cannot read the file") })
-    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ""))
+    const [header, ...rows] = csvRows(text)
     if (!header) return yield* bad("the file is empty (a header row is required)")
     const names = header.map((h) => h.trim().toLowerCase())
     const pairs = names.length === 2 && names[0] === "kind" && names[1] === "value"

@@ -1,7 +1,8 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import sourcingResolve, { parseCsv } from "../../pipelines/sourcing-resolve.js"
+import sourcingResolve from "../../pipelines/sourcing-resolve.js"
+import { csvRows } from "../../src/extract/Csv.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
 import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
 
@@ -21,7 +22,7 @@ describe("sourcing-resolve", () => {
   }
 
   it("parses quoted CSV cells", () => {
-    expect(parseCsv("kind,value\r\nurl,\"https://x.test/a,b\"\n\nreference,\"say \"\"hi\"\"\"\n")).toEqual([
+    expect(csvRows("kind,value\r\nurl,\"https://x.test/a,b\"\n\nreference,\"say \"\"hi\"\"\"\n")).toEqual([
       ["kind", "value"], ["url", "https://x.test/a,b"], ["reference", "say \"hi\""]
     ])
   })
