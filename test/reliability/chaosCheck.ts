@@ -5,7 +5,7 @@
  * arrived is in the page journal and is landed by the resume, not fetched again).
  */
 import { expect, it } from "vitest"
-import { runChaos, scenarios } from "../../tools/chaos.js"
+import { runChaos, scenarios } from "../support/chaos.js"
 
 export const chaosTest = (scenario: "sourcing-search" | "seller-leads", seed: number, pagesPerKill: number) =>
   it(`10 SIGKILLs and resumes end with the clean run's data, no duplicates, at most ${pagesPerKill} page(s) paid per kill`, async () => {

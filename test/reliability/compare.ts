@@ -4,7 +4,7 @@
  * sandbox did not drift lands exactly as in the clean run, and every drifted one either lands or
  * is in `_rejects`.
  */
-import { primaryKeysOf, readWarehouse, RUN_COLUMNS, tableFigures, type TableFigure } from "../../tools/chaos.js"
+import { primaryKeysOf, readWarehouse, RUN_COLUMNS, tableFigures, type TableFigure } from "../support/chaos.js"
 
 export const figuresOf = async (file: string, pipelines: ReadonlyArray<string>): Promise<Record<string, TableFigure>> =>
   tableFigures(file, Object.assign({}, ...pipelines.map(primaryKeysOf)))

@@ -10,7 +10,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { prng, spawnCli } from "../../tools/chaos.js"
+import { prng, spawnCli } from "../support/chaos.js"
 import { startTestSandbox } from "../support/sandbox.js"
 import { cli, settingsFile, STACK_LINE, totalRequests } from "./inProcess.js"
 
