@@ -11,6 +11,7 @@
 import { Effect } from "effect"
 import { exitCodeOfSignal, makeShutdown, Shutdown, type StopSignal } from "../pipeline/Shutdown.js"
 import { runCliMain } from "./Cli.js"
+import { messageOf } from "../shared/ErrorClass.js"
 
 /** How long a stopping run may take to land what is queued and write its record. */
 const GRACE_MS = 1_800
@@ -31,7 +32,7 @@ Effect.runPromise(runCliMain(process.argv).pipe(Effect.provideService(Shutdown, 
     process.exit(signal !== undefined ? exitCodeOfSignal(signal) : code)
   },
   (error) => {
-    process.stderr.write(`error: ${String(error).split("\n")[0]}\n`)
+    process.stderr.write(`error: ${messageOf(error)}\n`)
     process.exit(1)
   }
 )

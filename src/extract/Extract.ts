@@ -7,6 +7,7 @@ import { Effect, Option, Stream } from "effect"
 import { isNotFound } from "../service/ServiceError.js"
 import type { Fetched, Slice, SliceEnd, Source } from "./Source.js"
 import { fnv1a } from "../shared/Fnv.js"
+import { firstLine } from "../shared/ErrorClass.js"
 
 export interface Checkpoint {
   readonly key: string
@@ -71,7 +72,7 @@ const missingStep = <R>(slice: Slice<R, any, any>, position: unknown, error: { s
   fetched: { ...nothing, records: slice.missing?.records?.() ?? [] } as Fetched<R>,
   next: position,
   done: true,
-  missing: { key: slice.key, status: error.status ?? 404, requestId: error.requestId, detail: error.message.split("\n")[0]! } satisfies Missing
+  missing: { key: slice.key, status: error.status ?? 404, requestId: error.requestId, detail: firstLine(error.message) } satisfies Missing
 })
 
 const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>

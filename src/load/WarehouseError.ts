@@ -11,6 +11,7 @@
  * - `Sql`: any other DuckDB failure.
  */
 import { Data } from "effect"
+import { firstLine } from "../shared/ErrorClass.js"
 
 export type WarehouseErrorReason = "Locked" | "Corrupt" | "Foreign" | "SchemaConflict" | "BadValue" | "Io" | "Sql"
 
@@ -31,7 +32,7 @@ export class WarehouseError extends Data.TaggedError("WarehouseError")<{
 
 /** The underlying message of anything thrown by DuckDB or node. */
 export const causeMessage = (cause: unknown): string =>
-  cause instanceof Error ? cause.message.split("\n")[0]! : String(cause)
+  cause instanceof Error ? firstLine(cause.message) : String(cause)
 
 /** Maps an error thrown while opening a DuckDB file to a reason and a clear message. */
 export const openError = (path: string, cause: unknown): WarehouseError => {

@@ -18,7 +18,8 @@ import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
 import { makePlanRefiner, planPipeline, type Plan } from "./Planner.js"
 import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
-import { ExitCode, exitCodeOf, InvalidInput, RunFailed, RunInterrupted, statusOf } from "./RunError.js"
+import { ExitCode, exitCodeOf, messageOf, statusOf } from "../shared/ErrorClass.js"
+import { InvalidInput, RunFailed, RunInterrupted } from "./RunError.js"
 import { Shutdown } from "./Shutdown.js"
 
 export interface RunRequest<P = unknown> {
@@ -355,8 +356,5 @@ export const paramsDiff = (saved: unknown, requested: unknown): Array<string> =>
     .map((k) => `${k}: ${show(a[k])} -> ${show(b[k])}`)
 }
 
-/** A one-line message of any error, never a stack trace. */
-export const messageOf = (error: unknown): string =>
-  error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message).split("\n")[0]!
-    : String(error)
+/** A one-line message of any error (kept here for the CLI and library). */
+export { messageOf } from "../shared/ErrorClass.js"

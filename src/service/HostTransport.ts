@@ -15,7 +15,8 @@ import type { Pacer } from "./Pacer.js"
 import { readRateLimitHeaders, tightestState } from "./RateLimitHeaders.js"
 import { type RetryPolicy, withRetry } from "./Retry.js"
 import type { RetryBudget } from "./RetryBudget.js"
-import { InvalidInput, type ServiceError, TransportError } from "./ServiceError.js"
+import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
+import { firstLine } from "../shared/ErrorClass.js"
 
 export type { RawResponse } from "./ErrorMapping.js"
 
@@ -55,7 +56,7 @@ const describe = (e: HttpClientError): string => {
   const code = cause?.code ?? cause?.cause?.code
   if (typeof code === "string") return code
   const msg = cause?.cause?.message ?? cause?.message ?? e.reason
-  return String(msg).split("\n")[0]!.slice(0, 120)
+  return firstLine(String(msg)).slice(0, 120)
 }
 
 const isJson = (contentType: string | undefined) => contentType === undefined || /json/i.test(contentType)
@@ -82,10 +83,10 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           Effect.flatMap((res) => Effect.map(res.text, (text): RawResponse => ({ status: res.status, headers: res.headers, text }))),
           Effect.mapError((e): ServiceError => {
             if (e._tag === "RequestError" && e.reason === "InvalidUrl") {
-              return new InvalidInput({ reason: "Url", operation: req.operation, detail: "the URL is not valid" })
+              return new InvalidRequest({ reason: "Url", operation: req.operation, detail: "the URL is not valid" })
             }
             if (e._tag === "RequestError" && e.reason === "Encode") {
-              return new InvalidInput({ reason: "Body", operation: req.operation, detail: "the body is not serialisable as JSON" })
+              return new InvalidRequest({ reason: "Body", operation: req.operation, detail: "the body is not serialisable as JSON" })
             }
             if (e._tag === "ResponseError") {
               // The headers arrived: a charged call whose body broke off must not be retried (or lost from the ledger).

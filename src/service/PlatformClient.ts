@@ -15,7 +15,7 @@ import { PlatformRequests } from "./PlatformRequests.js"
 import { chargedOf, retryPolicyOf } from "./Retry.js"
 import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
 import { RetryBudget } from "./RetryBudget.js"
-import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
+import { AuthenticationFailed, InvalidRequest, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import { shapeOf } from "./Shapes.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 import type { SellerLeadsQuery } from "./schema/SellerLeads.js"
@@ -112,7 +112,7 @@ export const makePlatformClient = Effect.gen(function* () {
   const urlOf = (spec: Pick<CallSpec<unknown>, "target" | "query" | "operation">) => {
     const url = /^https?:\/\//i.test(spec.target) ? new URL(spec.target) : new URL(settings.platformUrl + spec.target)
     if (url.origin !== base.origin) {
-      return Effect.fail(new InvalidInput({ reason: "Url", operation: spec.operation, detail: `refusing to follow a link to another host (${url.origin})` }))
+      return Effect.fail(new InvalidRequest({ reason: "Url", operation: spec.operation, detail: `refusing to follow a link to another host (${url.origin})` }))
     }
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
     return Effect.succeed(url.toString())
@@ -142,16 +142,16 @@ export const makePlatformClient = Effect.gen(function* () {
       })
       if (spec.bodySchema) {
         const v = validateRequest(spec.bodySchema, spec.body)
-        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Body", operation: spec.operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Body", operation: spec.operation, detail: oneLine(v.left.message) })
       }
       if (spec.querySchema) {
         const v = validateRequest(spec.querySchema, spec.query ?? {})
-        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Query", operation: spec.operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Query", operation: spec.operation, detail: oneLine(v.left.message) })
       }
       const url = yield* urlOf(spec)
       // Spec: credentials in the URL are refused (400 key_in_query); never build such a request.
       if (credentialInUrl(url, Redacted.value(key))) {
-        return yield* new InvalidInput({ reason: "Url", operation: spec.operation, detail: "a credential must never be sent in a URL" })
+        return yield* new InvalidRequest({ reason: "Url", operation: spec.operation, detail: "a credential must never be sent in a URL" })
       }
       const send = transport.send({
         operation: spec.operation,

@@ -31,35 +31,9 @@ export const retryPolicyOf = (s: { readonly maxRetries: number; readonly retryBa
   maxRetries: s.maxRetries, baseMs: s.retryBaseMs, maxMs: s.retryMaxMs, minMs: s.retryMinMs
 })
 
-const transientStatus = (status: number | undefined) =>
-  status !== undefined && (status === 408 || status === 429 || status >= 500)
+import { firstLine, isTransient } from "../shared/ErrorClass.js"
 
-/** Units the service said it charged for the failed call (when the error knows). */
-export const chargedOf = (e: unknown): number => {
-  const u = (e as { unitsCharged?: unknown } | null)?.unitsCharged
-  return typeof u === "number" && u > 0 ? u : 0
-}
-
-/** Whether retrying `e` may succeed. */
-export const isTransient = (e: ServiceError | { readonly _tag: string }): boolean => {
-  if (chargedOf(e) > 0) return false
-  switch (e._tag) {
-    case "TransportError": {
-      const t = e as { reason: string; status?: number }
-      return t.reason === "Network" || t.reason === "Timeout" || t.reason === "TruncatedBody" ||
-        // An HTML page from a proxy in front of a 502/503 is a transient outage too.
-        (t.reason === "WrongContentType" && transientStatus(t.status))
-    }
-    case "PlatformProblem": {
-      const p = e as { reason: string; status: number }
-      return p.reason !== "quota_reached" && transientStatus(p.status)
-    }
-    case "TokenProblem":
-      return transientStatus((e as { status: number }).status)
-    default:
-      return false
-  }
-}
+export { chargedOf, isTransient } from "../shared/ErrorClass.js"
 
 /** The server's requested wait, if any. */
 export const retryAfterOf = (e: unknown): number | undefined => {
@@ -82,7 +56,7 @@ export const retryDelayMs = (policy: RetryPolicy, n: number, error: unknown, ran
 const oneLine = (error: unknown): string | undefined => {
   const m = typeof error === "object" && error !== null && "message" in error ? String((error as { message: unknown }).message) : undefined
   if (m === undefined || m.length === 0) return undefined
-  const line = m.split("\n")[0]!
+  const line = firstLine(m)
   return line.length > 160 ? `${line.slice(0, 157)}...` : line
 }
 

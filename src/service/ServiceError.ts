@@ -4,7 +4,7 @@
  * holds a secret (keys, passwords and tokens stay `Redacted` and are never copied here).
  *
  * How the CLI maps them to exit codes: `BudgetExhausted` 3 (resumable), `PaymentRequired` 4,
- * `AuthenticationFailed` 5, `InvalidInput` 2, the rest 1.
+ * `AuthenticationFailed` 5, `InvalidRequest` 2, the rest 1.
  */
 import { Data } from "effect"
 
@@ -200,7 +200,7 @@ export class AuthenticationFailed extends Data.TaggedError("AuthenticationFailed
 }
 
 /** A request built by the caller breaks the documented rules; refused before anything is sent. */
-export class InvalidInput extends Data.TaggedError("InvalidInput")<{
+export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
   readonly reason: "Body" | "Query" | "Path" | "Url"
   readonly operation: string
   /** What is wrong, one or a few lines (from the schema's formatter). */
@@ -226,4 +226,4 @@ export type ServiceError =
   | BudgetExhausted
   | PaymentRequired
   | AuthenticationFailed
-  | InvalidInput
+  | InvalidRequest

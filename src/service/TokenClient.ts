@@ -16,7 +16,7 @@ import { RetryBudget } from "./RetryBudget.js"
 import * as S from "./schema/index.js"
 import { validateRequest } from "./schema/Validation.js"
 import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
-import { AuthenticationFailed, InvalidInput, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
+import { AuthenticationFailed, InvalidRequest, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 import { shapeOf } from "./Shapes.js"
 import { makeTokenSession } from "./TokenSession.js"
@@ -102,15 +102,15 @@ export const makeTokenClient = Effect.gen(function* () {
     return Effect.gen(function* () {
       if (options.bodySchema) {
         const v = validateRequest(options.bodySchema, options.body)
-        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Body", operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Body", operation, detail: oneLine(v.left.message) })
       }
       if (options.querySchema) {
         const v = validateRequest(options.querySchema, options.query ?? {})
-        if (v._tag === "Left") return yield* new InvalidInput({ reason: "Query", operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Query", operation, detail: oneLine(v.left.message) })
       }
       const url = /^https?:\/\//i.test(target) ? new URL(target) : new URL(settings.apiUrl + target)
       if (url.origin !== origin) {
-        return yield* new InvalidInput({ reason: "Url", operation, detail: `refusing to follow a link to another host (${url.origin})` })
+        return yield* new InvalidRequest({ reason: "Url", operation, detail: `refusing to follow a link to another host (${url.origin})` })
       }
       for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
       const send = (access: Redacted.Redacted<string>) =>

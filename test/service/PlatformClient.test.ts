@@ -133,7 +133,7 @@ describe("PlatformClient", () => {
         ])
       }).pipe(withClients(fastSettings(server.url, server.url)))
       for (const e of errors) {
-        expect(e._tag).toBe("InvalidInput")
+        expect(e._tag).toBe("InvalidRequest")
         noSecret(e)
       }
       expect(server.requests).toHaveLength(0)
@@ -152,7 +152,7 @@ describe("PlatformClient", () => {
         ])
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(errors.map((e) => [e._tag, (e as any).reason])).toEqual([
-        ["InvalidInput", "Body"], ["InvalidInput", "Body"], ["InvalidInput", "Body"], ["InvalidInput", "Path"]
+        ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Path"]
       ])
       expect(errors[0]!.message).toContain("limit")
       expect(server.requests).toHaveLength(0)

@@ -160,7 +160,7 @@ describe("TokenClient", () => {
         ])
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(errors.map((e) => [e._tag, (e as any).reason])).toEqual([
-        ["InvalidInput", "Body"], ["InvalidInput", "Body"], ["InvalidInput", "Query"], ["InvalidInput", "Url"]
+        ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Query"], ["InvalidRequest", "Url"]
       ])
       expect(errors[0]!.message).toContain("comparables_count")
       expect(server.requests).toHaveLength(0)
