@@ -1,13 +1,22 @@
 import { defineConfig } from "vitest/config"
 
+/**
+ * Two projects, one run and one summary (`make test`): `unit` runs in-process tests (the sandbox
+ * over HTTP, DuckDB files, Parquet read back); `cli` runs the suites that drive the real CLI as
+ * child processes (signals, kills, exit codes, make targets), which are heavier and time-bound.
+ * Both share one pool of at most two forks (the machines have two cores).
+ */
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ["default", "json"],
-    outputFile: { json: ".vitest-report.json" }
+    outputFile: { json: ".vitest-report.json" },
+    projects: [
+      { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**"] } },
+      { extends: true, test: { name: "cli", include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"] } }
+    ]
   }
 })
