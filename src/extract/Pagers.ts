@@ -7,7 +7,8 @@
  * came back (`returned`, else the records' length), go on while the declared `count` says more
  * remain, and end on an empty page, at `count`, or at a cap; cursor pages follow `next` whatever
  * a page's length. A short page ends a slice only when the response carries neither a count nor a
- * next link (the spec never says a page holds `limit` results). A page that makes no progress
+ * next link (the spec never says a page holds `limit` results), and then only once an empty page
+ * confirms it (a capped page proves nothing). A page that makes no progress
  * ends its slice as `stalled`, never a loop.
  */
 import { Effect } from "effect"
@@ -25,11 +26,16 @@ export const advanceOf = (fetched: Fetched<unknown>): number =>
     ? fetched.returned
     : fetched.records.length
 
-/** Whether more remain after `nextOffset`, by the service's signals; a short page decides only without any. */
-const moreAfter = (fetched: Fetched<unknown>, nextOffset: number, limit: number): boolean => {
+/**
+ * Whether more remain after `nextOffset`, by the service's signals. Without a count and without a
+ * next link a short page proves nothing (a service may cap its pages below `limit` and say
+ * nothing), so the slice reads on until an empty page: one call more than needed, the price of
+ * knowing it is complete.
+ */
+const moreAfter = (fetched: Fetched<unknown>, nextOffset: number): boolean => {
   if (fetched.total !== undefined) return nextOffset < fetched.total
   if (fetched.next !== undefined) return fetched.next !== null
-  return fetched.records.length >= limit
+  return fetched.records.length > 0
 }
 
 const stalled = (detail: string): SliceEnd => ({ kind: "stalled", detail })
@@ -63,7 +69,7 @@ export const offset = <R, E, Ctx>(options: {
         }
       }
       const next = { offset: pos.offset + got, pages }
-      const more = moreAfter(fetched, next.offset, options.limit)
+      const more = moreAfter(fetched, next.offset)
       if (!more) return { fetched, next, done: true, declared }
       if (options.maxPages !== undefined && pages >= options.maxPages) {
         return { fetched, next, done: true, declared, end: { kind: "cap", detail: `maxPages ${options.maxPages}` } }
@@ -210,7 +216,7 @@ export const windows = <R, E, Ctx>(options: {
           }
           return Effect.succeed({ fetched, next: windowDone, done: rest.length === 0, declared })
         }
-        const more = moreAfter(fetched, nextOffset, options.limit)
+        const more = moreAfter(fetched, nextOffset)
         if (more && nextOffset > options.maxOffset) {
           return Effect.succeed({
             fetched, next: windowDone, done: true, declared,

@@ -23,14 +23,16 @@ const recordsOf = <R>(pages: ReadonlyArray<Page<R>>) => pages.flatMap((p) => p.f
 const guard = (calls: { n: number }, max: number) => Effect.suspend(() => (++calls.n > max ? Effect.die(`looped: more than ${max} calls`) : Effect.void))
 
 describe("offset pager", () => {
-  it.effect("stops on a short page without count or next, and checkpoints each position", () =>
+  it.effect("without count or next, reads past a short page until an empty one, and checkpoints each position", () =>
     Effect.gen(function* () {
       let calls = 0
       const source = paged(() => offset({ limit: 5, fetch: ({ offset, limit }) => Effect.sync(() => (calls++, page(items.slice(offset, offset + limit)))) }))
       const pages = yield* collect(extract(source, {}, fresh()))
       expect(recordsOf(pages)).toEqual(items)
-      expect(calls).toBe(5)
-      // advanced by what came (3 on the last page), not by the limit
+      // the short fifth page proves nothing: an empty sixth confirms the end
+      expect(calls).toBe(6)
+      // advanced by what came (3 on the fifth page), not by the limit
+      expect(pages.at(-2)!.checkpoint).toEqual({ key: "*", value: { offset: 23, pages: 5 }, done: false })
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 23, pages: 5 }, done: true })
       expect(pages[1]!.checkpoint).toEqual({ key: "*", value: { offset: 10, pages: 2 }, done: false })
       expect(pages.every((p) => p.end === undefined && p.declared === undefined)).toBe(true)
@@ -97,14 +99,15 @@ describe("offset pager", () => {
       expect(pages2.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, pages: 5 }, done: true })
     }))
 
-  it.effect("without a count or a next member, a short page ends the slice (even a capped one)", () =>
+  it.effect("without a count or a next member, a capped short page does not end the slice: every record comes", () =>
     Effect.gen(function* () {
       const offsets: Array<number> = []
+      // asked for 10, the service sends at most 5 and declares nothing
       const source = paged(() => offset({ limit: 10, fetch: ({ offset }) => Effect.sync(() => (offsets.push(offset), page(items.slice(offset, offset + 5)))) }))
       const pages = yield* collect(extract(source, {}, fresh()))
-      expect(offsets).toEqual([0])
-      expect(recordsOf(pages)).toEqual([0, 1, 2, 3, 4])
-      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 5, pages: 1 }, done: true })
+      expect(offsets).toEqual([0, 5, 10, 15, 20, 23])
+      expect(recordsOf(pages)).toEqual(items)
+      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 23, pages: 5 }, done: true })
     }))
 
   it.effect("without a count but with a non-null next member, the slice goes on past short pages; next null ends it", () =>
@@ -208,7 +211,8 @@ describe("offset pager", () => {
       })
       const positions = new Map([["a", { value: { offset: 20 }, done: false }], ["b", { value: { offset: 25 }, done: true }]])
       const pages = yield* collect(extract(source, {}, { mode: "resume", positions }))
-      expect(fetched.filter((f) => f.startsWith("a"))).toEqual(["a@20"])
+      // a short page without a count is confirmed by an empty one
+      expect(fetched.filter((f) => f.startsWith("a"))).toEqual(["a@20", "a@23"])
       expect(fetched.some((f) => f.startsWith("b"))).toBe(false)
       expect(pages.filter((p) => p.slice === "c").flatMap((p) => p.fetched.records)).toEqual(items)
     }))

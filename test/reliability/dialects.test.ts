@@ -1,0 +1,280 @@
+/**
+ * The catalogue under every sandbox dialect (src/sandbox/Dialect.ts): each pipeline runs into a
+ * fresh warehouse and either lands exactly the sandbox's ground truth (test/support/groundTruth.ts)
+ * or stops with a named, documented status: `incomplete` (exit 6, a shortfall named), `paused`
+ * with `UnexpectedShape` (exit 7), or an authentication failure (exit 5) where the dialect makes
+ * it the honest answer. A run that says `done` with other rows than the truth is a silent
+ * shortfall and fails. The outcome each dialect should give is asserted too, so a regression into
+ * a named stop is caught as well.
+ *
+ * The outcomes (dialect run x pipeline) are written to `.vitest-dialects.json` and printed as a
+ * markdown table at the end (for docs/RELIABILITY.md).
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { catalogue } from "../../pipelines/index.js"
+import type { RunSummary } from "../../src/pipeline/Runner.js"
+import { Warehouse } from "../../src/load/Warehouse.js"
+import { LOW_BALANCE, SANDBOX_API_KEY, WELL_KNOWN_CREDENTIALS } from "../../src/sandbox/Credentials.js"
+import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "../../src/sandbox/Dialect.js"
+import { TokenClient } from "../../src/service/TokenClient.js"
+import { CASES, type PipelineCase, type Truth, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
+import { type Harness, makeHarness } from "../support/pipelines.js"
+
+type Named = "truth" | "incomplete (6)" | "UnexpectedShape (7)" | "auth (5)"
+/** A named outcome, or a description of anything else (always a failure). */
+type Outcome = Named | `BUG: ${string}` | `other: ${string}`
+
+interface DialectRun {
+  readonly label: string
+  readonly dialect: DialectName
+  /** Flags laid over the preset (a combination of readings). */
+  readonly flags?: DialectFlags
+  readonly settings?: Record<string, unknown>
+  readonly expected: (c: PipelineCase) => Named
+}
+
+/**
+ * Settings of every run, under each run's own: no client-side pacing (the test sandbox has its
+ * rate limits off, and the 20 requests a second the platform client assumes before it sees a
+ * policy would make the by-key fan-outs the slowest part of the matrix), and one DuckDB thread
+ * (the warehouses are tiny; the pipelines of a dialect run side by side).
+ */
+const BASE_SETTINGS = { service: { platformRate: 0, apiRate: 0 }, duckdb: { threads: 1 } }
+const settingsOf = (run: DialectRun) => ({
+  ...BASE_SETTINGS,
+  ...run.settings,
+  service: { ...BASE_SETTINGS.service, ...(run.settings?.service as Record<string, unknown> | undefined) }
+})
+
+const truthAlways = () => "truth" as const
+/** Every operation whose list the spec does not show, read under `items` (the results-key dialect's key). */
+const itemsShapes = Object.fromEntries(
+  [...new Set(CASES.flatMap((c) => c.unshownOperations))].map((op) => [op, { results: DIALECTS["results-key"].resultsKey }])
+)
+
+const RUNS: ReadonlyArray<DialectRun> = [
+  { label: "default", dialect: "default", expected: truthAlways },
+  { label: "capped-pages", dialect: "capped-pages", expected: truthAlways },
+  { label: "no-count", dialect: "no-count", expected: truthAlways },
+  // capped pages that declare nothing: a short page proves nothing, the slice reads to an empty page
+  { label: "no-count + capped-pages", dialect: "no-count", flags: { pageCap: 37 }, expected: truthAlways },
+  // Without next links a cursor has no way past its first page: the count says more remain.
+  { label: "no-next", dialect: "no-next", expected: (c) => (c.paging === "cursor" || c.paging === "single+cursor" ? "incomplete (6)" : "truth") },
+  // A not-shown payload under another key is not guessed: the run stops, naming the shape.
+  { label: "results-key", dialect: "results-key", expected: (c) => (c.unshownOperations.length > 0 ? "UnexpectedShape (7)" : "truth") },
+  { label: "results-key + service.shapes", dialect: "results-key", settings: { service: { shapes: itemsShapes } }, expected: truthAlways },
+  { label: "strict-datetime", dialect: "strict-datetime", expected: truthAlways },
+  { label: "missing-keys", dialect: "missing-keys", expected: truthAlways },
+  // The key in Authorization: Bearer is refused by a service that reads it from its own header.
+  { label: "header-key", dialect: "header-key", expected: (c) => (c.host === "platform" ? "auth (5)" : "truth") },
+  { label: "header-key + service.apiKeyHeader", dialect: "header-key", settings: { service: { apiKeyHeader: DIALECTS["header-key"].apiKeyHeader } }, expected: truthAlways },
+  { label: "payment-member", dialect: "payment-member", expected: truthAlways }
+]
+
+/** run label -> pipeline -> outcome */
+const outcomes = new Map<string, Map<string, Outcome>>()
+const record = (run: string, pipeline: string, outcome: Outcome) => {
+  if (!outcomes.has(run)) outcomes.set(run, new Map())
+  outcomes.get(run)!.set(pipeline, outcome)
+}
+const details: Array<Record<string, unknown>> = []
+
+const OUTCOME_FILE = path.resolve(import.meta.dirname, "../../.vitest-dialects.json")
+
+afterAll(() => {
+  const pipelines = catalogue.map((p) => p.name)
+  const runs = RUNS.map((r) => r.label).filter((l) => outcomes.has(l))
+  const table = Object.fromEntries(runs.map((r) => [r, Object.fromEntries(pipelines.map((p) => [p, outcomes.get(r)!.get(p) ?? "not run"]))]))
+  fs.writeFileSync(OUTCOME_FILE, JSON.stringify({ world: TRUTH_WORLD, outcomes: table, problems: details }, null, 2) + "\n")
+  const lines = [
+    `| pipeline | ${runs.join(" | ")} |`,
+    `|---|${runs.map(() => "---").join("|")}|`,
+    ...pipelines.map((p) => `| ${p} | ${runs.map((r) => outcomes.get(r)!.get(p) ?? "not run").join(" | ")} |`)
+  ]
+  console.log(`\nOutcomes by dialect (also in ${path.basename(OUTCOME_FILE)}):\n\n${lines.join("\n")}\n`)
+})
+
+/** Several queries over one opening of a warehouse (an opening costs more than these small queries). */
+const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Record<string, unknown>>>> =>
+  Effect.runPromise(
+    Effect.flatMap(Warehouse, (w) => Effect.forEach(sqls, (sql) => w.query(sql))).pipe(
+      Effect.provide(Warehouse.Default({ path: warehouse, threads: 1 })),
+      Effect.scoped
+    )
+  )
+
+/** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
+const keyOf = (row: Record<string, unknown>) => Object.values(row).map((v) => (v === null || v === undefined ? "null" : String(v))).join("|")
+
+/** Multiset difference: what the truth has that the table lacks, and what the table has beyond it. */
+const diff = (got: ReadonlyArray<string>, want: ReadonlyArray<string>) => {
+  const left = new Map<string, number>()
+  for (const k of want) left.set(k, (left.get(k) ?? 0) + 1)
+  const extra: Array<string> = []
+  for (const k of got) {
+    const n = left.get(k) ?? 0
+    if (n > 0) left.set(k, n - 1)
+    else extra.push(k)
+  }
+  const missing = [...left].flatMap(([k, n]) => Array.from({ length: n }, () => k))
+  return { missing, extra }
+}
+
+interface Comparison {
+  readonly exact: boolean
+  /** One line per table or count that differs: expected vs got, with a few keys. */
+  readonly problems: ReadonlyArray<string>
+  /** Keys landed that the truth does not have (wrong rows, whatever the status). */
+  readonly foreign: ReadonlyArray<string>
+}
+
+const compare = async (warehouse: string, pipeline: string, truth: Truth): Promise<Comparison> => {
+  const problems: Array<string> = []
+  const foreign: Array<string> = []
+  const results = await queryAll(warehouse, [
+    ...truth.tables.map((t) => `SELECT ${t.select} FROM ${t.table}`),
+    ...truth.counts.map((c) => c.sql),
+    `SELECT "key" FROM _missing WHERE pipeline = '${pipeline}'`
+  ])
+  for (const [i, t] of truth.tables.entries()) {
+    const got = results[i]!.map(keyOf)
+    const d = diff(got, t.keys)
+    if (d.missing.length > 0 || d.extra.length > 0) {
+      problems.push(`${t.table}: expected ${t.keys.length} rows, got ${got.length} (${d.missing.length} missing, e.g. ${JSON.stringify(d.missing.slice(0, 3))}; ${d.extra.length} extra, e.g. ${JSON.stringify(d.extra.slice(0, 3))})`)
+    }
+    foreign.push(...d.extra.map((k) => `${t.table}:${k}`))
+  }
+  for (const [i, c] of truth.counts.entries()) {
+    const n = results[truth.tables.length + i]![0]!.n
+    if (n !== c.expected) problems.push(`${c.label}: expected ${c.expected} rows, got ${n}`)
+  }
+  const missing = results[results.length - 1]!.map((r) => String(r.key))
+  const dm = diff(missing, truth.missing)
+  if (dm.missing.length > 0 || dm.extra.length > 0) {
+    problems.push(`_missing: expected ${JSON.stringify([...truth.missing].sort())}, got ${JSON.stringify(missing.sort())}`)
+  }
+  return { exact: problems.length === 0, problems, foreign }
+}
+
+/** The named stop a summary or a refusal stands for, if any. */
+const namedStop = (summary: RunSummary | undefined, rejected: unknown): Named | undefined => {
+  if (summary === undefined) {
+    const tag = (rejected as { _tag?: string } | undefined)?._tag
+    return tag === "AuthenticationFailed" ? "auth (5)" : tag === "UnexpectedShape" ? "UnexpectedShape (7)" : undefined
+  }
+  if (summary.status === "incomplete" && summary.exitCode === 6 && summary.completeness.shortfalls.length > 0) return "incomplete (6)"
+  if (summary.status === "paused" && summary.exitCode === 7 && /UnexpectedShape/.test(summary.error ?? "")) return "UnexpectedShape (7)"
+  if (summary.exitCode === 5) return "auth (5)"
+  return undefined
+}
+
+for (const run of RUNS) {
+  // the pipelines of one dialect run side by side (each into its own warehouse file)
+  describe.concurrent(`dialect ${run.label}`, () => {
+    let h: Harness
+    let ctx: TruthContext
+
+    beforeAll(async () => {
+      h = await makeHarness({ sandbox: { world: TRUTH_WORLD, dialect: { ...DIALECTS[run.dialect], ...run.flags } }, settings: settingsOf(run) })
+      const client = <A>(f: (c: TokenClient) => Effect.Effect<{ body: unknown }, unknown>) =>
+        h.use(Effect.flatMap(TokenClient, f)).then((r) => r.body as A)
+      const legacy = [(await client<{ id: number }>((c) => c.legacyFeedCreate({ name: "everything", filter: {} }))).id]
+      const alertsApi: Array<string> = []
+      for (const name of ["a", "b", "c", "d", "e"]) {
+        alertsApi.push((await client<{ feed_id: string }>((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } }))).feed_id)
+      }
+      ctx = {
+        world: h.sandbox.context.world,
+        now: h.sandbox.control.now(),
+        dialect: { ...DIALECTS[run.dialect], ...run.flags },
+        dir: h.dir,
+        feeds: { legacy, alertsApi }
+      }
+    })
+    afterAll(() => h?.close())
+
+    for (const c of CASES) {
+      const expected = run.expected(c)
+      it(`${c.pipeline}: ${expected}`, async ({ expect }) => {
+        const warehouse = path.join(h.dir, `${c.pipeline}.duckdb`)
+        const truth = c.truth(ctx)
+        if (run.dialect === "missing-keys" && ["properties-by-id", "sourcing-properties", "sourcing-resolve"].includes(c.pipeline)) {
+          // the dialect hides at least one key of the run besides the one the world never had
+          expect(truth.missing.length).toBeGreaterThanOrEqual(2)
+        }
+        let summary: RunSummary | undefined
+        let rejected: unknown
+        try {
+          summary = await h.run(c.pipeline, { params: c.params(ctx), warehouse })
+        } catch (e) {
+          rejected = e
+        }
+
+        let outcome: Outcome
+        let comparison: Comparison | undefined
+        if (summary?.status === "done" && summary.exitCode === 0) {
+          comparison = await compare(warehouse, c.pipeline, truth)
+          outcome = comparison.exact ? "truth" : `BUG: done (exit 0) but ${comparison.problems.join("; ")}`
+        } else {
+          const stop = namedStop(summary, rejected)
+          outcome = stop ?? (summary
+            ? `other: ${summary.status} (exit ${summary.exitCode}): ${summary.error ?? ""}`
+            : `other: refused before the run: ${String((rejected as Error)?.message ?? rejected)}`)
+          if (stop === "incomplete (6)") comparison = await compare(warehouse, c.pipeline, truth)
+        }
+        record(run.label, c.pipeline, outcome)
+        if (outcome !== expected) {
+          details.push({
+            run: run.label, pipeline: c.pipeline, expected, outcome,
+            status: summary?.status, exitCode: summary?.exitCode, error: summary?.error ?? (rejected as Error | undefined)?.message,
+            shortfalls: summary?.completeness.shortfalls, problems: comparison?.problems
+          })
+        }
+
+        // a done run lands exactly the truth: a silent shortfall (or surplus) fails here
+        if (summary?.status === "done") {
+          expect(comparison!.problems, `${c.pipeline} under ${run.label} said done`).toEqual([])
+        }
+        // anything else is a named, documented stop
+        expect(["truth", "incomplete (6)", "UnexpectedShape (7)", "auth (5)"], outcome).toContain(outcome)
+        if (outcome === "incomplete (6)") {
+          expect(summary!.completeness.shortfalls.length).toBeGreaterThan(0)
+          // what an incomplete run did land is right, only short
+          expect(comparison!.foreign, "rows outside the truth").toEqual([])
+        }
+        if (outcome === "UnexpectedShape (7)") expect(summary?.error ?? String((rejected as Error)?.message)).toMatch(/UnexpectedShape/)
+        // and the one this dialect should give
+        expect(outcome).toBe(expected)
+      })
+    }
+  })
+}
+
+describe("dialect payment-member: the 402 link under the dialect's member name", () => {
+  let h: Harness
+  beforeAll(async () => {
+    // the harness's key, with the low balance of LOW_BALANCE_API_KEY: a 40-unit premises call answers 402
+    const credentials = WELL_KNOWN_CREDENTIALS.map((c) => (c.key === SANDBOX_API_KEY ? { ...c, balance: LOW_BALANCE } : c))
+    h = await makeHarness({ sandbox: { world: TRUTH_WORLD, dialect: "payment-member", credentials } })
+  })
+  afterAll(() => h?.close())
+
+  it("premises-search stops paused (exit 4) and its message carries the top_up_url link, with the default member setting", async () => {
+    expect(h.settings.service.paymentLinkMember).toBe("payment_url")
+    const summary = await h.run("premises-search", { params: { body: { limit: 20 }, maxPages: 1 }, warehouse: path.join(h.dir, "402.duckdb") })
+    expect(summary.status).toBe("paused")
+    expect(summary.exitCode).toBe(4)
+    const link = `${h.sandbox.platformUrl}/billing/top-up/key_default`
+    expect(link).toMatch(/^https?:\/\//)
+    expect(summary.error).toContain(link)
+    expect(summary.error).toMatch(/top_up_url/)
+  })
+})
+
+it("covers every pipeline of the catalogue and every dialect", () => {
+  expect(CASES.map((c) => c.pipeline).sort()).toEqual(catalogue.map((p) => p.name).sort())
+  expect([...new Set(RUNS.map((r) => r.dialect))].sort()).toEqual([...DIALECT_NAMES].sort())
+})
