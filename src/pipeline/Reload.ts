@@ -3,20 +3,32 @@
  * fix, without calling the service: zero requests, zero units. It is recorded as a run of its own
  * and moves no checkpoint.
  */
-import { Effect, Option } from "effect"
+import { Effect, Either, Option } from "effect"
 import { makeRawArchive } from "../load/RawArchive.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeNormalizer } from "../normalize/Normalizer.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { InvalidInput } from "./RunError.js"
+import { readList, type ResponseShape } from "../service/ResponseShape.js"
+import { ServiceSettings } from "../service/ServiceSettings.js"
+import { shapeOf } from "../service/Shapes.js"
 
-/** The default reading of a raw body: its `results` list, the body when it is a list, or the body. */
-export const recordsOfRaw = (raw: string): ReadonlyArray<unknown> => {
+/**
+ * The default reading of a raw body: the records list where the operation's response shape says
+ * (with the settings' `service.shapes` override, so a page archived as an unexpected shape lands
+ * once the setting is fixed); a body that is a single object is the one record.
+ */
+export const recordsOfRaw = (raw: string, shape: ResponseShape = shapeOf("")): ReadonlyArray<unknown> => {
   if (raw.trim() === "") return []
   const body = JSON.parse(raw) as unknown
   if (Array.isArray(body)) return body
-  const results = (body as { results?: unknown } | null)?.results
-  return Array.isArray(results) ? results : results !== undefined && results !== null ? [results] : [body]
+  return Either.match(readList(body, shape), {
+    onRight: (page) => page.records,
+    onLeft: () => {
+      const results = (body as { results?: unknown } | null)?.results
+      return results !== undefined && results !== null && !Array.isArray(results) ? [results] : [body]
+    }
+  })
 }
 
 export interface ReloadSummary {
@@ -57,7 +69,9 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
     yield* warehouse.startRun({ runId, pipeline: pipeline.name, params: { reloadOf: from }, unitsPlanned: 0 })
     const archive = makeRawArchive(warehouse.rawRoot)
     const normalize = makeNormalizer(pipeline.records)
-    const readRecords = pipeline.fromRaw ?? recordsOfRaw
+    const settings = yield* Effect.serviceOption(ServiceSettings)
+    const shape = shapeOf(pipeline.cost.operation, Option.match(settings, { onNone: () => ({}), onSome: (s) => s.shapes }))
+    const readRecords = pipeline.fromRaw ?? ((raw: string) => recordsOfRaw(raw, shape))
     const extractedAt = new Date().toISOString()
     let records = 0
     let rows = 0
