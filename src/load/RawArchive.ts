@@ -110,8 +110,3 @@ export const makeRawArchive = (root: string) => {
 
   return { root, write, list, runs, read } as const
 }
-
-/** The raw archive as a service; `RawArchive.Default(root)` (default `data/raw`). */
-export class RawArchive extends Effect.Service<RawArchive>()("RawArchive", {
-  effect: (root: string = "data/raw") => Effect.succeed(makeRawArchive(root))
-}) {}

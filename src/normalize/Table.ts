@@ -32,22 +32,3 @@ export type Row = Record<string, string | number | bigint | boolean | null>
 
 /** Rows of one record (or one page) by table name. */
 export type Rows = Record<string, Array<Row>>
-
-/**
- * Declares a table from a column map: `{ id: "VARCHAR!", price: "DOUBLE" }`; a trailing `!`
- * marks a column NOT NULL (primary-key columns are NOT NULL anyway).
- */
-export const table = (
-  name: string,
-  columns: Record<string, ColumnType | `${ColumnType}!`>,
-  options: { readonly primaryKey?: ReadonlyArray<string>; readonly disposition: Disposition; readonly partitionBy?: ReadonlyArray<string> }
-): TableSpec => ({
-  name,
-  columns: Object.entries(columns).map(([col, t]) => {
-    const strict = t.endsWith("!") || (options.primaryKey ?? []).includes(col)
-    return { name: col, type: t.replace("!", "") as ColumnType, nullable: !strict }
-  }),
-  primaryKey: options.primaryKey ?? [],
-  disposition: options.disposition,
-  ...(options.partitionBy ? { partitionBy: options.partitionBy } : {})
-})

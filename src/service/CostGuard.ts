@@ -6,26 +6,14 @@
  * that would cross either is refused with `BudgetExhausted` BEFORE anything is sent. Reservations
  * live in one `Ref`, so concurrent calls can never overspend together. After the call it settles
  * with the units the service charged (`Svc-Units-Charged`), or releases the reservation when the
- * call failed uncharged. Every charge is recorded for the engine to drain into its ledger
- * (`takeCharges`, once per page).
+ * call failed uncharged. The ledger itself is written by the loader from each page's charges.
  *
  * Costs: premises search 40 (spec); others from the settings' cost table. An operation missing
  * from the table learns its cost from its first charge: until then its calls run one at a time
  * and reserve 1 unit (Assumed: every paid call costs at least one unit).
  */
-import { Clock, Effect, Layer, Option, Ref } from "effect"
+import { Context, Effect, Layer, Option, Ref } from "effect"
 import { BudgetExhausted } from "./ServiceError.js"
-import { ServiceSettings } from "./ServiceSettings.js"
-
-/** One charge, as the ledger stores it. */
-export interface Charge {
-  readonly requestId: string | undefined
-  readonly operation: string
-  readonly units: number
-  /** Epoch ms when the charge was observed. */
-  readonly at: number
-  readonly runId: string
-}
 
 export interface CostGuardOptions {
   readonly runId: string
@@ -66,7 +54,6 @@ interface State {
   refused: number
   balance: number | undefined
   learned: Record<string, number>
-  charges: Array<Charge>
 }
 
 /** What the guarded call reports back. */
@@ -79,7 +66,7 @@ export interface Settlement {
 export const makeCostGuard = (options: CostGuardOptions) =>
   Effect.gen(function* () {
     const state = yield* Ref.make<State>({
-      charged: 0, reserved: 0, planned: 0, calls: 0, refused: 0, balance: undefined, learned: {}, charges: []
+      charged: 0, reserved: 0, planned: 0, calls: 0, refused: 0, balance: undefined, learned: {}
     })
     const spentToday = options.spentToday ?? 0
     const slots = options.maxInFlight === undefined ? undefined : yield* Effect.makeSemaphore(Math.max(1, options.maxInFlight))
@@ -108,21 +95,16 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       }).pipe(Effect.flatMap((r) => (typeof r === "number" ? Effect.succeed(r) : Effect.fail(r))))
 
     const settle = (operation: string, reserved: number, result: Settlement | undefined) =>
-      Effect.flatMap(Clock.currentTimeMillis, (at) =>
-        Ref.update(state, (s) => {
+      Ref.update(state, (s) => {
           const next: State = { ...s, reserved: s.reserved - reserved }
           if (result === undefined) return next
           if (result.remaining !== undefined) next.balance = result.remaining
           if (options.costs[operation] === undefined && s.learned[operation] === undefined && result.charged > 0) {
             next.learned = { ...s.learned, [operation]: result.charged }
           }
-          if (result.charged > 0) {
-            next.charged = s.charged + result.charged
-            next.charges = [...s.charges, { requestId: result.requestId, operation, units: result.charged, at, runId: options.runId }]
-          }
+          if (result.charged > 0) next.charged = s.charged + result.charged
           return next
         })
-      )
 
     /**
      * Runs a paid call under the guard. `settlement` reads the charge off a success;
@@ -150,41 +132,14 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       guard,
       /** The cost a call of `operation` is planned at (declared or learnt), if known. */
       costOf: (operation: string) => Effect.map(Ref.get(state), (s) => Option.fromNullable(costOf(operation, s))),
-      /** Drains the charges recorded since the last call (the engine writes them to `_ledger`). */
-      takeCharges: Ref.modify(state, (s): readonly [ReadonlyArray<Charge>, State] => [s.charges, { ...s, charges: [] }]),
       totals: Effect.map(Ref.get(state), (s): CostTotals => ({
         planned: s.planned, charged: s.charged, reserved: s.reserved, calls: s.calls, refused: s.refused, balance: s.balance
       }))
     }
   })
 
-export class CostGuard extends Effect.Service<CostGuard>()("service/CostGuard", {
-  effect: Effect.flatMap(ServiceSettings, (s) =>
-    makeCostGuard({
-      runId: "run",
-      maxUnits: Option.getOrUndefined(s.maxUnits),
-      dailyUnits: Option.getOrUndefined(s.dailyUnits),
-      costs: s.unitCosts
-    })
-  )
-}) {
+/** The run's cost guard: `CostGuard.layerRun(options)` (wired in `wiring/Environment.ts`). */
+export class CostGuard extends Context.Tag("service/CostGuard")<CostGuard, Effect.Effect.Success<ReturnType<typeof makeCostGuard>>>() {
   /** A guard for one run from explicit options. */
-  static layerRun = (options: CostGuardOptions) =>
-    Layer.effect(CostGuard, Effect.map(makeCostGuard(options), (g) => new CostGuard(g)))
-
-  /** A guard for one run with caps and costs from `ServiceSettings` (the runner passes the run id and the ledger's `spentToday`). */
-  static layerFromSettings = (run: { readonly runId: string; readonly spentToday?: number }) =>
-    Layer.effect(
-      CostGuard,
-      Effect.flatMap(ServiceSettings, (s) =>
-        makeCostGuard({
-          runId: run.runId,
-          maxUnits: Option.getOrUndefined(s.maxUnits),
-          dailyUnits: Option.getOrUndefined(s.dailyUnits),
-          costs: s.unitCosts,
-          ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
-        })
-      ).pipe(Effect.map((g) => new CostGuard(g)))
-    )
+  static layerRun = (options: CostGuardOptions) => Layer.effect(CostGuard, makeCostGuard(options))
 }
-

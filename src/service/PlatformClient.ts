@@ -5,8 +5,7 @@
  * decoded body, the raw body text (for the raw archive), the units headers and the request id.
  */
 import { HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Either, Layer, Option, Redacted, Schema } from "effect"
+import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { CostGuard } from "./CostGuard.js"
 import { platformError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
@@ -231,9 +230,7 @@ export const makePlatformClient = Effect.gen(function* () {
   }
 })
 
+/** Needs an `HttpClient`, `ServiceSettings`, `RetryBudget` and `CostGuard` (wired in `ServiceLayer.clients`). */
 export class PlatformClient extends Effect.Service<PlatformClient>()("service/PlatformClient", {
   effect: makePlatformClient
-}) {
-  /** Over undici; needs `ServiceSettings`, `RetryBudget` and `CostGuard` (shared by both clients of a run). */
-  static Live = Layer.provide(PlatformClient.Default, NodeHttpClient.layerUndici)
-}
+}) {}

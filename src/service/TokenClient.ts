@@ -6,8 +6,7 @@
  * with its schema so one drifted record does not fail a page.
  */
 import { HttpClient } from "@effect/platform"
-import { NodeHttpClient } from "@effect/platform-node"
-import { Effect, Either, Layer, Redacted, Schema } from "effect"
+import { Effect, Either, Redacted, Schema } from "effect"
 import { tokenError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { retryPolicyOf } from "./Retry.js"
@@ -236,9 +235,7 @@ export const makeTokenClient = Effect.gen(function* () {
   }
 })
 
+/** Needs an `HttpClient`, `ServiceSettings` and `RetryBudget` (wired in `ServiceLayer.clients`). */
 export class TokenClient extends Effect.Service<TokenClient>()("service/TokenClient", {
   effect: makeTokenClient
-}) {
-  /** Over undici; needs `ServiceSettings`, `RetryBudget` (shared by both clients of a run). */
-  static Live = Layer.provide(TokenClient.Default, NodeHttpClient.layerUndici)
-}
+}) {}

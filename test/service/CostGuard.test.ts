@@ -14,11 +14,7 @@ describe("CostGuard", () => {
       yield* guard.guard("ai_search_premises", paid(40, "req_a"), settle)
       yield* guard.guard("plot_search", paid(1, "req_b"), settle)
       expect(yield* guard.totals).toMatchObject({ planned: 41, charged: 41, reserved: 0, calls: 2, refused: 0 })
-      expect(yield* guard.takeCharges).toEqual([
-        { requestId: "req_a", operation: "ai_search_premises", units: 40, at: 1_700_000_000_000, runId: "run_1" },
-        { requestId: "req_b", operation: "plot_search", units: 1, at: 1_700_000_000_000, runId: "run_1" }
-      ])
-      expect(yield* guard.takeCharges).toEqual([])
+
     }))
 
   it.effect("refuses a call that would cross the run cap, before running it", () =>

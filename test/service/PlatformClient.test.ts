@@ -165,18 +165,18 @@ describe("PlatformClient", () => {
           ? { status: 503, headers: { "svc-units-charged": "40", "retry-after": "0" }, body: { code: "unavailable", status: 503 } }
           : { ...ok(40), body: "{\"results\": [" }
       )
-      const [a, b, charges, totals] = yield* Effect.gen(function* () {
+      const [a, b, totals] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
         const guard = yield* CostGuard
         const a = yield* Effect.flip(client.premisesSearch({ limit: 1 }))
         const b = yield* Effect.flip(client.premisesSearch({ limit: 2 }))
-        return [a, b, yield* guard.takeCharges, yield* guard.totals] as const
+        return [a, b, yield* guard.totals] as const
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(a._tag).toBe("PlatformProblem")
       expect(b._tag).toBe("TransportError")
       expect((b as any).reason).toBe("InvalidBody")
       expect(server.requests).toHaveLength(2)
-      expect(charges.map((c) => c.units)).toEqual([40, 40])
+      expect([a, b].map((e) => (e as { unitsCharged?: number }).unitsCharged)).toEqual([40, 40])
       expect(totals.charged).toBe(80)
       expect(totals.reserved).toBe(0)
     }))
@@ -184,13 +184,13 @@ describe("PlatformClient", () => {
   it.scopedLive("a charged answer whose body breaks off is neither retried nor lost from the ledger", () =>
     Effect.gen(function* () {
       const server = yield* localServer(() => ({ ...ok(40, { results: [{ id: "prem_1", title: "Local comercial" }], count: 1 }), truncate: true }))
-      const [e, charges] = yield* Effect.gen(function* () {
+      const [e, totals] = yield* Effect.gen(function* () {
         const e = yield* Effect.flip((yield* PlatformClient).premisesSearch({}))
-        return [e, yield* (yield* CostGuard).takeCharges] as const
+        return [e, yield* (yield* CostGuard).totals] as const
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(e).toMatchObject({ _tag: "TransportError", reason: "TruncatedBody", unitsCharged: 40 })
       expect(server.requests).toHaveLength(1)
-      expect(charges.map((c) => c.units)).toEqual([40])
+      expect(totals.charged).toBe(40)
     }))
 
   it.scopedLive("retries an uncharged 503 and an HTML proxy page, then succeeds", () =>

@@ -1,5 +1,6 @@
-/** Builds both clients over undici for a test (via `ServiceLayer.run`), with settings tuned for fast tests. */
-import { Effect, Layer } from "effect"
+/** Builds both clients over undici for a test (as the CLI wires them), with settings tuned for fast tests. */
+import { Effect, Layer, Option } from "effect"
+import { CostGuard } from "../../src/service/CostGuard.js"
 import { ServiceLayer } from "../../src/service/ServiceLayer.js"
 import { ServiceSettings, type ServiceSettingsInput } from "../../src/service/ServiceSettings.js"
 
@@ -24,10 +25,19 @@ export const fastSettings = (platformUrl: string, apiUrl: string, over: Partial<
   ...over
 })
 
+/** The run's cost guard with the caps and costs of the settings. */
+const guardOf = (run: { runId?: string; spentToday?: number }) =>
+  Layer.unwrapEffect(Effect.map(ServiceSettings, (s) =>
+    CostGuard.layerRun({
+      runId: run.runId ?? "run_test",
+      maxUnits: Option.getOrUndefined(s.maxUnits),
+      dailyUnits: Option.getOrUndefined(s.dailyUnits),
+      costs: s.unitCosts,
+      ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
+    })))
+
 export const clientsLayer = (settings: ServiceSettingsInput, run: { runId?: string; spentToday?: number } = {}) =>
-  ServiceLayer.run({ runId: run.runId ?? "run_test", ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {}) }).pipe(
-    Layer.provideMerge(ServiceSettings.layer(settings))
-  )
+  ServiceLayer.clients(guardOf(run)).pipe(Layer.provideMerge(ServiceSettings.layer(settings)))
 
 export const withClients = (settings: ServiceSettingsInput, run?: { runId?: string; spentToday?: number }) =>
   <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, clientsLayer(settings, run))
