@@ -1,8 +1,8 @@
 /**
  * The command line as a function: arguments in, exit code out. `main.ts` runs it and exits;
  * tests and tools can run many invocations in one process.
- * Exit codes: 0 done, 2 bad input, 3 budget or retry budget reached (resumable), 4 payment
- * required, 5 authentication, 1 other.
+ * Exit codes: `ExitCode` in src/pipeline/RunError.ts, printed by `--help` (src/cli/ExitCodes.ts)
+ * and tabled in README ("Exit codes"); test/cli/exit-code-table.test.ts keeps the three in step.
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
@@ -24,6 +24,7 @@ const CLI_VALIDATION = new Set([
 /** Runs one invocation (`argv` as in `process.argv`: node, script, ...args) to its exit code. */
 export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.suspend(() => {
+    ignoreClosedReaders()
     exitCode.value = ExitCode.Done
     const flag = unknownFlag(commands, argv)
     return flag ? Effect.fail(flag) : cli(argv)
@@ -44,5 +45,30 @@ export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =
       if (Cause.isInterruptedOnly(exit.cause)) return 130
       process.stderr.write(`error: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
       return ExitCode.Other
-    })
+    }),
+    Effect.tap(() => Effect.promise(() => Promise.all([flushed(process.stdout), flushed(process.stderr)])))
   )
+
+/**
+ * Resolves once everything written to `stream` so far has been handed to the OS. Writes to a pipe
+ * are asynchronous, and `main.ts` exits right after the command: without this, output beyond the
+ * pipe's buffer (64 KiB: a long `status --verbose`, a large `query`) was cut short when piped.
+ */
+const flushed = (stream: NodeJS.WriteStream) =>
+  new Promise<void>((resolve) => {
+    // nothing pending (also when a caller captures output by replacing `write`, as tests do)
+    if (stream.destroyed || !stream.writable || stream.writableLength === 0) return resolve()
+    stream.write("", () => resolve())
+  })
+
+/** A reader that stops early (`estate-etl query ... | head`) is no failure of the command. */
+let quietEpipe = false
+const ignoreClosedReaders = () => {
+  if (quietEpipe) return
+  quietEpipe = true
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code !== "EPIPE") throw e
+    })
+  }
+}

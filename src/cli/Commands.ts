@@ -11,12 +11,16 @@ import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { reloadPipeline } from "../pipeline/Reload.js"
 import { resolveParams } from "../pipeline/Params.js"
-import { planPipeline, unitCost } from "../pipeline/Planner.js"
+import { type Plan, planPipeline, unitCost } from "../pipeline/Planner.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { exitCode } from "./CliState.js"
 import { makeEnvironment } from "./Environment.js"
 import { exportTables } from "./ExportCommand.js"
+import { exitCodesHelp } from "./ExitCodes.js"
+import { makeMissingKeyTables, planNote } from "./KeyTables.js"
+import { claimOutput } from "./OutputOwner.js"
+import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
@@ -62,26 +66,43 @@ const list = Command.make("list", { config, json }, (o) =>
 ).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>
-  withSettings(o.config, (settings) =>
-    Effect.gen(function* () {
+  withSettings(o.config, (settings) => {
+    // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
+    const target = planWarehousePath(settings.warehouse)
+    const missingKeys = makeMissingKeyTables()
+    return Effect.gen(function* () {
       const registry = makeRegistry(catalogue, settings)
       const pipelines = yield* either(registry.resolve(o.names))
-      const plans = []
+      const plans: Array<Plan & { readonly keysPending?: boolean }> = []
       for (const p of pipelines) {
         const ps = yield* either(resolveParams(p, settings.pipelines[p.name]?.params ?? {}, o.params))
-        plans.push(yield* planPipeline(p, ps, settings.budget.costs))
+        missingKeys.take()
+        const planned = yield* planPipeline(p, ps, settings.budget.costs)
+        const missing = missingKeys.take()
+        const earlier = plans.map((q) => q.pipeline)
+        plans.push(missing.length === 0 ? planned : {
+          ...planned,
+          keysPending: true,
+          note: [...missing.map((m) => planNote(m, earlier)), ...(planned.note ? [planned.note] : [])].join("; ")
+        })
       }
       const total = plans.reduce((s, p) => s + p.units, 0)
+      const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
       if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: total * 0.04 }, null, 2) + "\n")
       else {
         process.stdout.write(table(plans.map((p) => ({
           pipeline: p.pipeline, slices: p.slices, requests: p.requests, pages: p.pages, units: p.units, eur: eur(p.units),
-          exact: p.exact ? "yes" : "upper bound", note: p.note ?? ""
-        }))) + `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}\n`)
+          exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "upper bound", note: p.note ?? ""
+        }))) + `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
+          (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") + "\n")
       }
-    }).pipe(Effect.provide(makeEnvironment({ settings, progress: Progress.Silent })))
-  )
-).pipe(Command.withDescription("Print requests, pages and units/EUR a run expects, calling nothing paid. Example: estate-etl plan nightly"))
+    }).pipe(Effect.provide(makeEnvironment({
+      settings, progress: Progress.Silent, warehouse: target.path, readOnly: target.readOnly, onMissingKeyTable: missingKeys.record
+    })))
+  })
+).pipe(Command.withDescription(
+  "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so). Example: estate-etl plan nightly"
+))
 
 const run = Command.make("run", {
   config, names, params, warehouse,
@@ -99,35 +120,67 @@ const run = Command.make("run", {
       const shard = yield* either(resolveShard(o.shard))
       const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
       const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
+      const notes: Array<string> = []
       const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
         names: o.names, params: o.params, maxUnits, untilCap: o.untilCap, fullRefresh: o.fullRefresh,
         resume: o.restart ? "restart" : o.resume ? "resume" : "auto",
-        shard, warehouse: o.warehouse, export: exportFormat
+        shard, warehouse: o.warehouse, export: exportFormat,
+        onNote: (line) => notes.push(line)
       })
-      if (o.json) process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
-      else yield* printSummaries(summaries)
+      if (o.json) {
+        process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
+        for (const n of notes) process.stderr.write(JSON.stringify({ at: new Date().toISOString(), type: "note", message: n }) + "\n")
+      } else {
+        yield* printSummaries(summaries)
+        for (const n of notes) process.stdout.write(`${n}\n`)
+      }
       exitCode.value = exitCodeOfSummaries(summaries)
     }))
 ).pipe(Command.withDescription(
   "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"
 ))
 
-const status = Command.make("status", { config, warehouse, json }, (o) =>
+const status = Command.make("status", {
+  config, warehouse, json,
+  verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("List every slice's checkpoint, not one line per pipeline"))
+}, (o) =>
   withSettings(o.config, (settings) =>
     Effect.gen(function* () {
       const w = yield* Warehouse
       const runs = yield* w.runs(20)
-      const checkpoints = yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
-      const today = yield* w.unitsSpentSince(`${new Date().toISOString().slice(0, 10)}T00:00:00Z`)
-      if (o.json) return process.stdout.write(JSON.stringify({ runs, checkpoints, unitsToday: today }, (_k, v) => jsonSafe(v), 2) + "\n")
+      // one line per pipeline: slices done / slices with a checkpoint, last update
+      const perPipeline = (yield* w.query(
+        `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
+           strftime(max(updated_at), '%Y-%m-%dT%H:%M:%SZ') AS last_update FROM _checkpoints GROUP BY pipeline ORDER BY pipeline`
+      )).map((r) => ({ pipeline: String(r.pipeline), done: Number(r.done), total: Number(r.total), lastUpdate: String(r.last_update) }))
+      const slices = o.verbose
+        ? yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
+        : undefined
+      const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
+      // the ledger counts every charge; today's runs should record the same units
+      const today = yield* w.unitsSpentSince(since)
+      const runsToday = Number((yield* w.query(
+        `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`, [since]
+      ))[0]?.u ?? 0)
+      if (o.json) {
+        return process.stdout.write(JSON.stringify({
+          runs, checkpoints: perPipeline, ...(slices ? { slices } : {}), unitsToday: today, unitsOfTodaysRuns: runsToday
+        }, (_k, v) => jsonSafe(v), 2) + "\n")
+      }
       process.stdout.write(table(runs.map((r) => ({
         run_id: r.runId, pipeline: r.pipeline, status: r.status, started: r.startedAt, pages: r.pages,
         requests: r.requests, retries: r.retries, planned: r.unitsPlanned, units: r.unitsCharged, error: r.error ?? ""
       }))) + "\n\n")
-      process.stdout.write(table(checkpoints) + `\n\nunits spent today: ${today} (${eur(today)})\n`)
-    }).pipe(Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) })))
+      process.stdout.write(table(perPipeline.map((c) => ({ pipeline: c.pipeline, "slices done": `${c.done} / ${c.total}`, "last update": c.lastUpdate }))) + "\n")
+      if (slices) process.stdout.write("\n" + table(slices) + "\n")
+      else if (perPipeline.some((c) => c.total > 1)) process.stdout.write("(--verbose lists every slice)\n")
+      process.stdout.write(`\nunits spent today: ${today} (${eur(today)})\n`)
+      if (Math.abs(today - runsToday) > 1e-9) {
+        process.stdout.write(`note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`)
+      }
+    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
   )
-).pipe(Command.withDescription("Last runs, checkpoints and units spent today. Example: estate-etl status"))
+).pipe(Command.withDescription("Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; reads only. Example: estate-etl status"))
 
 const exportCmd = Command.make("export", {
   config, warehouse,
@@ -135,19 +188,25 @@ const exportCmd = Command.make("export", {
   format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow"))
 }, (o) =>
   withSettings(o.config, (settings) =>
-    Effect.flatMap(parseChoice(o.format, ["parquet", "arrow"], "--format"), (format) => exportTables({ output: settings.output, format, tables: o.tables })).pipe(
-      Effect.tap((written) => Effect.sync(() => process.stdout.write(table(written) + "\n"))),
-      Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))
-    ))
-).pipe(Command.withDescription("Write Parquet (default) or Arrow IPC files of the tables. Example: estate-etl export plots --format arrow"))
+    Effect.gen(function* () {
+      const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
+      yield* claimOutput(settings.output, (yield* Warehouse).path)
+      const written = yield* exportTables({ output: settings.output, format, tables: o.tables })
+      process.stdout.write(table(written) + "\n")
+    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
+).pipe(Command.withDescription(
+  "Write Parquet (default) or Arrow IPC files of the tables into the settings' output folder, which belongs to one warehouse (another warehouse's folder is refused). Example: estate-etl export plots --format arrow"
+))
 
 const query = Command.make("query", { config, warehouse, sql: Args.text({ name: "sql" }), json }, (o) =>
   withSettings(o.config, (settings) =>
     Effect.gen(function* () {
-      const rows = yield* (yield* Warehouse).query(o.sql)
+      const rows = yield* (yield* Warehouse).query(o.sql).pipe(Effect.mapError(sqlAsInput))
       process.stdout.write((o.json ? rows.map((r) => JSON.stringify(r, (_k, v) => jsonSafe(v))).join("\n") : table(rows)) + "\n")
-    }).pipe(Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))))
-).pipe(Command.withDescription(`Run SQL over the warehouse. Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`))
+    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
+).pipe(Command.withDescription(
+  `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
+))
 
 const reload = Command.make("reload", {
   config, warehouse,
@@ -159,7 +218,7 @@ const reload = Command.make("reload", {
       const pipeline = yield* either(makeRegistry(catalogue, settings).get(o.pipeline))
       const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
       process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
-    }).pipe(Effect.provide(Warehouse.Default({ path: Option.getOrElse(o.warehouse, () => settings.warehouse) }))))
+    }).pipe(Effect.provide(existingWritableWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
 ).pipe(Command.withDescription("Re-normalise a run's archived raw pages after a schema fix, buying nothing. Example: estate-etl reload plots-germany"))
 
 const merge = Command.make("merge", {
@@ -173,7 +232,7 @@ const merge = Command.make("merge", {
 ).pipe(Command.withDescription("Combine shard warehouses into one (keys honoured, bookkeeping concatenated). Example: estate-etl merge data/warehouse.duckdb data/warehouse.shard-*.duckdb"))
 
 export const commands = Command.make("estate-etl").pipe(
-  Command.withDescription("Batch ETL of the real-estate data service into DuckDB and Parquet"),
+  Command.withDescription(`Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp}`),
   Command.withSubcommands([list, plan, run, status, exportCmd, reload, query, merge, alertsCommand, serveAlertsCommand, sandboxCommand, demoCommand])
 )
 

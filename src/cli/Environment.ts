@@ -28,6 +28,15 @@ export interface EnvironmentOptions {
   readonly progress: Layer.Layer<Progress>
   /** An already running sandbox to use instead of starting one (tests, `demo`). */
   readonly sandbox?: SandboxHandle | undefined
+  /** Open the warehouse read-only (`plan`): nothing is created or written. */
+  readonly readOnly?: boolean | undefined
+  /**
+   * Told when a source reads its keys from a table the warehouse does not hold (yet): the read
+   * then gives no keys instead of failing, so a plan or a run before the pipeline that writes the
+   * table says "0 keys yet" rather than stopping on a catalog error. Without it such a read fails
+   * naming the table.
+   */
+  readonly onMissingKeyTable?: ((table: string, column: string) => void) | undefined
 }
 
 /** The embedded sandbox of `target: "sandbox"`, started for the layer's scope. */
@@ -104,7 +113,8 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   const warehouseLayer = Warehouse.Default({
     path: options.warehouse ?? settings.warehouse,
     memoryLimit: settings.duckdb.memoryLimit,
-    threads: settings.duckdb.threads
+    threads: settings.duckdb.threads,
+    readOnly: options.readOnly
   })
   // the run's cost guard: caps from the settings, today's spend from the warehouse ledger
   const guardLayer = Layer.unwrapEffect(
@@ -123,10 +133,21 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   )
   const tableKeys = Layer.effect(TableKeys, Effect.map(Warehouse, (w) => ({
     read: (table: string, column: string) =>
-      w.query(`SELECT DISTINCT CAST("${column.replaceAll("\"", "")}" AS VARCHAR) AS k FROM "${table.replaceAll("\"", "")}" WHERE "${column.replaceAll("\"", "")}" IS NOT NULL ORDER BY 1`).pipe(
-        Effect.map((rows) => rows.map((r) => String(r.k))),
-        Effect.mapError((e) => new Error(e.message))
-      )
+      Effect.gen(function* () {
+        const found = yield* w.query(
+          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`,
+          [table.replaceAll("\"", "")]
+        )
+        if (Number(found[0]?.n ?? 0) === 0) {
+          if (options.onMissingKeyTable === undefined) {
+            return yield* Effect.fail(new Error(`keys come from ${table}.${column}, but the warehouse has no table ${table} yet; run the pipeline that writes it first`))
+          }
+          options.onMissingKeyTable(table, column)
+          return [] as ReadonlyArray<string>
+        }
+        const rows = yield* w.query(`SELECT DISTINCT CAST("${column.replaceAll("\"", "")}" AS VARCHAR) AS k FROM "${table.replaceAll("\"", "")}" WHERE "${column.replaceAll("\"", "")}" IS NOT NULL ORDER BY 1`)
+        return rows.map((r) => String(r.k))
+      }).pipe(Effect.mapError((e) => new Error(e.message)))
   })))
   return Layer.mergeAll(ServiceLayer.clients(guardLayer), tableKeys, options.progress).pipe(
     Layer.provideMerge(warehouseLayer),

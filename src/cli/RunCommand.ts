@@ -19,6 +19,8 @@ import type { Shard } from "./Shard.js"
 import { shardWarehouse } from "./Shard.js"
 import { preflight } from "./Preflight.js"
 import { exportTables } from "./ExportCommand.js"
+import { makeMissingKeyTables, runNote } from "./KeyTables.js"
+import { claimOutput } from "./OutputOwner.js"
 
 export interface RunOptions {
   readonly names: ReadonlyArray<string>
@@ -33,6 +35,8 @@ export interface RunOptions {
   readonly export: Option.Option<"parquet" | "arrow">
   readonly progress?: Layer.Layer<Progress> | undefined
   readonly sandbox?: SandboxHandle | undefined
+  /** A line for people about a pipeline that ran (e.g. its keys' table does not exist yet). */
+  readonly onNote?: ((line: string) => void) | undefined
 }
 
 /** `--param name:key=value` applies to one pipeline; `--param key=value` to every one run. */
@@ -57,16 +61,21 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     const shard = Option.getOrUndefined(options.shard)
     const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
     yield* preflight({ warehouse: path, output: settings.output })
+    // exporting into a folder another warehouse exports into is refused before anything is sent
+    if (Option.isSome(options.export)) yield* claimOutput(settings.output, path)
+    const missingKeys = makeMissingKeyTables()
     const env = makeEnvironment({
       settings,
       warehouse: path,
       maxUnits: Option.getOrUndefined(options.maxUnits),
       progress: options.progress ?? Progress.Auto,
-      sandbox: options.sandbox
+      sandbox: options.sandbox,
+      onMissingKeyTable: missingKeys.record
     })
     return yield* Effect.gen(function* () {
       const summaries: Array<RunSummary> = []
       for (const { pipeline, params } of resolved) {
+        missingKeys.take()
         const summary = yield* runPipeline({
           pipeline,
           params,
@@ -79,6 +88,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           costs: settings.budget.costs
         })
         summaries.push(summary)
+        for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m))
         const code = summary.exitCode
         if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted") break
       }

@@ -11,9 +11,22 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { literal, rowsOf } from "./Database.js"
 import { WarehouseError } from "./WarehouseError.js"
 
-/** Bumped when the bookkeeping layout changes incompatibly. */
-export const FORMAT_VERSION = 1
+/**
+ * Bumped when the bookkeeping layout changes incompatibly (an older toolkit could not write the
+ * file any more): it refuses a newer version, and `initialise` migrates older ones in place.
+ *
+ * - 1: the first layout.
+ * - 2: `_ledger` is keyed by `(run_id, request_id)`: a request id the service repeats in another
+ *   run (a restarted sandbox, a service reusing ids) is still a charge of that run. Version 1
+ *   keyed it by `request_id` alone and silently dropped such charges.
+ */
+export const FORMAT_VERSION = 2
 export const FORMAT_NAME = "estate-etl-warehouse"
+
+/** The unit ledger: one row per charged request of a run (format 2 key, see `FORMAT_VERSION`). */
+const LEDGER_DDL = (name: string) =>
+  `CREATE TABLE IF NOT EXISTS ${name} (request_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
+     operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, request_id))`
 
 export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS _meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
@@ -25,8 +38,7 @@ export const BOOKKEEPING_DDL = [
      units_planned DOUBLE, units_charged DOUBLE NOT NULL DEFAULT 0, eur DOUBLE, error VARCHAR)`,
   `CREATE TABLE IF NOT EXISTS _checkpoints (pipeline VARCHAR NOT NULL, run_id VARCHAR NOT NULL, key VARCHAR NOT NULL,
      value JSON, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, PRIMARY KEY (pipeline, key))`,
-  `CREATE TABLE IF NOT EXISTS _ledger (request_id VARCHAR PRIMARY KEY, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
-     operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL)`,
+  LEDGER_DDL("_ledger"),
   `CREATE TABLE IF NOT EXISTS _rejects (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
      reason VARCHAR NOT NULL, raw VARCHAR, "at" TIMESTAMP NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS _raw_pages (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
@@ -47,10 +59,11 @@ export const BOOKKEEPING_TABLES = ["_meta", "_tables", "_runs", "_checkpoints", 
 export const TS = (placeholder: string) => `CAST(CAST(${placeholder} AS TIMESTAMPTZ) AS TIMESTAMP)`
 
 /**
- * Makes sure the open file is a warehouse of this toolkit: an empty database is initialised,
- * a database with tables but no `_meta` marker (or another format) is refused as `Foreign`.
+ * Refuses a database that is not a warehouse of this toolkit (tables but no `_meta` marker, or
+ * another format or a newer version). Returns the names of its tables and its format version
+ * (`undefined` for an empty database). Reads only: read-only opens call it too.
  */
-export const initialise = async (conn: DuckDBConnection, path: string): Promise<void> => {
+export const checkFormat = async (conn: DuckDBConnection, path: string): Promise<{ readonly names: ReadonlySet<string>; readonly version: number | undefined }> => {
   const tables = await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary`)
   const names = new Set(tables.map((t) => String(t.table_name)))
   if (names.size > 0 && !names.has("_meta")) {
@@ -60,22 +73,55 @@ export const initialise = async (conn: DuckDBConnection, path: string): Promise<
       detail: `${path} is a DuckDB database this toolkit did not create (no _meta table; found ${[...names].slice(0, 5).join(", ")}); choose another warehouse path`
     })
   }
-  if (names.has("_meta")) {
-    const meta = await rowsOf(conn, `SELECT key, value FROM _meta`)
-    const get = (k: string) => meta.find((m) => m.key === k)?.value
-    if (get("format") !== FORMAT_NAME || Number(get("format_version")) > FORMAT_VERSION || !Number.isFinite(Number(get("format_version")))) {
-      throw new WarehouseError({
-        reason: "Foreign",
-        path,
-        detail: `${path} holds a warehouse of format ${String(get("format"))} version ${String(get("format_version"))}; this toolkit reads ${FORMAT_NAME} version ${FORMAT_VERSION} or older`
-      })
-    }
+  if (!names.has("_meta")) return { names, version: undefined }
+  const meta = await rowsOf(conn, `SELECT key, value FROM _meta`)
+  const get = (k: string) => meta.find((m) => m.key === k)?.value
+  const version = Number(get("format_version"))
+  if (get("format") !== FORMAT_NAME || version > FORMAT_VERSION || !Number.isFinite(version)) {
+    throw new WarehouseError({
+      reason: "Foreign",
+      path,
+      detail: `${path} holds a warehouse of format ${String(get("format"))} version ${String(get("format_version"))}; this toolkit reads ${FORMAT_NAME} version ${FORMAT_VERSION} or older`
+    })
   }
+  return { names, version }
+}
+
+/**
+ * Version 1 -> 2: `_ledger` rebuilt with the key `(run_id, request_id)` (DuckDB cannot change a
+ * primary key in place), rows kept, in one transaction with the version bump.
+ */
+const migrateLedger = async (conn: DuckDBConnection) => {
+  await conn.run("BEGIN TRANSACTION")
+  try {
+    await conn.run(`DROP TABLE IF EXISTS _ledger_v2`)
+    await conn.run(LEDGER_DDL("_ledger_v2"))
+    await conn.run(`INSERT INTO _ledger_v2 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
+    await conn.run(`DROP TABLE _ledger`)
+    await conn.run(`ALTER TABLE _ledger_v2 RENAME TO _ledger`)
+    await conn.run(`UPDATE _meta SET value = '2' WHERE key = 'format_version'`)
+    await conn.run("COMMIT")
+  } catch (e) {
+    await conn.run("ROLLBACK").catch(() => undefined)
+    throw e
+  }
+}
+
+/**
+ * Makes sure the open file is a warehouse of this toolkit: an empty database is initialised, an
+ * older format version is migrated, a database with tables but no `_meta` marker (or another
+ * format, or a newer version) is refused as `Foreign`.
+ */
+export const initialise = async (conn: DuckDBConnection, path: string): Promise<void> => {
+  const { names, version } = await checkFormat(conn, path)
+  if (version !== undefined && version < 2 && names.has("_ledger")) await migrateLedger(conn)
   for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
   if (!names.has("_meta")) {
     await conn.run(
       `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}'),
        ('created_at', CAST(now() AS VARCHAR)) ON CONFLICT DO NOTHING`
     )
+  } else if (version !== undefined && version < FORMAT_VERSION) {
+    await conn.run(`UPDATE _meta SET value = '${FORMAT_VERSION}' WHERE key = 'format_version'`)
   }
 }

@@ -22,6 +22,11 @@ export interface OpenOptions {
   readonly memoryLimit?: string | undefined
   /** DuckDB's worker threads. Default DuckDB's own: one per core. */
   readonly threads?: number | undefined
+  /**
+   * Open an existing file read-only (DuckDB `access_mode=READ_ONLY`): nothing is created or
+   * written, a missing file fails (`Io`, naming it), a statement that writes fails. Default false.
+   */
+  readonly readOnly?: boolean | undefined
 }
 
 /** An open warehouse database: one connection, used by one fiber at a time. */
@@ -76,13 +81,17 @@ const attemptOpen = (path: string, options: OpenOptions) =>
         })
       )
     }
+    if (options.readOnly && path !== MEMORY && !fs.existsSync(path)) {
+      return yield* Effect.fail(new WarehouseError({ reason: "Io", path, detail: `no warehouse at ${path}: the file does not exist` }))
+    }
     const bad = path === MEMORY ? undefined : checkHeader(path)
     if (bad) return yield* Effect.fail(bad)
     if (path !== MEMORY) held.add(path)
     return yield* Effect.tryPromise({
       try: async () => {
-        if (path !== MEMORY) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
+        if (path !== MEMORY && !options.readOnly) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
         const instance = await DuckDBInstance.create(path, {
+          ...(options.readOnly && path !== MEMORY ? { access_mode: "READ_ONLY" } : {}),
           autoinstall_known_extensions: "false",
           autoload_known_extensions: "true",
           ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
@@ -102,7 +111,10 @@ const attemptOpen = (path: string, options: OpenOptions) =>
     }).pipe(Effect.tapError(() => Effect.sync(() => held.delete(path))))
   })
 
-/** Opens (creating if missing) the DuckDB file at `path`, or an in-memory database for `":memory:"`. */
+/**
+ * Opens (creating if missing, unless `readOnly`) the DuckDB file at `path`, or an in-memory
+ * database for `":memory:"`.
+ */
 export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
   Effect.gen(function*() {
     const path = canonical(rawPath)

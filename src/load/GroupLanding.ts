@@ -101,13 +101,18 @@ export const landGroup = async (
     )
   }
 
+  // A charge is a (run, request id): the same id in another run is another charge. Within a run a
+  // repeated id is the same charge landed again, recorded once; the run's `units_charged` adds
+  // only what the ledger took, so the two always agree.
   const ledger = [...new Map(commits.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
+  let units = 0
   if (ledger.length > 0) {
-    await conn.run(
+    const inserted = await rowsOf(conn,
       `INSERT INTO _ledger VALUES ${ledger.map((l) =>
         tuple([sqlValue(l.requestId), sqlValue(runId), sqlValue(pipeline), sqlValue(l.operation), sqlValue(l.units), TS(sqlValue(l.at))])
-      ).join(", ")} ON CONFLICT (request_id) DO NOTHING`
+      ).join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
     )
+    for (const r of inserted) units += Number(r.units)
   }
 
   const rejects = commits.flatMap((c) => c.rejects)
@@ -166,7 +171,6 @@ export const landGroup = async (
   }
 
   const sum = (f: (c: PageCommit) => number) => commits.reduce((s, c) => s + f(c), 0)
-  const units = ledger.reduce((s, l) => s + l.units, 0)
   await conn.run(
     `UPDATE _runs SET pages = pages + ${sqlValue(commits.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
        retries = retries + ${sqlValue(sum((c) => c.retries))}, units_charged = units_charged + ${sqlValue(units)},

@@ -6,12 +6,16 @@
  * One writer: the file is locked for the service's lifetime (see `Database.ts`); a second
  * process gets `WarehouseError` reason `Locked` after `lockTimeout`. Groups of one warehouse are
  * committed one at a time, in the order `commitPages` is called.
+ *
+ * `readOnly` (see `OpenOptions`): an existing warehouse opened to read (`status`, `query`,
+ * `export`, `plan`): its format is checked but it is neither initialised nor migrated, it keeps no
+ * raw archive and no page journal, and a write fails.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect, Option } from "effect"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
-import { initialise, TS } from "./Bookkeeping.js"
+import { checkFormat, initialise, TS } from "./Bookkeeping.js"
 import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
 import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type SliceRecord, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
@@ -54,11 +58,19 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
   Effect.gen(function*() {
     const path = options.path ?? DEFAULT_WAREHOUSE_PATH
     const db: Database = yield* openDatabase(path, options)
-    yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
-    const rawRoot = options.rawDir === false ? undefined : options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw"))
+    if (options.readOnly && path !== MEMORY) {
+      // read-only: checked, never initialised or migrated (an older format reads as it is)
+      yield* db.use("Cannot read the warehouse", async (conn) => {
+        const { names } = await checkFormat(conn, db.path)
+        if (!names.has("_meta")) {
+          throw new WarehouseError({ reason: "Foreign", path: db.path, detail: `${db.path} is an empty DuckDB database, not a warehouse yet; run a pipeline against it first` })
+        }
+      })
+    } else yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
+    const rawRoot = options.rawDir === false || options.readOnly ? undefined : options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw"))
     const archive = rawRoot === undefined ? undefined : makeRawArchive(rawRoot)
 
-    const journal = options.journal === false || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
+    const journal = options.journal === false || options.readOnly || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
 
     const specs = new Map<string, TableSpec>()
     for (const s of yield* db.use("Cannot read _tables", (conn) => registeredSpecs(conn))) specs.set(s.name, s)

@@ -1,0 +1,22 @@
+/**
+ * The exit codes as `--help` prints them: one short line per `ExitCode` of
+ * `src/pipeline/RunError.ts`. README ("Exit codes") holds the same table in full;
+ * `test/cli/exit-code-table.test.ts` keeps the three in step.
+ */
+import { ExitCode } from "../pipeline/RunError.js"
+
+export const EXIT_CODES: ReadonlyArray<{ readonly code: ExitCode; readonly meaning: string }> = [
+  { code: ExitCode.Done, meaning: "done" },
+  { code: ExitCode.Other, meaning: "other failure" },
+  { code: ExitCode.BadInput, meaning: "bad input (nothing sent, nothing spent, warehouse untouched)" },
+  { code: ExitCode.Budget, meaning: "paused, resumable (unit cap, retry budget, service still failing)" },
+  { code: ExitCode.Payment, meaning: "payment required" },
+  { code: ExitCode.Authentication, meaning: "authentication" },
+  { code: ExitCode.Incomplete, meaning: "incomplete (less landed than the service declared)" },
+  { code: ExitCode.Shape, meaning: "unexpected response shape (paused)" },
+  { code: ExitCode.Interrupted, meaning: "stopped by SIGINT (interrupted, resumable)" },
+  { code: ExitCode.Terminated, meaning: "stopped by SIGTERM (interrupted, resumable)" }
+]
+
+/** `Exit codes: 0 done; 1 other failure; ...` for the root command's description. */
+export const exitCodesHelp = `Exit codes: ${EXIT_CODES.map((c) => `${c.code} ${c.meaning}`).join("; ")}.`

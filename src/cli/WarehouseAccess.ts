@@ -1,0 +1,62 @@
+/**
+ * How commands other than `run` open the warehouse. None of them creates one: a path that does
+ * not exist is bad input (exit 2) in one line naming it, so a mistyped `--warehouse` is noticed
+ * instead of answered from a new empty file.
+ *
+ * - `status`, `query`, `export`: read-only (DuckDB `READ_ONLY`); they never write the warehouse
+ *   (a writing statement in `query` is refused by DuckDB, exit 2).
+ * - `plan`: read-only when the warehouse exists, else an in-memory one (keys read from tables
+ *   are then "0 yet"); it never creates the file.
+ * - `reload`: writes (it re-lands archived pages), but only into an existing warehouse.
+ */
+import { Effect, Layer } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { Warehouse } from "../load/Warehouse.js"
+import { InvalidInput } from "../pipeline/RunError.js"
+
+/** `path` when a warehouse file is there; `InvalidInput` (field `warehouse`) naming it otherwise. */
+export const existingWarehouse = (path: string): Effect.Effect<string, InvalidInput> =>
+  Effect.suspend(() => {
+    if (path === ":memory:") return Effect.succeed(path)
+    const absolute = nodePath.resolve(path)
+    if (!fs.existsSync(absolute)) {
+      return Effect.fail(new InvalidInput({
+        field: "warehouse",
+        detail: `${absolute} does not exist (a mistyped --warehouse or settings "warehouse", or nothing has run yet); this command does not create one`
+      }))
+    }
+    if (fs.statSync(absolute).isDirectory()) {
+      return Effect.fail(new InvalidInput({ field: "warehouse", detail: `${absolute} is a folder; give a DuckDB file path such as data/warehouse.duckdb` }))
+    }
+    return Effect.succeed(path)
+  })
+
+/** The warehouse at `path`, which must exist, opened read-only. */
+export const readOnlyWarehouse = (path: string) =>
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, readOnly: true })))
+
+/** The warehouse at `path`, which must exist, opened to write. */
+export const existingWritableWarehouse = (path: string) =>
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p })))
+
+/** What `plan` reads keys from: the warehouse read-only when it exists, else an empty in-memory one. */
+export const planWarehousePath = (path: string): { readonly path: string; readonly readOnly: boolean } =>
+  fs.existsSync(path) && !fs.statSync(path).isDirectory() ? { path, readOnly: true } : { path: ":memory:", readOnly: false }
+
+/** DuckDB errors of the engine or the machine, not of the statement. */
+const SYSTEM_ERROR = /^(Out of Memory|IO|INTERNAL|FATAL|Interrupt) Error/i
+
+/**
+ * A statement DuckDB refused (parser, binder, catalog, conversion, a write on a read-only
+ * warehouse...) as bad input, with DuckDB's own message on one line (the `LINE n:` excerpt and its
+ * caret dropped); other failures stay what they are.
+ */
+export const sqlAsInput = <E>(e: E): E | InvalidInput => {
+  const w = e as { _tag?: string; reason?: string; cause?: unknown; detail?: string }
+  if (w._tag !== "WarehouseError" || w.reason !== "Sql") return e
+  const raw = w.cause instanceof Error ? w.cause.message : String(w.detail ?? "")
+  if (SYSTEM_ERROR.test(raw)) return e
+  const line = raw.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^LINE \d+:/.test(l) && !/^\^+$/.test(l)).join(" ")
+  return new InvalidInput({ field: "query", detail: line })
+}

@@ -1,0 +1,120 @@
+/**
+ * Every make target works on a fresh clone against a fresh warehouse: `make -C <repo> <target>
+ * CONFIG=<settings>` with the shipped `config/sandbox.json` pointed at a temporary warehouse and
+ * output folder (and a small sandbox world, for speed). Targets run one after another, in the
+ * order a user would: `plan` before anything ran (it must not fail on tables an earlier pipeline
+ * of the set creates, nor create the warehouse), then the sets, then `status`; and every
+ * `extract-*` target against a second fresh warehouse, the ones reading keys from an earlier
+ * table first (they land nothing and say which table to fill first).
+ *
+ * Not run here: demo, test, unit, typecheck, bench, chaos, sandbox, clean, build, setup. The
+ * install step (`node_modules/.deps-stamp`) is taken as done (`make -o`).
+ */
+import { spawn } from "node:child_process"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+
+const ROOT = path.resolve(import.meta.dirname, "../..")
+const EXCLUDED = ["demo", "test", "unit", "typecheck", "bench", "chaos", "sandbox", "clean", "build", "setup"]
+
+/** The targets declared `.PHONY` in the Makefile (continuation lines joined). */
+const phonyTargets = (): Array<string> => {
+  const text = fs.readFileSync(path.join(ROOT, "Makefile"), "utf8").replace(/\\\n/g, " ")
+  const line = text.split("\n").find((l) => l.startsWith(".PHONY:"))!
+  return line.slice(".PHONY:".length).trim().split(/\s+/)
+}
+
+interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly seconds: number
+}
+
+const make = (target: string, config: string): Promise<Outcome> =>
+  new Promise((resolve) => {
+    const started = Date.now()
+    const env: NodeJS.ProcessEnv = { ...process.env, SVC_PLATFORM_URL: "", SVC_API_URL: "" }
+    delete env.MAKEFLAGS
+    delete env.MAKELEVEL
+    delete env.MFLAGS
+    const child = spawn("make", ["-s", "-C", ROOT, "-o", "node_modules/.deps-stamp", target, `CONFIG=${config}`], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += d))
+    child.stderr.on("data", (d) => (stderr += d))
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000)
+    child.on("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr, seconds: (Date.now() - started) / 1000 })
+    })
+  })
+
+/** config/sandbox.json with its warehouse and output in `dir` and a small sandbox world. */
+const settingsIn = (dir: string): string => {
+  const settings = JSON.parse(fs.readFileSync(path.join(ROOT, "config/sandbox.json"), "utf8"))
+  delete settings.$schema
+  settings.warehouse = path.join(dir, "warehouse.duckdb")
+  settings.output = path.join(dir, "out")
+  settings.sandbox = { ...settings.sandbox, properties: 500 }
+  // a few pages are enough to show the target works (its default reads up to 101 pages of 500)
+  settings.pipelines = { ...settings.pipelines, "alerts-search": { params: { max_pages: 2 } } }
+  const file = path.join(dir, "settings.json")
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2))
+  return file
+}
+
+/** Extract targets reading their keys from a table another pipeline writes: run first on a fresh warehouse. */
+const KEY_READERS = ["extract-sourcing-details", "extract-properties", "extract-properties-match"]
+
+describe("every make target works on a fresh clone", () => {
+  let dir: string
+  const timings: Array<string> = []
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-make-"))
+  })
+  afterAll(() => {
+    fs.rmSync(dir, { recursive: true, force: true })
+    process.stdout.write(`make targets: ${timings.join(", ")}\n`)
+  })
+
+  const expectOk = async (target: string, config: string) => {
+    const r = await make(target, config)
+    timings.push(`${target} ${r.seconds.toFixed(1)}s`)
+    expect(r.code, `make ${target}\n${r.stdout.slice(-2000)}\n${r.stderr.slice(-2000)}`).toBe(0)
+    return r
+  }
+
+  it("runs each target (but the excluded ones), the sets and status on one warehouse, the extracts on another", async () => {
+    const extracts = phonyTargets().filter((t) => t.startsWith("extract-"))
+    const others = phonyTargets().filter((t) => !t.startsWith("extract-") && !EXCLUDED.includes(t))
+    expect(others.sort()).toEqual(["nightly", "plan", "status", "weekly"])
+    expect(extracts.length).toBeGreaterThanOrEqual(17)
+    for (const k of KEY_READERS) expect(extracts).toContain(k)
+
+    // the sets: plan on a fresh clone (no warehouse yet), nightly, weekly, status
+    const a = fs.mkdtempSync(path.join(dir, "sets-"))
+    const configA = settingsIn(a)
+    const plan = await expectOk("plan", configA)
+    expect(plan.stdout).toMatch(/properties-match .*keys pending .*0 keys yet: alerts\.listing_id is written by alerts, earlier in this plan/)
+    expect(fs.existsSync(path.join(a, "warehouse.duckdb")), "plan created no warehouse").toBe(false)
+    await expectOk("nightly", configA)
+    expect(fs.existsSync(path.join(a, "out", "parquet", "alerts"))).toBe(true)
+    await expectOk("weekly", configA)
+    const status = await expectOk("status", configA)
+    expect(status.stdout).toMatch(/units spent today: \d+/)
+
+    // every extract target against a fresh warehouse; key readers first, before their tables exist
+    const b = fs.mkdtempSync(path.join(dir, "extracts-"))
+    const configB = settingsIn(b)
+    for (const target of [...KEY_READERS, ...extracts.filter((t) => !KEY_READERS.includes(t))]) {
+      const r = await expectOk(target, configB)
+      if (KEY_READERS.includes(target)) expect(r.stdout).toMatch(/: 0 keys: no table \w+ in the warehouse yet .*; run .* first/)
+    }
+  }, 240_000)
+})

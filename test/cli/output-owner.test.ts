@@ -1,0 +1,85 @@
+/**
+ * Output folders are owned, through the real CLI process: the first warehouse exporting into a
+ * folder records itself in `.estate-etl-output.json`; another warehouse exporting there (`export`
+ * or `run --export`) is refused with exit 2 and one line naming both, before any request, and the
+ * first warehouse's Parquet stays as it was.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { OWNER_FILE } from "../../src/cli/OutputOwner.js"
+import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { startTestSandbox } from "../support/sandbox.js"
+
+type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
+const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2 } } }
+const requests = (s: Sandbox) => Object.values(s.control.stats().requests).reduce((a, b) => a + b, 0)
+
+/** Every file under `dir` with its size and modification time. */
+const snapshot = (dir: string): Record<string, string> => {
+  const out: Record<string, string> = {}
+  const walk = (d: string) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const f = path.join(d, e.name)
+      if (e.isDirectory()) walk(f)
+      else {
+        const st = fs.statSync(f)
+        out[path.relative(dir, f)] = `${st.size}@${st.mtimeMs}`
+      }
+    }
+  }
+  walk(dir)
+  return out
+}
+
+describe("output folders are owned", () => {
+  let sandbox: Sandbox
+  let dir: string
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ world: { properties: 2000 } })
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-output-"))
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("a second warehouse exporting into the same folder is refused (exit 2, one line naming both); the first one's files stay", async () => {
+    const output = path.join(dir, "shared-output")
+    const first = path.join(dir, "a", "warehouse.duckdb")
+    const second = path.join(dir, "b", "warehouse.duckdb")
+    const configA = remoteConfig(dir, sandbox, { pipelines: plots, warehouse: first, output })
+    const configB = remoteConfig(dir, sandbox, { pipelines: plots, warehouse: second, output })
+
+    const a = await runCli(["run", "plots-germany", "--config", configA, "--export", "parquet"], sandboxEnv())
+    expect(a.code, a.stderr).toBe(0)
+    const real = (f: string) => path.join(fs.realpathSync(path.dirname(f)), path.basename(f))
+    expect(JSON.parse(fs.readFileSync(path.join(output, OWNER_FILE), "utf8")).warehouse).toBe(real(first))
+    const files = snapshot(path.join(output, "parquet"))
+    expect(Object.keys(files).some((f) => f.startsWith("plots"))).toBe(true)
+
+    // run --export: refused before anything is sent
+    const before = requests(sandbox)
+    const b = await runCli(["run", "plots-germany", "--config", configB, "--export", "parquet"], sandboxEnv())
+    expect(b.code).toBe(2)
+    const line = b.stderr.split("\n").filter((l) => l.trim() !== "")
+    expect(line).toHaveLength(1)
+    expect(line[0]).toContain(real(first))
+    expect(line[0]).toContain(real(second))
+    expect(requests(sandbox)).toBe(before)
+
+    // export of a warehouse that has data: refused too
+    expect((await runCli(["run", "plots-germany", "--config", configB], sandboxEnv())).code).toBe(0)
+    const e = await runCli(["export", "--config", configB])
+    expect(e.code).toBe(2)
+    expect(e.stderr).toContain(real(first))
+    expect(e.stderr).toContain(real(second))
+    expect(snapshot(path.join(output, "parquet"))).toEqual(files)
+
+    // the owner exports again as before; its own folder is not refused
+    const again = await runCli(["export", "--config", configA, "--format", "arrow"])
+    expect(again.code, again.stderr).toBe(0)
+    expect(fs.existsSync(path.join(output, "arrow", "plots.arrow"))).toBe(true)
+  }, 180_000)
+})
