@@ -1,42 +1,51 @@
-# One-command entry points. `demo` and `test` install dependencies themselves when
-# node_modules is missing or older than the lockfile, so each is one command on a fresh machine.
+# One-command entry points. `demo` and `test` install dependencies and build the CLI themselves
+# when node_modules or dist/ is missing or older than its sources, so each is one command on a
+# fresh machine. Everything users run is compiled JavaScript (dist/); tsx is for development.
 SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
-TSX := $(NODE_BIN)/tsx
 DEPS := node_modules/.deps-stamp
+BUILT := dist/.build-stamp
+SOURCES := $(shell find src pipelines -name '*.ts' 2>/dev/null)
 # Settings file for the extract targets (a data repo points this at its own, e.g. config/production.json)
 CONFIG ?= config/sandbox.json
-ETL := $(TSX) src/cli/main.ts
+ETL := node dist/src/cli/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test typecheck unit sandbox bench chaos clean nightly weekly plan status build \
-	extract-references extract-plots extract-sourcing extract-sourcing-details extract-resolve \
-	extract-seller-leads extract-premises extract-time-series extract-distributions extract-analysis \
-	extract-alerts extract-alerts-search extract-feeds extract-properties extract-properties-match \
-	extract-properties-search extract-comparables
+.PHONY: setup demo test typecheck format format-check unit sandbox bench chaos clean nightly weekly plan status build
 
-# `npm install` follows the committed lockfile. (`npm ci` is not used: the npm on these machines
-# writes lockfiles without other platforms' optional packages and then refuses them in `npm ci`.)
+# `npm ci` installs exactly the lockfile (which lists every platform's optional packages).
 $(DEPS): package.json package-lock.json
-	npm install --no-audit --no-fund --loglevel=error
+	npm ci --no-audit --no-fund --loglevel=error
 	@touch $(DEPS)
 
-setup: $(DEPS)
+$(BUILT): $(DEPS) $(SOURCES) tsconfig.json tsconfig.build.json
+	$(NODE_BIN)/tsc -p tsconfig.build.json
+	@touch $(BUILT)
+
+setup: $(BUILT)
+build: $(BUILT)
 
 ## The main job: an in-process sandbox, the nightly set, Parquet under data/, a summary.
-demo: $(DEPS)
+demo: $(BUILT)
 	$(ETL) demo --config config/sandbox.json
 
 typecheck: $(DEPS)
 	$(NODE_BIN)/tsc -p tsconfig.json --noEmit
 
+format: $(DEPS)
+	npm run --silent format
+
+format-check: $(DEPS)
+	npm run --silent format:check
+
+# the test run builds dist/ itself (test/support/globalSetup.ts)
 unit: $(DEPS)
 	$(NODE_BIN)/vitest run
 
-test: typecheck unit
+test: typecheck format-check unit
 
 ## Both simulated hosts on fixed ports (8701 platform, 8702 token) until stopped.
-sandbox: $(DEPS)
+sandbox: $(BUILT)
 	$(ETL) sandbox
 
 ## Benchmarks, compiled first (`dist-bench/`) so runs measure plain JS as the installed CLI runs it.
@@ -45,40 +54,23 @@ bench: $(DEPS)
 	node dist-bench/bench/main.js $(BENCH_ARGS)
 
 ## The full chaos harness: 50 SIGKILLs per source, figures in data/chaos.json
-chaos: $(DEPS)
-	$(TSX) tools/chaos.ts --kills 50
-
-build: $(DEPS)
-	npm run build
+chaos: $(BUILT)
+	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
 
 ## Scheduled runs; CONFIG selects the settings file.
-nightly: $(DEPS)
+nightly: $(BUILT)
 	$(RUN) nightly --export parquet
-weekly: $(DEPS)
+weekly: $(BUILT)
 	$(RUN) weekly --export parquet
-plan: $(DEPS)
+plan: $(BUILT)
 	$(ETL) plan nightly --config $(CONFIG)
-status: $(DEPS)
+status: $(BUILT)
 	$(ETL) status --config $(CONFIG)
 
-## One target per pipeline, to copy into a data repository's Makefile.
-extract-references: $(DEPS) ; $(RUN) references
-extract-plots: $(DEPS) ; $(RUN) plots-germany
-extract-sourcing: $(DEPS) ; $(RUN) sourcing-search
-extract-sourcing-details: $(DEPS) ; $(RUN) sourcing-properties
-extract-resolve: $(DEPS) ; $(RUN) sourcing-resolve
-extract-seller-leads: $(DEPS) ; $(RUN) seller-leads
-extract-premises: $(DEPS) ; $(RUN) premises-search
-extract-time-series: $(DEPS) ; $(RUN) market-time-series
-extract-distributions: $(DEPS) ; $(RUN) market-distributions
-extract-analysis: $(DEPS) ; $(RUN) market-analysis
-extract-alerts: $(DEPS) ; $(RUN) alerts
-extract-alerts-search: $(DEPS) ; $(RUN) alerts-search
-extract-feeds: $(DEPS) ; $(RUN) alert-feeds
-extract-properties: $(DEPS) ; $(RUN) properties-by-id
-extract-properties-match: $(DEPS) ; $(RUN) properties-match
-extract-properties-search: $(DEPS) ; $(RUN) properties-search
-extract-comparables: $(DEPS) ; $(RUN) comparables
+## One target per pipeline: `make extract-<pipeline>` (`estate-etl list` names them), e.g.
+## `make extract-plots-germany CONFIG=config/production.json`.
+extract-%: $(BUILT)
+	$(RUN) $*
 
 clean:
 	find data -mindepth 1 ! -name README.md -exec rm -rf {} +

@@ -14,6 +14,8 @@ export default defineConfig({
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     reporters: ["default", "json"],
     outputFile: { json: ".vitest-report.json" },
+    // the compiled CLI the child-process suites run (dist/, built once per run)
+    globalSetup: ["test/support/globalSetup.ts"],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**"] } },
       { extends: true, test: { name: "cli", include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"] } }

@@ -18,7 +18,7 @@ import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/Sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const MAIN = path.join(ROOT, "src/cli/main.ts")
+const MAIN = path.join(ROOT, "dist/src/cli/main.js")
 
 /** A pipeline the harness knows how to make long enough to be killed many times. */
 export interface ChaosScenario {
@@ -118,7 +118,7 @@ export const writeConfig = (dir: string, sandbox: SandboxHandle, pipelines: Reco
 }
 
 export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = sandboxEnv()) =>
-  spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  spawn(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, SVC_PLATFORM_URL: "", SVC_API_URL: "" },
     stdio: ["ignore", "pipe", "pipe"]

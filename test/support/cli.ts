@@ -1,5 +1,6 @@
 /**
- * Runs the real CLI as a child process (`node --import tsx src/cli/main.ts ...`), pointed at a
+ * Runs the real CLI as a child process (`node dist/src/cli/main.js ...`, compiled once per test
+ * run by `globalSetup.ts`, as users run it), pointed at a
  * sandbox started by the test through a settings file with `target: "remote"` and credentials
  * in the environment, exactly as a user would point it at the real service.
  */
@@ -10,7 +11,7 @@ import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const MAIN = path.join(ROOT, "src/cli/main.ts")
+const MAIN = path.join(ROOT, "dist/src/cli/main.js")
 
 export interface CliResult {
   readonly code: number | null
@@ -39,7 +40,7 @@ export const sandboxEnv = (): NodeJS.ProcessEnv => ({
 })
 
 export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): ChildProcess =>
-  spawn(process.execPath, ["--import", "tsx", MAIN, ...args], {
+  spawn(process.execPath, [MAIN, ...args], {
     cwd: ROOT,
     env: { ...process.env, ...env, SVC_PLATFORM_URL: "", SVC_API_URL: "" },
     stdio: ["ignore", "pipe", "pipe"]
