@@ -7,7 +7,7 @@
  */
 import { Effect, Either } from "effect"
 import type { Pipeline } from "../src/pipeline/Pipeline.js"
-import { makeEnvironment } from "../src/cli/Environment.js"
+import { makeEnvironment } from "../src/wiring/Environment.js"
 import { decodeSettings } from "../src/config/loadSettings.js"
 import { resolveParams } from "../src/pipeline/Params.js"
 import { Progress } from "../src/pipeline/Progress.js"

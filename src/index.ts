@@ -42,7 +42,7 @@ export * as Schemas from "./service/schema/index.js"
 // ---- Settings, environment, warehouse ------------------------------------------------------
 export { Settings } from "./config/Settings.js"
 export { decodeSettings, DEFAULT_CONFIG, loadSettings } from "./config/loadSettings.js"
-export { type EnvironmentOptions, makeEnvironment } from "./cli/Environment.js"
+export { type EnvironmentOptions, makeEnvironment } from "./wiring/Environment.js"
 export { Warehouse, type WarehouseOptions as WarehouseFileOptions } from "./load/Warehouse.js"
 
 // ---- Errors --------------------------------------------------------------------------------

@@ -31,7 +31,7 @@ import {
 import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
 import { parseSecrets } from "../webhooks/Signature.js"
 import { loadSpool } from "../webhooks/SpoolLoader.js"
-import { makeEnvironment } from "./Environment.js"
+import { makeEnvironment } from "../wiring/Environment.js"
 import { jsonSafe, table } from "./Format.js"
 
 const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))

@@ -13,7 +13,7 @@ import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
 import { catalogue } from "../../pipelines/index.js"
 
 const knownPipelines = catalogue.map((p) => p.name)
-import { EmbeddedSandbox, makeEnvironment } from "../cli/Environment.js"
+import { EmbeddedSandbox, makeEnvironment } from "../wiring/Environment.js"
 import { decodeSettings, loadSettings } from "../config/loadSettings.js"
 import type { Settings } from "../config/Settings.js"
 import { ident, MEMORY } from "../load/Database.js"

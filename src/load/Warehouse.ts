@@ -216,6 +216,19 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
           done: r.done === true
         }))))
 
+    /**
+     * The distinct non-null values of `table.column` as text, ordered (keys of a fan-out fed by an
+     * earlier table); `undefined` when the warehouse has no such table yet.
+     */
+    const keysOf = (table: string, column: string): Effect.Effect<ReadonlyArray<string> | undefined, WarehouseError> =>
+      db.use(`Cannot read keys from ${table}.${column}`, async (conn) => {
+        const found = await rowsOf(conn,
+          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`, [table])
+        if (Number(found[0]?.n ?? 0) === 0) return undefined
+        const rows = await rowsOf(conn, `SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS k FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL ORDER BY 1`)
+        return rows.map((r) => String(r.k))
+      })
+
     /** Fan-out keys of a run the service answered 404 for. */
     const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>
       db.use("Cannot read _missing", (conn) => rowsOf(conn, `SELECT count(*) AS n FROM _missing WHERE run_id = ?`, [runId]))
@@ -256,6 +269,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       unitsSpentSince,
       slices,
       missingCount,
+      keysOf,
       rawPages,
       query,
       tableCounts,

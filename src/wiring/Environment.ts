@@ -134,19 +134,13 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   const tableKeys = Layer.effect(TableKeys, Effect.map(Warehouse, (w) => ({
     read: (table: string, column: string) =>
       Effect.gen(function* () {
-        const found = yield* w.query(
-          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`,
-          [table.replaceAll("\"", "")]
-        )
-        if (Number(found[0]?.n ?? 0) === 0) {
-          if (options.onMissingKeyTable === undefined) {
-            return yield* Effect.fail(new Error(`keys come from ${table}.${column}, but the warehouse has no table ${table} yet; run the pipeline that writes it first`))
-          }
-          options.onMissingKeyTable(table, column)
-          return [] as ReadonlyArray<string>
+        const keys = yield* w.keysOf(table, column)
+        if (keys !== undefined) return keys
+        if (options.onMissingKeyTable === undefined) {
+          return yield* Effect.fail(new Error(`keys come from ${table}.${column}, but the warehouse has no table ${table} yet; run the pipeline that writes it first`))
         }
-        const rows = yield* w.query(`SELECT DISTINCT CAST("${column.replaceAll("\"", "")}" AS VARCHAR) AS k FROM "${table.replaceAll("\"", "")}" WHERE "${column.replaceAll("\"", "")}" IS NOT NULL ORDER BY 1`)
-        return rows.map((r) => String(r.k))
+        options.onMissingKeyTable(table, column)
+        return [] as ReadonlyArray<string>
       }).pipe(Effect.mapError((e) => new Error(e.message)))
   })))
   return Layer.mergeAll(ServiceLayer.clients(guardLayer), tableKeys, options.progress).pipe(
