@@ -18,9 +18,9 @@ import { eur, table } from "./Format.js"
 import type { Shard } from "./Shard.js"
 import { shardWarehouse } from "./Shard.js"
 import { preflight } from "./Preflight.js"
-import { exportTables } from "./ExportCommand.js"
+import { exportTables } from "../export/Export.js"
 import { makeMissingKeyTables, runNote } from "./KeyTables.js"
-import { claimOutput } from "./OutputOwner.js"
+import { claimOutput } from "../export/OutputOwner.js"
 
 export interface RunOptions {
   readonly names: ReadonlyArray<string>

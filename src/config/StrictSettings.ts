@@ -8,7 +8,7 @@
  * Both fail with `InvalidInput` (exit 2), before any request.
  */
 import { Either } from "effect"
-import { InvalidInput } from "../pipeline/RunError.js"
+import { InvalidInput } from "../shared/InvalidInput.js"
 import { credentialsIn } from "./Credentials.js"
 import type { Settings } from "./Settings.js"
 import { suggestion } from "./Suggest.js"

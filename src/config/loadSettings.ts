@@ -7,7 +7,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
-import { InvalidInput } from "../pipeline/RunError.js"
+import { InvalidInput } from "../shared/InvalidInput.js"
 import { issuesLine } from "./DecodeErrors.js"
 import { Settings } from "./Settings.js"
 import { checkSettingsAgainst, credentialInSettings } from "./StrictSettings.js"

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { ident, literal } from "../load/Database.js"
 import type { Warehouse } from "../load/Warehouse.js"
-import { queryArrowWith } from "../load/ArrowExport.js"
+import { queryArrowWith } from "../export/ArrowExport.js"
 import { rowsOfArrow, writeArrowFile } from "./Arrow.js"
 import { LibraryError } from "./LibraryError.js"
 

@@ -10,17 +10,7 @@
 import { Data } from "effect"
 import type { StopSignal } from "./Shutdown.js"
 
-/** Bad parameters or settings: found before any request is sent or any unit spent. */
-export class InvalidInput extends Data.TaggedError("InvalidInput")<{
-  /** The field (dotted path) or option that is wrong, e.g. `plots-germany.params.limit`. */
-  readonly field: string
-  /** What is wrong and what is allowed, one line. */
-  readonly detail: string
-}> {
-  override get message() {
-    return `${this.field}: ${this.detail}`
-  }
-}
+export { InvalidInput } from "../shared/InvalidInput.js"
 
 /** The run failed for a reason that is not the input, a budget, payment or a credential. */
 export class RunFailed extends Data.TaggedError("RunFailed")<{

@@ -8,7 +8,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { OWNER_FILE } from "../../src/cli/OutputOwner.js"
+import { OWNER_FILE } from "../../src/export/OutputOwner.js"
 import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 

@@ -13,7 +13,7 @@ import { Effect } from "effect"
 import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
-import { causeMessage, WarehouseError } from "./WarehouseError.js"
+import { causeMessage, WarehouseError } from "../load/WarehouseError.js"
 
 const io = (what: string, path: string) => (cause: unknown) =>
   new WarehouseError({ reason: "Io", path, cause, detail: `${what} ${path}: ${causeMessage(cause)}` })

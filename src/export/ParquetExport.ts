@@ -9,10 +9,10 @@ import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { replaceAtomically } from "./AtomicReplace.js"
-import { ident, literal, rowsOf } from "./Database.js"
-import { EXTRACTED_DATE } from "./TableDdl.js"
-import type { Warehouse } from "./Warehouse.js"
-import { WarehouseError } from "./WarehouseError.js"
+import { ident, literal, rowsOf } from "../load/Database.js"
+import { EXTRACTED_DATE } from "../load/TableDdl.js"
+import type { Warehouse } from "../load/Warehouse.js"
+import { WarehouseError } from "../load/WarehouseError.js"
 
 export interface ExportOptions {
   /** Output root; Parquet goes under `<outDir>/parquet`, Arrow under `<outDir>/arrow`. */

@@ -3,12 +3,12 @@ import { tableFromIPC } from "apache-arrow"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { replaceAtomically } from "../../src/load/AtomicReplace.js"
-import { exportArrow, queryArrow } from "../../src/load/ArrowExport.js"
-import { exportParquet } from "../../src/load/ParquetExport.js"
+import { replaceAtomically } from "../../src/export/AtomicReplace.js"
+import { exportArrow, queryArrow } from "../../src/export/ArrowExport.js"
+import { exportParquet } from "../../src/export/ParquetExport.js"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { WarehouseError } from "../../src/load/WarehouseError.js"
-import { page, plotRow, plots, snapshots, tempDir } from "./fixtures.js"
+import { page, plotRow, plots, snapshots, tempDir } from "../load/fixtures.js"
 
 const columns = plots.columns.map((c) => c.name)
 

@@ -3,7 +3,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterEach, describe, expect, it } from "vitest"
-import { replaceAtomically } from "../../src/load/AtomicReplace.js"
+import { replaceAtomically } from "../../src/export/AtomicReplace.js"
 
 const dirs: Array<string> = []
 const temp = () => {

@@ -13,9 +13,9 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { replaceAtomically } from "./AtomicReplace.js"
-import { ident } from "./Database.js"
+import { ident } from "../load/Database.js"
 import { type ExportedTable, type ExportOptions, selectedTables } from "./ParquetExport.js"
-import type { Warehouse } from "./Warehouse.js"
+import type { Warehouse } from "../load/Warehouse.js"
 
 type Source = Pick<Warehouse, "tables" | "withConnection">
 

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { InvalidInput } from "../pipeline/RunError.js"
+import { InvalidInput } from "../shared/InvalidInput.js"
 
 export const OWNER_FILE = ".estate-etl-output.json"
 

@@ -1,10 +1,10 @@
 /**
- * `export`: Parquet per table under `<output>/parquet/<table>/` (hive-partitioned where the
+ * The export stage: Parquet per table under `<output>/parquet/<table>/` (hive-partitioned where the
  * table says so), or Arrow IPC files under `<output>/arrow/`, each written atomically.
  */
 import { Effect } from "effect"
-import { exportArrow } from "../load/ArrowExport.js"
-import { exportParquet } from "../load/ParquetExport.js"
+import { exportArrow } from "./ArrowExport.js"
+import { exportParquet } from "./ParquetExport.js"
 import { Warehouse } from "../load/Warehouse.js"
 
 export interface ExportOptions {
