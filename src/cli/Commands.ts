@@ -27,6 +27,7 @@ import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
+import { eurOf } from "../service/CostGuard.js"
 
 const config = Options.file("config").pipe(
   Options.withAlias("c"),
@@ -88,7 +89,7 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
       }
       const total = plans.reduce((s, p) => s + p.units, 0)
       const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
-      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: total * 0.04 }, null, 2) + "\n")
+      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total) }, null, 2) + "\n")
       else {
         process.stdout.write(table(plans.map((p) => ({
           pipeline: p.pipeline, slices: p.slices, requests: p.requests, pages: p.pages, units: p.units, eur: eur(p.units),

@@ -1,4 +1,5 @@
 /** Plain-text tables and figures for the terminal (stdout); nothing here knows about secrets. */
+import { eurOf } from "../service/CostGuard.js"
 
 const cell = (v: unknown): string =>
   v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(2)) : v instanceof Date ? v.toISOString() : String(v)
@@ -20,4 +21,4 @@ export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<st
 export const jsonSafe = (v: unknown): unknown =>
   typeof v === "bigint" ? (Number.isSafeInteger(Number(v)) ? Number(v) : v.toString()) : v instanceof Date ? v.toISOString() : v
 
-export const eur = (units: number) => `EUR ${(units * 0.04).toFixed(2)}`
+export const eur = (units: number) => `EUR ${eurOf(units).toFixed(2)}`

@@ -2,6 +2,9 @@
  * What the engine hands the loader, and what the loader's bookkeeping reads back.
  */
 import type { Row } from "../normalize/Table.js"
+import type { Checkpoint } from "../extract/Extract.js"
+import type { Charge } from "../extract/Source.js"
+import type { Reject } from "../normalize/Normalizer.js"
 
 /** One page: its rows by table, where the source stands after it, and what it cost. Committed all or nothing. */
 export interface PageCommit {
@@ -12,10 +15,10 @@ export interface PageCommit {
    * Source position after this page (`key`: slice / fan-out key; `value`: JSON cursor, offset or
    * window). Absent when the page moves no source (a `reload` from the raw archive).
    */
-  readonly checkpoint?: { readonly key: string; readonly value: unknown; readonly done: boolean } | undefined
+  readonly checkpoint?: Checkpoint | undefined
   /** Units charged per request (request ids are unique: a page committed twice is not charged twice). */
-  readonly ledger: ReadonlyArray<{ readonly requestId: string; readonly operation: string; readonly units: number; readonly at: string }>
-  readonly rejects: ReadonlyArray<{ readonly table: string; readonly reason: string; readonly raw: string }>
+  readonly ledger: ReadonlyArray<Charge>
+  readonly rejects: ReadonlyArray<Reject>
   /** Raw response body, archived (gzip) before the page commits. */
   readonly raw?: { readonly pageKey: string; readonly body: string } | undefined
   readonly requests: number

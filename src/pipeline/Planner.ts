@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { DEFAULT_UNIT_COSTS } from "../service/ServiceSettings.js"
 import type { Pipeline } from "./Pipeline.js"
+import { eurOf } from "../service/CostGuard.js"
 
 export interface Plan {
   readonly pipeline: string
@@ -22,7 +23,6 @@ export interface Plan {
   readonly note?: string | undefined
 }
 
-export const EUR_PER_UNIT = 0.04
 
 /**
  * Units per request of an operation: the settings' cost table over the defaults
@@ -46,7 +46,7 @@ export const planPipeline = <P>(pipeline: Pipeline<P>, params: P, costs: Readonl
       records: estimate.records,
       unitsPerRequest: perRequest,
       units,
-      eur: Math.round(units * EUR_PER_UNIT * 100) / 100,
+      eur: eurOf(units),
       exact: estimate.exact,
       note: estimate.note
     }

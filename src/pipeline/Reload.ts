@@ -12,6 +12,7 @@ import { InvalidInput } from "./RunError.js"
 import { readList, type ResponseShape } from "../service/ResponseShape.js"
 import { ServiceSettings } from "../service/ServiceSettings.js"
 import { shapeOf } from "../service/Shapes.js"
+import { newRunId } from "./RunId.js"
 
 /**
  * The default reading of a raw body: the records list where the operation's response shape says
@@ -65,7 +66,7 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
     if (pages.length === 0) return yield* new InvalidInput({ field: "--run", detail: `run ${from} kept no raw pages` })
 
     yield* warehouse.ensureTables(pipeline.tables)
-    const runId = `reload-${new Date().toISOString().replace(/[-:.TZ]/g, "").slice(0, 14)}-${pipeline.name}`
+    const runId = newRunId(pipeline.name, "reload")
     yield* warehouse.startRun({ runId, pipeline: pipeline.name, params: { reloadOf: from }, unitsPlanned: 0 })
     const archive = makeRawArchive(warehouse.rawRoot)
     const normalize = makeNormalizer(pipeline.records)

@@ -12,6 +12,7 @@ import type { JournalEntry } from "../load/PageJournal.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { WarehouseError } from "../load/WarehouseError.js"
 import { RetryBudget } from "../service/RetryBudget.js"
+import { eurOf } from "../service/CostGuard.js"
 import { UnexpectedShape } from "../service/ServiceError.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "./PageQueue.js"
@@ -20,6 +21,7 @@ import { Progress, type Totals } from "./Progress.js"
 import { encodeParams, paramError } from "./Params.js"
 import { ExitCode, exitCodeOf, messageOf, statusOf } from "../shared/ErrorClass.js"
 import { InvalidInput, RunFailed, RunInterrupted } from "./RunError.js"
+import { newRunId } from "./RunId.js"
 import { Shutdown } from "./Shutdown.js"
 
 export interface RunRequest<P = unknown> {
@@ -79,14 +81,9 @@ export interface Completeness {
   readonly caps: ReadonlyArray<string>
 }
 
-const EUR_PER_UNIT = 0.04
-
 /** A journal step as an effect (its only failure is a `WarehouseError` of reason `Io`). */
 const journalIo = <A>(f: () => A) =>
   Effect.try({ try: f, catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` })) })
-
-const newRunId = (pipeline: string) =>
-  `${new Date().toISOString().replace(/[-:.TZ]/g, "").slice(0, 14)}-${pipeline}-${Math.random().toString(36).slice(2, 8)}`
 
 export const runPipeline = <P>(request: RunRequest<P>) =>
   Effect.gen(function* () {
@@ -302,7 +299,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
       : undefined
     totals.elapsedMs = Date.now() - started
-    const eur = Math.round(totals.units * EUR_PER_UNIT * 100) / 100
+    const eur = eurOf(totals.units)
     yield* warehouse.updateRun(runId, { eur })
     yield* warehouse.finishRun(runId, status, message)
     yield* progress.emit({ type: "run_finished", pipeline: pipeline.name, runId, status, totals: { ...totals }, expected: refine.expected(), error: message })
