@@ -9,7 +9,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Exit, Logger, LogLevel, Option } from "effect"
 import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
-import { exitCode } from "./CliState.js"
+import { CommandEnded } from "./CommandEnded.js"
 import { commands } from "./Commands.js"
 import { unknownFlag } from "./Flags.js"
 
@@ -25,7 +25,6 @@ const CLI_VALIDATION = new Set([
 export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
   Effect.suspend(() => {
     ignoreClosedReaders()
-    exitCode.value = ExitCode.Done
     const flag = unknownFlag(commands, argv)
     return flag ? Effect.fail(flag) : cli(argv)
   }).pipe(
@@ -33,9 +32,11 @@ export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.exit,
     Effect.map((exit) => {
-      if (Exit.isSuccess(exit)) return exitCode.value
+      if (Exit.isSuccess(exit)) return ExitCode.Done
       const failure = Cause.failureOption(exit.cause)
       if (Option.isSome(failure)) {
+        // the command printed its own account (a run's summary) and ends with its code
+        if (failure.value instanceof CommandEnded) return failure.value.code
         const tag = (failure.value as { _tag?: string })._tag ?? ""
         if (tag === "HelpRequested") return ExitCode.Done
         if (CLI_VALIDATION.has(tag)) return ExitCode.BadInput

@@ -14,7 +14,7 @@ import { resolveParams } from "../pipeline/Params.js"
 import { type Plan, planPipeline, unitCost } from "../pipeline/Planner.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
-import { exitCode } from "./CliState.js"
+import { endWith } from "./CommandEnded.js"
 import { makeEnvironment } from "../wiring/Environment.js"
 import { exportTables } from "../export/Export.js"
 import { exitCodesHelp } from "./ExitCodes.js"
@@ -135,7 +135,7 @@ const run = Command.make("run", {
         yield* printSummaries(summaries)
         for (const n of notes) process.stdout.write(`${n}\n`)
       }
-      exitCode.value = exitCodeOfSummaries(summaries)
+      yield* endWith(exitCodeOfSummaries(summaries))
     }))
 ).pipe(Command.withDescription(
   "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"

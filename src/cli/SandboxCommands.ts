@@ -10,7 +10,7 @@ import { loadSettings } from "../config/loadSettings.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { serveSandbox } from "../sandbox/main.js"
-import { exitCode } from "./CliState.js"
+import { endWith } from "./CommandEnded.js"
 import { eur, table } from "./Format.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 
@@ -39,6 +39,6 @@ export const demoCommand = Command.make("demo", {
     const units = summaries.reduce((s, r) => s + r.totals.units, 0)
     process.stdout.write(`\n${table(Object.entries(counts).map(([t, rows]) => ({ table: t, rows })))}\n`)
     process.stdout.write(`\nunits spent: ${units} (${eur(units)}); warehouse ${settings.warehouse}; Parquet under ${settings.output}/parquet\n`)
-    exitCode.value = exitCodeOfSummaries(summaries)
+    yield* endWith(exitCodeOfSummaries(summaries))
   })
 ).pipe(Command.withDescription("Run the nightly set against an in-process sandbox and print a summary. Example: make demo"))
