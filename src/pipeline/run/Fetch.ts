@@ -1,0 +1,79 @@
+/**
+ * Step 2 of a run: fetch. A resumed run first lands what its journal holds beyond the warehouse
+ * (paid, never refetched); then the slices fetch pages and hand each to the journal and the
+ * queue, while the landing step drains the queue side by side. A signal stops the fetching at once
+ * (the call in flight is lost, as the journal promises); what is queued still lands.
+ */
+import { Effect, Either, Option, Ref } from "effect"
+import { extractInto, type Page } from "../../extract/Extract.js"
+import { RetryBudget } from "../../service/RetryBudget.js"
+import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
+import { RunInterrupted } from "../RunError.js"
+import { Shutdown } from "../Shutdown.js"
+import { checkRejects, makeLanding } from "./Land.js"
+import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
+import { journalIo } from "./Start.js"
+
+export const fetchAndLand = (run: RunContext, state: RunState) =>
+  Effect.gen(function* () {
+    const budget = yield* RetryBudget
+    const shutdown = yield* Effect.serviceOption(Shutdown)
+    const { pipeline, writer } = run
+    const land = makeLanding(run, state)
+
+    if (writer && run.resumed) {
+      const { pageNo } = yield* Ref.get(state)
+      const replay = yield* journalIo(() => run.journal!.pending(pipeline.name, run.runId, pageNo))
+      for (let i = 0; i < replay.length; i += DEFAULT_PAGE_QUEUE.maxGroup) yield* land(replay.slice(i, i + DEFAULT_PAGE_QUEUE.maxGroup))
+      yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
+    }
+
+    const queue = yield* makePageQueue<JournalEntry>()
+    /** A fetched page goes to the journal and the queue at once; its slice fetches on when there is room. */
+    const accept = (page: Page) =>
+      Effect.gen(function* () {
+        // the requests and retries since the last page are this page's (Assumed: one page at a
+        // time reaches this point; concurrent slices may shift a retry to a neighbour page)
+        const stats = yield* budget.stats
+        const entry = yield* Ref.modify(state, (s): readonly [JournalEntry, RunCounters] => {
+          const seq = s.pageNo + 1
+          const refined = page.seq === 0 && run.refine.first(page.slice, page.fetched.total, page.fetched.records.length)
+          const entry: JournalEntry = {
+            seq, slice: page.slice, sliceSeq: page.seq, records: page.fetched.records, checkpoint: page.checkpoint,
+            ledger: page.fetched.charges, units: page.fetched.units,
+            requests: stats.requests - s.seen.requests, retries: stats.retries - s.seen.retries,
+            ...(run.archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
+            ...(page.declared !== undefined ? { declared: page.declared } : {}),
+            ...(page.end ? { end: page.end } : {}),
+            ...(page.missing ? { missing: page.missing } : {})
+          }
+          return [entry, {
+            ...s, pageNo: seq, seen: { requests: stats.requests, retries: stats.retries },
+            totals: refined ? { ...s.totals, expectedPages: run.refine.expected().pages } : s.totals
+          }]
+        })
+        yield* journalIo(() => {
+          writer?.append(entry)
+          queue.put(entry)
+        })
+        yield* queue.reserve
+      })
+
+    const positions = new Map((yield* run.warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
+    const stop = Option.match(shutdown, {
+      onNone: () => Effect.never,
+      onSome: (s) => Effect.map(s.requested, (signal) => Either.left(new RunInterrupted({ signal })))
+    })
+    const fetching = extractInto(
+      pipeline.source,
+      run.params,
+      { mode: run.resumed ? "resume" : "fresh", positions, shard: run.request.shard },
+      accept
+    ).pipe(Effect.either, (f) => Effect.raceFirst(f, stop), Effect.tap(() => queue.close))
+    // fetching and landing run side by side; a failed landing stops the fetching, a failed fetch
+    // still lands every page queued before it
+    const landing = queue.drain(land).pipe(Effect.tap(() => Ref.update(state, (s) => ({ ...s, drained: true }))))
+    const [fetched] = yield* Effect.all([fetching, landing], { concurrency: 2 })
+    if (Either.isLeft(fetched)) return yield* Effect.fail(fetched.left)
+    yield* checkRejects(run, state)
+  })

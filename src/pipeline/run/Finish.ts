@@ -1,0 +1,84 @@
+/**
+ * Step 4 of a run: finish. A paid page of an unexpected shape is kept (its charge in the ledger,
+ * its body in the raw archive); completeness is read from `_slices`; the run record gets its
+ * status, EUR and error line; a `run_finished` event and the summary close the run.
+ */
+import { Effect, Ref } from "effect"
+import { Warehouse } from "../../load/Warehouse.js"
+import { eurOf } from "../../service/CostGuard.js"
+import { UnexpectedShape } from "../../service/ServiceError.js"
+import { ExitCode, exitCodeOf, messageOf, statusOf } from "../../shared/ErrorClass.js"
+import type { Completeness, RunSummary } from "../Runner.js"
+import type { RunContext, RunState } from "./RunContext.js"
+import { journalIo } from "./Start.js"
+
+/**
+ * The run's completeness from `_slices`: a slice falls short when the service declared more than
+ * landed plus rejected and no cap the user set cut it, or when it stalled or hit a service limit.
+ */
+export const completenessOf = (pipeline: string, runId: string) =>
+  Effect.gen(function* () {
+    const warehouse = yield* Warehouse
+    const slices = yield* warehouse.slices(runId)
+    const shortfalls: Array<string> = []
+    const caps: Array<string> = []
+    let declared = 0, received = 0, landed = 0, rejected = 0
+    for (const s of slices) {
+      declared += s.declared ?? 0
+      received += s.received
+      landed += s.landed
+      rejected += s.rejected
+      const numbers = `declared ${s.declared ?? "no count"}, received ${s.received}, landed ${s.landed}, rejected ${s.rejected}`
+      const name = `${pipeline} slice ${s.slice}`
+      if (s.endedBy === "cap") caps.push(`${name} capped by ${s.endDetail}: ${numbers}`)
+      else if (s.endedBy === "stalled" || s.endedBy === "limit") shortfalls.push(`${name} stopped (${s.endDetail}): ${numbers}`)
+      else if (s.done && s.declared !== null && s.landed + s.rejected < s.declared) shortfalls.push(`${name}: ${numbers}`)
+    }
+    const missing = yield* warehouse.missingCount(runId)
+    return { declared, received, landed, rejected, missing, shortfalls, caps } satisfies Completeness
+  })
+
+export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
+  Effect.gen(function* () {
+    const { pipeline, runId, warehouse } = run
+    const { drained } = yield* Ref.get(state)
+    // once landing has drained the queue every journaled page is in the warehouse; otherwise the
+    // journal keeps them for the resume
+    if (run.writer && drained) yield* journalIo(() => run.writer!.finish())
+    // a paid page whose body had an unexpected shape: its charge in the ledger and its body in the
+    // raw archive, so `reload` after a settings fix lands it at 0 units (only once every queued page
+    // landed: the journal's page numbers must stay in step with `_runs.pages`)
+    if (error instanceof UnexpectedShape && error.raw !== undefined && drained) {
+      const charged = error.unitsCharged ?? 0
+      const ledger = charged > 0
+        ? [{ requestId: error.requestId ?? `unknown-${runId}-shape`, operation: error.operation, units: charged, at: new Date().toISOString() }]
+        : []
+      if (ledger.length > 0 || run.archive) {
+        yield* warehouse.commitPages([{
+          runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0,
+          ...(run.archive ? { raw: { pageKey: "unexpected-shape", body: error.raw } } : {})
+        }])
+        yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + charged } }))
+      }
+    }
+    const completeness = yield* completenessOf(pipeline.name, runId)
+    const status = error !== undefined ? statusOf(error) : completeness.shortfalls.length > 0 ? "incomplete" : "done"
+    const message = error !== undefined
+      ? messageOf(error)
+      : completeness.shortfalls.length > 0
+      ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
+      : undefined
+    const { totals, rowsPerTable } = yield* Ref.updateAndGet(state, (s) => ({ ...s, totals: { ...s.totals, elapsedMs: Date.now() - run.started } }))
+    const eur = eurOf(totals.units)
+    yield* warehouse.updateRun(runId, { eur })
+    yield* warehouse.finishRun(runId, status, message)
+    yield* run.progress.emit({ type: "run_finished", pipeline: pipeline.name, runId, status, totals, expected: run.refine.expected(), error: message })
+    const summary: RunSummary = {
+      pipeline: pipeline.name, runId, status, resumed: run.resumed, plan: run.plan, expected: run.refine.expected(), totals, rowsPerTable: { ...rowsPerTable },
+      eur,
+      error: message,
+      exitCode: error !== undefined ? exitCodeOf(error) : status === "incomplete" ? ExitCode.Incomplete : ExitCode.Done,
+      completeness
+    }
+    return summary
+  })

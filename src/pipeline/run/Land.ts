@@ -1,0 +1,71 @@
+/**
+ * Step 3 of a run: land. A group of queued pages goes into the warehouse in one transaction
+ * (rows, checkpoints, ledger, rejects, raw bodies, completeness per slice, missing keys), then is
+ * counted and reported; a reject ratio above the cap stops the run.
+ */
+import { Effect, Ref } from "effect"
+import type { PageContext } from "../Pipeline.js"
+import { RunFailed } from "../RunError.js"
+import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
+import { journalIo } from "./Start.js"
+
+/** Fails the run when more records failed their schema than the settings allow. */
+export const checkRejects = (run: RunContext, state: RunState) =>
+  Effect.flatMap(Ref.get(state), ({ totals }) =>
+    totals.records > 0 && totals.rejects / totals.records > run.request.maxRejectRatio
+      ? Effect.fail(new RunFailed({
+        reason: "RejectRatio", pipeline: run.pipeline.name, runId: run.runId,
+        detail: `${totals.rejects} of ${totals.records} records failed their schema (more than ${run.request.maxRejectRatio * 100}%); see _rejects`
+      }))
+      : Effect.void)
+
+export const makeLanding = (run: RunContext, state: RunState) => (entries: ReadonlyArray<JournalEntry>) =>
+  Effect.gen(function* () {
+    const { pipeline, runId } = run
+    const normalized = entries.map((e) => run.normalize(e.records, { runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext))
+    yield* run.warehouse.commitPages(entries.map((e, i) => ({
+      runId,
+      pipeline: pipeline.name,
+      rows: normalized[i]!.rows,
+      checkpoint: e.checkpoint,
+      ledger: e.ledger,
+      rejects: normalized[i]!.rejects,
+      raw: e.raw,
+      requests: e.requests,
+      retries: e.retries,
+      slice: {
+        key: e.slice,
+        declared: e.declared,
+        received: e.missing ? 0 : e.records.length,
+        landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
+        rejected: e.missing ? 0 : normalized[i]!.rejects.length,
+        end: e.end,
+        done: e.checkpoint.done || e.end !== undefined
+      },
+      missing: e.missing
+    })))
+    if (run.writer) yield* journalIo(() => run.writer!.committed(entries[entries.length - 1]!.seq))
+    for (const [i, e] of entries.entries()) {
+      const n = normalized[i]!
+      const counted = yield* Ref.modify(state, (s) => {
+        const rowsPerTable = { ...s.rowsPerTable }
+        let rows = 0
+        for (const [t, list] of n.rows) {
+          rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
+          rows += list.length
+        }
+        const t = s.totals
+        const totals = {
+          ...t, pages: t.pages + 1, records: t.records + n.records, rows: t.rows + rows, rejects: t.rejects + n.rejects.length,
+          units: t.units + e.units, requests: t.requests + e.requests, retries: t.retries + e.retries, elapsedMs: Date.now() - run.started
+        }
+        return [{ rows, totals }, { ...s, rowsPerTable, totals }] as const
+      })
+      yield* run.progress.emit({
+        type: "page_committed", pipeline: pipeline.name, runId, slice: e.slice, seq: e.sliceSeq,
+        records: n.records, rows: counted.rows, rejects: n.rejects.length, units: e.units, totals: counted.totals
+      })
+    }
+    // stop early once the sample is large enough to judge; the end of the run judges the rest
+    if ((yield* Ref.get(state)).totals.records >= 100) yield* checkRejects(run, state)
+  })

@@ -1,0 +1,52 @@
+/**
+ * What the steps of one run share: its fixed context (decided when it starts) and its counters,
+ * kept in a `Ref` (pages landed, rows per table, the totals the progress events report).
+ */
+import { type Effect, Ref } from "effect"
+import type { JournalEntry, makePageJournal } from "../../load/PageJournal.js"
+import type { WarehouseApi } from "../../load/Warehouse.js"
+import type { Normalized } from "../../normalize/Normalizer.js"
+import type { PageContext, Pipeline } from "../Pipeline.js"
+import type { makePlanRefiner, Plan } from "../Planner.js"
+import type { Progress, Totals } from "../Progress.js"
+import type { RunRequest } from "../Runner.js"
+
+type Journal = ReturnType<typeof makePageJournal>
+
+export interface RunContext<P = unknown> {
+  readonly request: RunRequest<P>
+  readonly pipeline: Pipeline<P>
+  readonly runId: string
+  readonly params: P
+  readonly plan: Plan
+  readonly resumed: boolean
+  readonly warehouse: WarehouseApi
+  readonly progress: Effect.Effect.Success<typeof Progress>
+  /** The page journal of a paid run, and this run's writer in it. */
+  readonly journal: Journal | undefined
+  readonly writer: ReturnType<Journal["open"]> | undefined
+  /** Keep each page's raw body (platform pipelines by default). */
+  readonly archive: boolean
+  readonly normalize: (records: ReadonlyArray<unknown>, ctx: PageContext) => Normalized
+  readonly extractedAt: string
+  readonly started: number
+  readonly refine: ReturnType<typeof makePlanRefiner>
+}
+
+export interface RunCounters {
+  /** Pages of the run so far (`_runs.pages` once landed): the next journal page's number is one more. */
+  readonly pageNo: number
+  readonly totals: Totals
+  readonly rowsPerTable: Readonly<Record<string, number>>
+  /** The retry budget's counters when the last page was accepted (its requests and retries since). */
+  readonly seen: { readonly requests: number; readonly retries: number }
+  /** Whether the landing emptied the queue (every journaled page is in the warehouse). */
+  readonly drained: boolean
+}
+
+export type RunState = Ref.Ref<RunCounters>
+
+export const makeRunState = (initial: Omit<RunCounters, "drained" | "rowsPerTable">) =>
+  Ref.make<RunCounters>({ ...initial, rowsPerTable: {}, drained: false })
+
+export type { JournalEntry }
