@@ -38,9 +38,11 @@ const fetchAgain = async (url: string, init?: RequestInit): Promise<Response> =>
 /** Runs `work` over `items`, at most `concurrency` at once. */
 export const pool = async <A>(items: ReadonlyArray<A>, concurrency: number, work: (a: A) => Promise<void>) => {
   let next = 0
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
-    while (next < items.length) await work(items[next++]!)
-  }))
+  await Promise.all(
+    Array.from({ length: Math.min(concurrency, items.length) }, async () => {
+      while (next < items.length) await work(items[next++]!)
+    })
+  )
 }
 
 /** Every sourcing page of `places` (cursor chains), handing each parsed body to `onPage`. */
@@ -129,8 +131,21 @@ export const timeSeriesCalls = async (
 }
 
 const NAIVE_COLUMNS = [
-  "id", "property_id", "country", "location_id", "location_name", "type", "type_group", "operation",
-  "price_eur", "area_m2", "bedrooms", "latitude", "longitude", "listings_count", "updated_at"
+  "id",
+  "property_id",
+  "country",
+  "location_id",
+  "location_name",
+  "type",
+  "type_group",
+  "operation",
+  "price_eur",
+  "area_m2",
+  "bedrooms",
+  "latitude",
+  "longitude",
+  "listings_count",
+  "updated_at"
 ] as const
 
 /**
@@ -152,19 +167,25 @@ export const naiveSourcingLoad = async (
   // one prepared statement: bind-and-run must not interleave between slices (DuckDB crashes)
   let lock = Promise.resolve()
   try {
-    const r = await sourcingPages(platformUrl, places, { ...options, maxPages }, (body) => (lock = lock.then(async () => {
-      for (const rec of body.results) {
-        if (inserted >= options.maxRecords) return
-        NAIVE_COLUMNS.forEach((c, i) => {
-          const v = rec[c]
-          if (v === null || v === undefined) insert.bindNull(i + 1)
-          else insert.bindVarchar(i + 1, String(v))
-        })
-        insert.bindVarchar(NAIVE_COLUMNS.length + 1, JSON.stringify(rec.agencies ?? []))
-        await insert.run()
-        inserted++
-      }
-    })))
+    const r = await sourcingPages(
+      platformUrl,
+      places,
+      { ...options, maxPages },
+      (body) =>
+        (lock = lock.then(async () => {
+          for (const rec of body.results) {
+            if (inserted >= options.maxRecords) return
+            NAIVE_COLUMNS.forEach((c, i) => {
+              const v = rec[c]
+              if (v === null || v === undefined) insert.bindNull(i + 1)
+              else insert.bindVarchar(i + 1, String(v))
+            })
+            insert.bindVarchar(NAIVE_COLUMNS.length + 1, JSON.stringify(rec.agencies ?? []))
+            await insert.run()
+            inserted++
+          }
+        }))
+    )
     return { ...r, records: inserted }
   } finally {
     conn.closeSync()

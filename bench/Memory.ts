@@ -26,19 +26,54 @@ export const LEAN = {
 
 /** Runs sourcing-search over `set` in a fresh process (its peak RSS is the figure). */
 export const sourcingRun = (sandbox: SandboxProc, set: PlaceSet, warehouse: string, lean = false): Promise<RunOnceOutput> =>
-  runOnce({
-    platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, warehouse,
-    pipeline: "sourcing-search", params: { places: set.places.map(({ country }) => ({ country })), operation: "sale", pageSize: 200 },
-    ...(lean ? { duckdbMemory: LEAN.duckdbMemory } : {})
-  }, lean ? LEAN.nodeArgs : [], lean ? LEAN.env : {})
+  runOnce(
+    {
+      platformUrl: sandbox.platformUrl,
+      apiUrl: sandbox.apiUrl,
+      warehouse,
+      pipeline: "sourcing-search",
+      params: { places: set.places.map(({ country }) => ({ country })), operation: "sale", pageSize: 200 },
+      ...(lean ? { duckdbMemory: LEAN.duckdbMemory } : {})
+    },
+    lean ? LEAN.nodeArgs : [],
+    lean ? LEAN.env : {}
+  )
 
 /** Lines comparing the small and the large run's peak RSS (`profile` names the settings). */
-export const memoryLines = (small: { set: PlaceSet; run: RunOnceOutput }, large: { set: PlaceSet; run: RunOnceOutput }, profile: string): ReadonlyArray<Line> => {
+export const memoryLines = (
+  small: { set: PlaceSet; run: RunOnceOutput },
+  large: { set: PlaceSet; run: RunOnceOutput },
+  profile: string
+): ReadonlyArray<Line> => {
   const growth = large.run.peakRssMb / small.run.peakRssMb
   return [
-    { group: "memory", measure: `${profile}: peak RSS, ${fmt(small.set.total)} properties`, value: `${fmt(small.run.peakRssMb)} MB`, baseline: `JS heap ${fmt(small.run.peakHeapMb)} MB`, ratio: undefined, target: "", met: undefined },
-    { group: "memory", measure: `${profile}: peak RSS, ${fmt(large.set.total)} properties`, value: `${fmt(large.run.peakRssMb)} MB`, baseline: `JS heap ${fmt(large.run.peakHeapMb)} MB`, ratio: undefined, target: "<= 300 MB", met: large.run.peakRssMb <= 300 },
-    { group: "memory", measure: `${profile}: peak RSS growth ${fmt(small.set.total)} -> ${fmt(large.set.total)}`, value: `+${fmt((growth - 1) * 100, 1)}%`, baseline: `${fmt(small.run.peakRssMb)} MB`, ratio: growth, target: "<= 1.15", met: growth <= 1.15 }
+    {
+      group: "memory",
+      measure: `${profile}: peak RSS, ${fmt(small.set.total)} properties`,
+      value: `${fmt(small.run.peakRssMb)} MB`,
+      baseline: `JS heap ${fmt(small.run.peakHeapMb)} MB`,
+      ratio: undefined,
+      target: "",
+      met: undefined
+    },
+    {
+      group: "memory",
+      measure: `${profile}: peak RSS, ${fmt(large.set.total)} properties`,
+      value: `${fmt(large.run.peakRssMb)} MB`,
+      baseline: `JS heap ${fmt(large.run.peakHeapMb)} MB`,
+      ratio: undefined,
+      target: "<= 300 MB",
+      met: large.run.peakRssMb <= 300
+    },
+    {
+      group: "memory",
+      measure: `${profile}: peak RSS growth ${fmt(small.set.total)} -> ${fmt(large.set.total)}`,
+      value: `+${fmt((growth - 1) * 100, 1)}%`,
+      baseline: `${fmt(small.run.peakRssMb)} MB`,
+      ratio: growth,
+      target: "<= 1.15",
+      met: growth <= 1.15
+    }
   ]
 }
 

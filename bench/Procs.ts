@@ -12,8 +12,7 @@ const HERE = import.meta.dirname
 /** Compiled (`make bench` runs `dist-bench/`): children run as plain JS; else through tsx. */
 const COMPILED = import.meta.url.endsWith(".js")
 /** Node arguments that run a TypeScript file of this project (its compiled twin when compiled). */
-export const scriptArgs = (file: string): Array<string> =>
-  COMPILED ? [file.replace(/\.ts$/, ".js")] : ["--import", "tsx", file]
+export const scriptArgs = (file: string): Array<string> => (COMPILED ? [file.replace(/\.ts$/, ".js")] : ["--import", "tsx", file])
 const argsFor = (script: string): Array<string> => scriptArgs(path.join(HERE, script))
 
 export interface SandboxProc {
@@ -39,11 +38,16 @@ export const startSandboxProc = async (options: SandboxOptions): Promise<Sandbox
   })
   const { platformUrl, apiUrl } = JSON.parse(first) as { platformUrl: string; apiUrl: string }
   const control = async (route: string, body?: unknown) => {
-    const res = await fetch(`${platformUrl}/__sandbox/${route}`, body === undefined ? {} : {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(body)
-    })
+    const res = await fetch(
+      `${platformUrl}/__sandbox/${route}`,
+      body === undefined
+        ? {}
+        : {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(body)
+          }
+    )
     const text = await res.text()
     if (!res.ok) throw new Error(`sandbox control ${route}: ${res.status} ${text}`)
     return text === "" ? undefined : JSON.parse(text)
@@ -58,7 +62,11 @@ export const startSandboxProc = async (options: SandboxOptions): Promise<Sandbox
 }
 
 /** Runs one pipeline in a fresh process; `nodeArgs` e.g. `["--cpu-prof", "--cpu-prof-dir=..."]`. */
-export const runOnce = (input: RunOnceInput, nodeArgs: ReadonlyArray<string> = [], env: Record<string, string> = {}): Promise<RunOnceOutput> =>
+export const runOnce = (
+  input: RunOnceInput,
+  nodeArgs: ReadonlyArray<string> = [],
+  env: Record<string, string> = {}
+): Promise<RunOnceOutput> =>
   new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeArgs, ...argsFor("runOnce.ts"), JSON.stringify(input)], {
       stdio: ["ignore", "pipe", "pipe"],

@@ -23,7 +23,10 @@ export interface ProfileLine {
 }
 
 const shortUrl = (url: string) =>
-  url.replace(/^file:\/\//, "").replace(/.*\/node_modules\//, "~/").replace(/.*\/work\/main\//, "")
+  url
+    .replace(/^file:\/\//, "")
+    .replace(/.*\/node_modules\//, "~/")
+    .replace(/.*\/work\/main\//, "")
 
 /** Self time per function and per file. */
 export const summarise = (file: string, top = 25): { total: number; byFunction: Array<ProfileLine>; byFile: Array<ProfileLine> } => {
@@ -44,7 +47,10 @@ export const summarise = (file: string, top = 25): { total: number; byFunction: 
     total += us
   }
   const lines = (m: Map<string, number>) =>
-    [...m].sort((a, b) => b[1] - a[1]).slice(0, top).map(([name, us]) => ({ name, ms: us / 1000, share: us / total }))
+    [...m]
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, top)
+      .map(([name, us]) => ({ name, ms: us / 1000, share: us / total }))
   return { total: total / 1000, byFunction: lines(fn), byFile: lines(files) }
 }
 

@@ -15,15 +15,19 @@ export interface Line {
   readonly met: boolean | undefined
 }
 
-export const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
+export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
 
 export const perSecond = (count: number, ms: number) => (ms > 0 ? (count * 1000) / ms : 0)
 
 /** The lines as a Markdown table. */
 export const markdown = (lines: ReadonlyArray<Line>): string => {
   const rows = lines.map((l) => [
-    l.group, l.measure, l.value, l.baseline, l.ratio === undefined ? "" : l.ratio.toFixed(2), l.target,
+    l.group,
+    l.measure,
+    l.value,
+    l.baseline,
+    l.ratio === undefined ? "" : l.ratio.toFixed(2),
+    l.target,
     l.met === undefined ? "" : l.met ? "met" : "NOT met"
   ])
   const head = ["group", "measure", "value", "baseline", "ratio", "target", ""]

@@ -16,13 +16,20 @@ import { fmt, type Line } from "./Report.js"
 const MAIN = path.resolve(import.meta.dirname, "../src/cli/main.ts")
 const PAGE = 200
 
-const env = { SVC_API_KEY: SANDBOX_API_KEY, SVC_EMAIL: SANDBOX_USER.email, SVC_PASSWORD: SANDBOX_USER.password, SVC_PLATFORM_URL: "", SVC_API_URL: "" }
+const env = {
+  SVC_API_KEY: SANDBOX_API_KEY,
+  SVC_EMAIL: SANDBOX_USER.email,
+  SVC_PASSWORD: SANDBOX_USER.password,
+  SVC_PLATFORM_URL: "",
+  SVC_API_URL: ""
+}
 
 /** Runs the CLI; with `killAfter`, SIGKILLs it once that many pages were committed. Returns its JSON events. */
 const cli = (config: string, killAfter?: number) =>
   new Promise<{ code: number | null; events: Array<Record<string, any>> }>((resolve) => {
     const child = spawn(process.execPath, [...scriptArgs(MAIN), "run", "sourcing-search", "--config", config], {
-      env: { ...process.env, ...env }, stdio: ["ignore", "ignore", "pipe"]
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "ignore", "pipe"]
     })
     const events: Array<Record<string, any>> = []
     let buffer = ""
@@ -34,7 +41,9 @@ const cli = (config: string, killAfter?: number) =>
         if (!l.startsWith("{")) continue
         try {
           events.push(JSON.parse(l))
-        } catch { /* not an event */ }
+        } catch {
+          /* not an event */
+        }
       }
       const committed = events.filter((e) => e.type === "page_committed").length
       if (killAfter !== undefined && committed >= killAfter && child.exitCode === null && !child.killed) child.kill("SIGKILL")
@@ -45,13 +54,20 @@ const cli = (config: string, killAfter?: number) =>
 const configFile = (dir: string, sandbox: SandboxProc, set: PlaceSet, concurrency = 4) => {
   fs.mkdirSync(dir, { recursive: true })
   const file = path.join(dir, "settings.json")
-  fs.writeFileSync(file, JSON.stringify({
-    warehouse: path.join(dir, "warehouse.duckdb"),
-    output: dir,
-    budget: { maxUnits: 1_000_000 },
-    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
-    pipelines: { "sourcing-search": { params: { places: set.places.map(({ country }) => ({ country })), operation: "sale", pageSize: PAGE, concurrency } } }
-  }))
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      warehouse: path.join(dir, "warehouse.duckdb"),
+      output: dir,
+      budget: { maxUnits: 1_000_000 },
+      service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
+      pipelines: {
+        "sourcing-search": {
+          params: { places: set.places.map(({ country }) => ({ country })), operation: "sale", pageSize: PAGE, concurrency }
+        }
+      }
+    })
+  )
   return file
 }
 
@@ -83,16 +99,48 @@ export const spendAndPlan = async (sandbox: SandboxProc, set: PlaceSet, dir: str
     return { killed, units, extra: killed > 0 ? (units - needed) / killed : 0 }
   }
   const killedLines = (concurrency: number, r: { killed: number; units: number; extra: number }): Array<Line> => [
-    { group: "spend", measure: `${r.killed} SIGKILLs + resumes, ${Math.min(concurrency, set.places.length)} place(s) in flight: units charged / strictly needed`, value: `${fmt(r.units)} units (${fmt(r.extra, 2)} extra per kill)`, baseline: `${fmt(needed)} pages needed`, ratio: r.units / needed, target: "<= 1 page extra per kill", met: r.units - needed <= r.killed }
+    {
+      group: "spend",
+      measure: `${r.killed} SIGKILLs + resumes, ${Math.min(concurrency, set.places.length)} place(s) in flight: units charged / strictly needed`,
+      value: `${fmt(r.units)} units (${fmt(r.extra, 2)} extra per kill)`,
+      baseline: `${fmt(needed)} pages needed`,
+      ratio: r.units / needed,
+      target: "<= 1 page extra per kill",
+      met: r.units - needed <= r.killed
+    }
   ]
   const four = await killedRun(4)
   const one = await killedRun(1)
 
   return [
-    { group: "spend", measure: `clean run, ${fmt(set.total)} properties: units charged / strictly needed`, value: `${fmt(cleanUnits)} units`, baseline: `${fmt(needed)} pages needed`, ratio: cleanUnits / needed, target: "1.00", met: cleanUnits === needed },
+    {
+      group: "spend",
+      measure: `clean run, ${fmt(set.total)} properties: units charged / strictly needed`,
+      value: `${fmt(cleanUnits)} units`,
+      baseline: `${fmt(needed)} pages needed`,
+      ratio: cleanUnits / needed,
+      target: "1.00",
+      met: cleanUnits === needed
+    },
     ...killedLines(4, four),
     ...killedLines(1, one),
-    { group: "plan", measure: "sourcing-search: units planned / charged (default maxPages bound)", value: `${fmt(planned)} planned`, baseline: `${fmt(cleanUnits)} charged`, ratio: planned / cleanUnits, target: "within 5%", met: Math.abs(planned / cleanUnits - 1) <= 0.05 },
-    { group: "plan", measure: "sourcing-search: units expected once each place's first page told its count / charged", value: `${fmt(expected)} expected`, baseline: `${fmt(cleanUnits)} charged`, ratio: expected / cleanUnits, target: "within 5%", met: Math.abs(expected / cleanUnits - 1) <= 0.05 }
+    {
+      group: "plan",
+      measure: "sourcing-search: units planned / charged (default maxPages bound)",
+      value: `${fmt(planned)} planned`,
+      baseline: `${fmt(cleanUnits)} charged`,
+      ratio: planned / cleanUnits,
+      target: "within 5%",
+      met: Math.abs(planned / cleanUnits - 1) <= 0.05
+    },
+    {
+      group: "plan",
+      measure: "sourcing-search: units expected once each place's first page told its count / charged",
+      value: `${fmt(expected)} expected`,
+      baseline: `${fmt(cleanUnits)} charged`,
+      ratio: expected / cleanUnits,
+      target: "within 5%",
+      met: Math.abs(expected / cleanUnits - 1) <= 0.05
+    }
   ]
 }

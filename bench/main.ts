@@ -75,26 +75,41 @@ try {
 
   if (profile) {
     const profDir = path.join(dir, "prof")
-    await runOnce({
-      platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, warehouse: warehouseIn(dir, "profiled"),
-      pipeline: "sourcing-search", params: { places: small.places.map(({ country }) => ({ country })), operation: "sale", pageSize: 200 }
-    }, ["--cpu-prof", `--cpu-prof-dir=${profDir}`])
-    const file = fs.readdirSync(profDir).map((f) => path.join(profDir, f)).sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!
+    await runOnce(
+      {
+        platformUrl: sandbox.platformUrl,
+        apiUrl: sandbox.apiUrl,
+        warehouse: warehouseIn(dir, "profiled"),
+        pipeline: "sourcing-search",
+        params: { places: small.places.map(({ country }) => ({ country })), operation: "sale", pageSize: 200 }
+      },
+      ["--cpu-prof", `--cpu-prof-dir=${profDir}`]
+    )
+    const file = fs
+      .readdirSync(profDir)
+      .map((f) => path.join(profDir, f))
+      .sort((a, b) => fs.statSync(b).size - fs.statSync(a).size)[0]!
     const s = summarise(file, 15)
-    profileText = [`main thread of sourcing-search ${fmt(small.total)} properties, ${fmt(s.total)} ms sampled, self time by file:`,
-      ...s.byFile.map((l) => `${(l.share * 100).toFixed(1).padStart(5)}%  ${l.name}`)].join("\n")
+    profileText = [
+      `main thread of sourcing-search ${fmt(small.total)} properties, ${fmt(s.total)} ms sampled, self time by file:`,
+      ...s.byFile.map((l) => `${(l.share * 100).toFixed(1).padStart(5)}%  ${l.name}`)
+    ].join("\n")
     fs.copyFileSync(file, path.join(os.tmpdir(), "estate-bench.cpuprofile"))
   }
 
   log("3. rate-limit use at 20 requests/s")
-  lines.push(...await rateLimitUse(sandbox, large, dir, { quota: 20, pages: 300 }))
+  lines.push(...(await rateLimitUse(sandbox, large, dir, { quota: 20, pages: 300 })))
 
   log("4. spend: a clean CLI run, then 5 SIGKILLs and a resume; 5. plan accuracy")
-  lines.push(...await spendAndPlan(sandbox, small, path.join(dir, "spend"), 5))
+  lines.push(...(await spendAndPlan(sandbox, small, path.join(dir, "spend"), 5)))
   const exact = (name: string, r: { plannedRequests: number; requests: number }, exactPlan: boolean) => ({
-    group: "plan", measure: `${name}: requests planned / made${exactPlan ? " (exact plan)" : " (upper bound)"}`,
-    value: `${fmt(r.plannedRequests)} planned`, baseline: `${fmt(r.requests)} made`, ratio: r.plannedRequests / r.requests,
-    target: "within 5%", met: Math.abs(r.plannedRequests / r.requests - 1) <= 0.05
+    group: "plan",
+    measure: `${name}: requests planned / made${exactPlan ? " (exact plan)" : " (upper bound)"}`,
+    value: `${fmt(r.plannedRequests)} planned`,
+    baseline: `${fmt(r.requests)} made`,
+    ratio: r.plannedRequests / r.requests,
+    target: "within 5%",
+    met: Math.abs(r.plannedRequests / r.requests - 1) <= 0.05
   })
   lines.push(exact("market-time-series", series.run, series.run.planExact), exact("plots-germany", plots.run, plots.run.planExact))
 } finally {

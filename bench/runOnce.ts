@@ -51,15 +51,28 @@ process.env.SVC_API_KEY = SANDBOX_API_KEY
 process.env.SVC_EMAIL = SANDBOX_USER.email
 process.env.SVC_PASSWORD = SANDBOX_USER.password
 
-const settings = decodeSettings({
-  warehouse: input.warehouse,
-  output: `${input.warehouse}.out`,
-  ...(input.duckdbMemory ? { duckdb: { memoryLimit: input.duckdbMemory } } : {}),
-  budget: { maxUnits: input.maxUnits ?? 10_000_000, ...(process.env.BENCH_PAID_IN_FLIGHT ? { paidInFlight: Number(process.env.BENCH_PAID_IN_FLIGHT) } : {}) },
-  // no pacing until the sandbox's RateLimit-Policy is seen: with limits off it sends none, and the
-  // client's assumed 20 requests/s would then cap the throughput figures instead of the toolkit
-  service: { target: "remote", platformUrl: input.platformUrl, apiUrl: input.apiUrl, platformRate: 0, apiRate: 0, ...(process.env.BENCH_HEADROOM ? { pacingHeadroom: Number(process.env.BENCH_HEADROOM) } : {}) }
-}, "bench")
+const settings = decodeSettings(
+  {
+    warehouse: input.warehouse,
+    output: `${input.warehouse}.out`,
+    ...(input.duckdbMemory ? { duckdb: { memoryLimit: input.duckdbMemory } } : {}),
+    budget: {
+      maxUnits: input.maxUnits ?? 10_000_000,
+      ...(process.env.BENCH_PAID_IN_FLIGHT ? { paidInFlight: Number(process.env.BENCH_PAID_IN_FLIGHT) } : {})
+    },
+    // no pacing until the sandbox's RateLimit-Policy is seen: with limits off it sends none, and the
+    // client's assumed 20 requests/s would then cap the throughput figures instead of the toolkit
+    service: {
+      target: "remote",
+      platformUrl: input.platformUrl,
+      apiUrl: input.apiUrl,
+      platformRate: 0,
+      apiRate: 0,
+      ...(process.env.BENCH_HEADROOM ? { pacingHeadroom: Number(process.env.BENCH_HEADROOM) } : {})
+    }
+  },
+  "bench"
+)
 if (Either.isLeft(settings)) throw new Error(settings.left.message)
 
 // only the measured pipeline's module is loaded (its file is named after it)
@@ -82,10 +95,7 @@ const summary = await Effect.runPromise(
     shard: undefined,
     maxRejectRatio: 0.05,
     costs: settings.right.budget.costs
-  }).pipe(
-    Effect.provide(makeEnvironment({ settings: settings.right, progress: Progress.Silent })),
-    Effect.scoped
-  )
+  }).pipe(Effect.provide(makeEnvironment({ settings: settings.right, progress: Progress.Silent })), Effect.scoped)
 )
 const elapsedMs = performance.now() - t0
 clearInterval(sampler)

@@ -39,6 +39,13 @@ if (out) {
     }
   }
   process.on("exit", () => {
-    fs.writeFileSync(out, JSON.stringify([...totals].sort((a, b) => b[1].ms - a[1].ms).map(([sql, t]) => ({ sql, ...t })), null, 1))
+    fs.writeFileSync(
+      out,
+      JSON.stringify(
+        [...totals].sort((a, b) => b[1].ms - a[1].ms).map(([sql, t]) => ({ sql, ...t })),
+        null,
+        1
+      )
+    )
   })
 }

@@ -32,18 +32,26 @@ export const lineChartSvg = (title: string, yLabel: string, series: ReadonlyArra
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${m.left}" y="24" font-size="16" font-weight="bold">${escape(title)}</text>`,
     `<text transform="translate(16 ${height / 2}) rotate(-90)" text-anchor="middle">${escape(yLabel)}</text>`,
-    ...ticks.map((t) =>
-      `<line x1="${m.left}" x2="${width - m.right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}" stroke="#ddd"/>` +
-      `<text x="${m.left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${Math.round(t).toLocaleString("en")}</text>`),
-    ...xs.map((x) =>
-      `<text x="${px(x).toFixed(1)}" y="${height - m.bottom + 16}" text-anchor="end" transform="rotate(-40 ${px(x).toFixed(1)} ${height - m.bottom + 16})">${escape(x)}</text>`)
+    ...ticks.map(
+      (t) =>
+        `<line x1="${m.left}" x2="${width - m.right}" y1="${py(t).toFixed(1)}" y2="${py(t).toFixed(1)}" stroke="#ddd"/>` +
+        `<text x="${m.left - 6}" y="${(py(t) + 4).toFixed(1)}" text-anchor="end">${Math.round(t).toLocaleString("en")}</text>`
+    ),
+    ...xs.map(
+      (x) =>
+        `<text x="${px(x).toFixed(1)}" y="${height - m.bottom + 16}" text-anchor="end" transform="rotate(-40 ${px(x).toFixed(1)} ${height - m.bottom + 16})">${escape(x)}</text>`
+    )
   ]
   series.forEach((s, i) => {
     const colour = COLOURS[i % COLOURS.length]
     const pts = [...s.points].sort((a, b) => a.x.localeCompare(b.x)).map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`)
-    parts.push(`<polyline fill="none" stroke="${colour}" stroke-width="2" points="${pts.join(" ")}"><title>${escape(s.name)}</title></polyline>`)
+    parts.push(
+      `<polyline fill="none" stroke="${colour}" stroke-width="2" points="${pts.join(" ")}"><title>${escape(s.name)}</title></polyline>`
+    )
     const ly = m.top + 10 + i * 20
-    parts.push(`<line x1="${width - m.right + 16}" x2="${width - m.right + 40}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="3"/>`)
+    parts.push(
+      `<line x1="${width - m.right + 16}" x2="${width - m.right + 40}" y1="${ly}" y2="${ly}" stroke="${colour}" stroke-width="3"/>`
+    )
     parts.push(`<text x="${width - m.right + 46}" y="${ly + 4}">${escape(s.name)}</text>`)
   })
   parts.push(`</svg>`)

@@ -34,7 +34,9 @@ export const main = (options: ExampleOptions) =>
     for (const r of rows.slice(0, 10)) {
       print(`${r.zoning_class}  ${String(r.sale_eur_per_m2).padStart(6)} EUR/m²  ${r.municipality}: "${r.evidence}"`)
     }
-    print(`${rows.length} plots (of ${run.summary.totals.records} zoned commercial at most ${MAX_EUR_M2} EUR/m²); ${run.summary.totals.units} units`)
+    print(
+      `${rows.length} plots (of ${run.summary.totals.records} zoned commercial at most ${MAX_EUR_M2} EUR/m²); ${run.summary.totals.units} units`
+    )
     return { rows, arrowFile, parquetFile, summary: run.summary }
   })
 

@@ -45,7 +45,9 @@ export const main = (options: ExampleOptions) =>
       print(`${r.property_id}  ${r.price_cuts} cuts, -${r.price_cut_pct}%  ${r.first_price} -> ${r.current_price} EUR  ${r.address}`)
     }
     const units = leads.summary.totals.units + (properties?.summary.totals.units ?? 0)
-    print(`${rows.length} homes in ${CITY.name} cut at least ${MIN_PRICE_CUTS} times (${leads.summary.totals.records} leads within ${CITY.radius_km} km); ${units} units`)
+    print(
+      `${rows.length} homes in ${CITY.name} cut at least ${MIN_PRICE_CUTS} times (${leads.summary.totals.records} leads within ${CITY.radius_km} km); ${units} units`
+    )
     return { rows, arrowFile, parquetFile, leads: leads.summary, properties: properties?.summary }
   })
 

@@ -15,7 +15,18 @@ import { withSession } from "../src/index.js"
 import { lineChartSvg } from "./LineChart.js"
 import { type ExampleOptions, printer, runIfScript, sessionOptions } from "./support.js"
 
-export const CITIES = ["Alicante", "Barcelona", "Bilbao", "Granada", "Madrid", "Málaga", "Palma", "Sevilla", "Valencia", "Zaragoza"] as const
+export const CITIES = [
+  "Alicante",
+  "Barcelona",
+  "Bilbao",
+  "Granada",
+  "Madrid",
+  "Málaga",
+  "Palma",
+  "Sevilla",
+  "Valencia",
+  "Zaragoza"
+] as const
 /** The series: a year of months up to the end of May 2026 (the sandbox's "now" is 2026-06-01). */
 export const SERIES = {
   data_points: ["avg_price_psqm"],
@@ -45,13 +56,17 @@ export const main = (options: ExampleOptions) =>
     const arrowFile = await session.writeArrow(table, path.join(options.outDir, "price-per-m2.arrow"))
     const rows = await session.rows(sql)
     const byCity = new Map<string, Array<{ x: string; y: number }>>()
-    for (const r of rows) byCity.set(String(r.city), [...(byCity.get(String(r.city)) ?? []), { x: String(r.month), y: Number(r.eur_per_m2) }])
+    for (const r of rows)
+      byCity.set(String(r.city), [...(byCity.get(String(r.city)) ?? []), { x: String(r.month), y: Number(r.eur_per_m2) }])
     const chartFile = path.join(options.outDir, "price-per-m2.svg")
-    fs.writeFileSync(chartFile, lineChartSvg(
-      "Average asking price per m², apartments for sale",
-      "EUR per m²",
-      [...byCity].map(([name, points]) => ({ name, points }))
-    ))
+    fs.writeFileSync(
+      chartFile,
+      lineChartSvg(
+        "Average asking price per m², apartments for sale",
+        "EUR per m²",
+        [...byCity].map(([name, points]) => ({ name, points }))
+      )
+    )
     for (const [city, points] of byCity) {
       const first = points[0]
       const last = points[points.length - 1]

@@ -27,20 +27,27 @@ const FeedRecord = Schema.Union(
 type FeedRecord = typeof FeedRecord.Type
 
 const KNOWN = new Set(["id", "feed_id", "name", "filter", "created_at"])
-const feeds = flatTable<FeedRecord, PageContext>("alert_feeds", {
-  family: "VARCHAR",
-  feed_id: ["VARCHAR", (r) => (r.family === "legacy" ? String(r.feed.id) : r.feed.feed_id)],
-  name: ["VARCHAR", (r) => r.feed.name],
-  filter: ["JSON", (r) => r.feed.filter],
-  location_ids: ["JSON", (r) => r.feed.filter?.location_ids],
-  alert_subtypes: ["JSON", (r) => r.feed.filter?.alert_subtypes],
-  created_at: ["TIMESTAMP", (r) => r.feed.created_at],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
-  extra: ["JSON", (r) => {
-    const rest = Object.fromEntries(Object.entries(r.feed).filter(([k]) => !KNOWN.has(k)))
-    return Object.keys(rest).length > 0 ? rest : null
-  }]
-}, { primaryKey: ["family", "feed_id"], disposition: "replace" })
+const feeds = flatTable<FeedRecord, PageContext>(
+  "alert_feeds",
+  {
+    family: "VARCHAR",
+    feed_id: ["VARCHAR", (r) => (r.family === "legacy" ? String(r.feed.id) : r.feed.feed_id)],
+    name: ["VARCHAR", (r) => r.feed.name],
+    filter: ["JSON", (r) => r.feed.filter],
+    location_ids: ["JSON", (r) => r.feed.filter?.location_ids],
+    alert_subtypes: ["JSON", (r) => r.feed.filter?.alert_subtypes],
+    created_at: ["TIMESTAMP", (r) => r.feed.created_at],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    extra: [
+      "JSON",
+      (r) => {
+        const rest = Object.fromEntries(Object.entries(r.feed).filter(([k]) => !KNOWN.has(k)))
+        return Object.keys(rest).length > 0 ? rest : null
+      }
+    ]
+  },
+  { primaryKey: ["family", "feed_id"], disposition: "replace" }
+)
 
 const tag = (family: FeedRecord["family"]) => (feed: unknown) => ({ family, feed })
 
@@ -54,25 +61,23 @@ export default definePipeline({
     key: (k) => k,
     pager: (k, p: Params) =>
       k === "legacy"
-        ? single(() =>
-          Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(
-            Effect.map((r) => pageOf(r, "alert_feeds", tag("legacy")))
-          ))
+        ? single(() => Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(Effect.map((r) => pageOf(r, "alert_feeds", tag("legacy")))))
         : cursor({
-          first: () =>
-            Effect.flatMap(TokenClient, (c) => c.alertsApiFeeds({ limit: p.page_size })).pipe(
-              Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
-            ),
-          follow: (next) =>
-            Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_api_feeds")).pipe(
-              Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
-            )
-        }),
+            first: () =>
+              Effect.flatMap(TokenClient, (c) => c.alertsApiFeeds({ limit: p.page_size })).pipe(
+                Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
+              ),
+            follow: (next) =>
+              Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_api_feeds")).pipe(
+                Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
+              )
+          }),
     concurrency: 2
   }),
   cost: {
     operation: "alert_feeds",
-    estimate: (p) => Effect.succeed({ requests: 2, exact: false, note: `one legacy list, then one page per ${p.page_size} alerts-api feeds` })
+    estimate: (p) =>
+      Effect.succeed({ requests: 2, exact: false, note: `one legacy list, then one page per ${p.page_size} alerts-api feeds` })
   },
   tables: [feeds.spec],
   records: { table: "alert_feeds", schema: FeedRecord, toRows: (r, ctx) => ({ alert_feeds: [feeds.row(r, ctx)] }) },

@@ -30,11 +30,13 @@ type Params = typeof Params.Type
 const deepest = (p: Params) => Math.min(MAX_OFFSET, (p.max_pages - 1) * p.page_size)
 /** The body as sent: date-times in the spec's form (`YYYY-MM-DDTHH:mm:ss`, UTC). */
 const search = (body: AlertSearchFilter & { limit: number; offset: number }) =>
-  Effect.flatMap(TokenClient, (c) => c.alertsSearch({
-    ...body,
-    ...(body.created_at_from !== undefined ? { created_at_from: toSpecDateTime(body.created_at_from) } : {}),
-    ...(body.created_at_to !== undefined ? { created_at_to: toSpecDateTime(body.created_at_to) } : {})
-  }))
+  Effect.flatMap(TokenClient, (c) =>
+    c.alertsSearch({
+      ...body,
+      ...(body.created_at_from !== undefined ? { created_at_from: toSpecDateTime(body.created_at_from) } : {}),
+      ...(body.created_at_to !== undefined ? { created_at_to: toSpecDateTime(body.created_at_to) } : {})
+    })
+  )
 
 export default definePipeline({
   name: "alerts-search",
@@ -46,10 +48,7 @@ export default definePipeline({
       limit: p.page_size,
       maxPages: p.max_pages,
       maxOffset: MAX_OFFSET,
-      fetch: ({ offset, limit }) =>
-        search({ ...p.search, limit, offset }).pipe(
-          Effect.map((r) => pageOf(r, "alerts_search"))
-        )
+      fetch: ({ offset, limit }) => search({ ...p.search, limit, offset }).pipe(Effect.map((r) => pageOf(r, "alerts_search")))
     })
   ),
   cost: {

@@ -53,8 +53,8 @@ const feedIds = (p: Params) =>
   p.feed_ids.length > 0
     ? Effect.succeed(p.feed_ids)
     : Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(
-      Effect.map((r) => (r.page.records as ReadonlyArray<{ id?: unknown }>).flatMap((f) => (typeof f?.id === "number" ? [f.id] : [])))
-    )
+        Effect.map((r) => (r.page.records as ReadonlyArray<{ id?: unknown }>).flatMap((f) => (typeof f?.id === "number" ? [f.id] : [])))
+      )
 
 export default definePipeline({
   name: "alerts",
@@ -79,8 +79,13 @@ export default definePipeline({
           Effect.flatMap(TokenClient, (c) =>
             // alert_id ascending: a stable order, so offset pages of a closed window never shift.
             c.legacyFeedAlerts(feedId, {
-              limit, offset, order_by: "alert_id", created_at_from: toSpecDateTime(from), created_at_to: toSpecDateTime(to)
-            })).pipe(Effect.map((r) => pageOf(r, "alerts_feed")))
+              limit,
+              offset,
+              order_by: "alert_id",
+              created_at_from: toSpecDateTime(from),
+              created_at_to: toSpecDateTime(to)
+            })
+          ).pipe(Effect.map((r) => pageOf(r, "alerts_feed")))
       }),
     concurrency: 4
   }),

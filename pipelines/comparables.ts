@@ -46,12 +46,12 @@ const targetsOf = (p: Params): ReadonlyArray<Target> =>
   p.targets.length > 0 || p.csv === undefined
     ? p.targets
     : readCsv(p.csv).map((r) => ({
-      id: r.id ?? "",
-      ...(r.latitude ? { latitude: Number(r.latitude) } : {}),
-      ...(r.longitude ? { longitude: Number(r.longitude) } : {}),
-      ...(r.address ? { address: r.address } : {}),
-      ...(r.cadastral_reference ? { cadastral_reference: r.cadastral_reference } : {})
-    }))
+        id: r.id ?? "",
+        ...(r.latitude ? { latitude: Number(r.latitude) } : {}),
+        ...(r.longitude ? { longitude: Number(r.longitude) } : {}),
+        ...(r.address ? { address: r.address } : {}),
+        ...(r.cadastral_reference ? { cadastral_reference: r.cadastral_reference } : {})
+      }))
 
 /** The comparables v2 (and valuation) body of one target. */
 const bodyOf = (p: Params, t: Target) => ({
@@ -65,28 +65,30 @@ const bodyOf = (p: Params, t: Target) => ({
       target_point: t.cadastral_reference
         ? { cadastral_reference: { country_code: "ES", cadastral_reference: t.cadastral_reference } }
         : t.address
-        ? { address: t.address }
-        : { coordinates: { latitude: t.latitude, longitude: t.longitude } }
+          ? { address: t.address }
+          : { coordinates: { latitude: t.latitude, longitude: t.longitude } }
     }
   }
 })
 
 /** Every target's body must pass the request rules before anything is sent. */
-const Params = ParamsFields.pipe(Schema.filter((p) => {
-  let targets: ReadonlyArray<Target>
-  try {
-    targets = targetsOf(p)
-  } catch (e) {
-    return { path: ["csv"], message: `cannot read the targets file: ${(e as Error).message}` }
-  }
-  if (targets.length === 0) return { path: ["targets"], message: "give at least one target (targets, or csv)" }
-  for (const [i, t] of targets.entries()) {
-    if (!t.id) return { path: ["targets", i, "id"], message: "every target needs an id" }
-    const checked = validateRequest(ComparablesRequest, bodyOf(p, t))
-    if (Either.isLeft(checked)) return { path: ["targets", i], message: `target ${t.id}: ${checked.left.message}` }
-  }
-  return true
-}))
+const Params = ParamsFields.pipe(
+  Schema.filter((p) => {
+    let targets: ReadonlyArray<Target>
+    try {
+      targets = targetsOf(p)
+    } catch (e) {
+      return { path: ["csv"], message: `cannot read the targets file: ${(e as Error).message}` }
+    }
+    if (targets.length === 0) return { path: ["targets"], message: "give at least one target (targets, or csv)" }
+    for (const [i, t] of targets.entries()) {
+      if (!t.id) return { path: ["targets", i, "id"], message: "every target needs an id" }
+      const checked = validateRequest(ComparablesRequest, bodyOf(p, t))
+      if (Either.isLeft(checked)) return { path: ["targets", i], message: `target ${t.id}: ${checked.left.message}` }
+    }
+    return true
+  })
+)
 
 /** A page holds the target's comparables (with their rank) and its valuation. */
 const Record = Schema.Union(
@@ -94,53 +96,61 @@ const Record = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("valuation"), target: Schema.String, item: ValuationPrices })
 )
 
-const comparables = flatTable<{ target: string; rank: number; item: ComparableResult }, PageContext>("comparables", {
-  target_id: ["VARCHAR", (r) => r.target],
-  property_id: ["BIGINT", (r) => r.item.property_id],
-  rank: ["INTEGER", (r) => r.rank],
-  type: ["VARCHAR", (r) => r.item.type],
-  type_group: ["VARCHAR", (r) => r.item.type_group],
-  distance_km: ["DOUBLE", (r) => r.item.distance],
-  latitude: ["DOUBLE", (r) => r.item.coordinates?.latitude],
-  longitude: ["DOUBLE", (r) => r.item.coordinates?.longitude],
-  address: ["VARCHAR", (r) => r.item.address],
-  zip_code: ["VARCHAR", (r) => r.item.zip_code],
-  location_id: ["BIGINT", (r) => r.item.location?.location_id],
-  total_area: ["BIGINT", (r) => r.item.total_area],
-  living_area: ["BIGINT", (r) => r.item.living_area],
-  plot_area: ["BIGINT", (r) => r.item.plot_area],
-  bedrooms: ["INTEGER", (r) => r.item.bedrooms],
-  bathrooms: ["INTEGER", (r) => r.item.bathrooms],
-  rooms: ["INTEGER", (r) => r.item.rooms],
-  construction_year: ["INTEGER", (r) => r.item.construction_year],
-  condition: ["VARCHAR", (r) => r.item.condition],
-  sale_status: ["VARCHAR", (r) => r.item.sale_status],
-  sale_price: ["DOUBLE", (r) => r.item.sale_price],
-  sale_price_base: ["DOUBLE", (r) => r.item.sale_price_base],
-  sale_price_per_sqm_base: ["DOUBLE", (r) => r.item.sale_price_per_sqm_base],
-  rent_status: ["VARCHAR", (r) => r.item.rent_status],
-  rent_price: ["DOUBLE", (r) => r.item.rent_price],
-  rent_price_base: ["DOUBLE", (r) => r.item.rent_price_base],
-  property_url: ["VARCHAR", (r) => r.item.property_url],
-  record: ["JSON", (r) => r.item],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: ["target_id", "property_id"], disposition: "merge" })
+const comparables = flatTable<{ target: string; rank: number; item: ComparableResult }, PageContext>(
+  "comparables",
+  {
+    target_id: ["VARCHAR", (r) => r.target],
+    property_id: ["BIGINT", (r) => r.item.property_id],
+    rank: ["INTEGER", (r) => r.rank],
+    type: ["VARCHAR", (r) => r.item.type],
+    type_group: ["VARCHAR", (r) => r.item.type_group],
+    distance_km: ["DOUBLE", (r) => r.item.distance],
+    latitude: ["DOUBLE", (r) => r.item.coordinates?.latitude],
+    longitude: ["DOUBLE", (r) => r.item.coordinates?.longitude],
+    address: ["VARCHAR", (r) => r.item.address],
+    zip_code: ["VARCHAR", (r) => r.item.zip_code],
+    location_id: ["BIGINT", (r) => r.item.location?.location_id],
+    total_area: ["BIGINT", (r) => r.item.total_area],
+    living_area: ["BIGINT", (r) => r.item.living_area],
+    plot_area: ["BIGINT", (r) => r.item.plot_area],
+    bedrooms: ["INTEGER", (r) => r.item.bedrooms],
+    bathrooms: ["INTEGER", (r) => r.item.bathrooms],
+    rooms: ["INTEGER", (r) => r.item.rooms],
+    construction_year: ["INTEGER", (r) => r.item.construction_year],
+    condition: ["VARCHAR", (r) => r.item.condition],
+    sale_status: ["VARCHAR", (r) => r.item.sale_status],
+    sale_price: ["DOUBLE", (r) => r.item.sale_price],
+    sale_price_base: ["DOUBLE", (r) => r.item.sale_price_base],
+    sale_price_per_sqm_base: ["DOUBLE", (r) => r.item.sale_price_per_sqm_base],
+    rent_status: ["VARCHAR", (r) => r.item.rent_status],
+    rent_price: ["DOUBLE", (r) => r.item.rent_price],
+    rent_price_base: ["DOUBLE", (r) => r.item.rent_price_base],
+    property_url: ["VARCHAR", (r) => r.item.property_url],
+    record: ["JSON", (r) => r.item],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: ["target_id", "property_id"], disposition: "merge" }
+)
 
-const valuations = flatTable<{ target: string; item: ValuationPrices }, PageContext>("valuations", {
-  target_id: ["VARCHAR", (r) => r.target],
-  currency: ["VARCHAR", (r) => r.item.currency],
-  sale_min: ["DOUBLE", (r) => r.item.sale?.min],
-  sale_avg: ["DOUBLE", (r) => r.item.sale?.avg],
-  sale_max: ["DOUBLE", (r) => r.item.sale?.max],
-  sale_per_sqm: ["DOUBLE", (r) => r.item.sale?.per_sqm],
-  rent_min: ["DOUBLE", (r) => r.item.rent?.min],
-  rent_avg: ["DOUBLE", (r) => r.item.rent?.avg],
-  rent_max: ["DOUBLE", (r) => r.item.rent?.max],
-  rent_per_sqm: ["DOUBLE", (r) => r.item.rent?.per_sqm],
-  comparables_used: ["INTEGER", (r) => r.item.comparables_used],
-  record: ["JSON", (r) => r.item],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: ["target_id"], disposition: "merge" })
+const valuations = flatTable<{ target: string; item: ValuationPrices }, PageContext>(
+  "valuations",
+  {
+    target_id: ["VARCHAR", (r) => r.target],
+    currency: ["VARCHAR", (r) => r.item.currency],
+    sale_min: ["DOUBLE", (r) => r.item.sale?.min],
+    sale_avg: ["DOUBLE", (r) => r.item.sale?.avg],
+    sale_max: ["DOUBLE", (r) => r.item.sale?.max],
+    sale_per_sqm: ["DOUBLE", (r) => r.item.sale?.per_sqm],
+    rent_min: ["DOUBLE", (r) => r.item.rent?.min],
+    rent_avg: ["DOUBLE", (r) => r.item.rent?.avg],
+    rent_max: ["DOUBLE", (r) => r.item.rent?.max],
+    rent_per_sqm: ["DOUBLE", (r) => r.item.rent?.per_sqm],
+    comparables_used: ["INTEGER", (r) => r.item.comparables_used],
+    record: ["JSON", (r) => r.item],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: ["target_id"], disposition: "merge" }
+)
 
 export default definePipeline({
   name: "comparables",
@@ -157,7 +167,9 @@ export default definePipeline({
           const client = yield* TokenClient
           const body = bodyOf(p, t)
           const [comps, value] = yield* Effect.all([client.comparablesV2(body), client.valuationPrices(body)], { concurrency: 2 })
-          const items = Array.isArray((comps.body as { results?: unknown }).results) ? (comps.body as { results: Array<unknown> }).results : []
+          const items = Array.isArray((comps.body as { results?: unknown }).results)
+            ? (comps.body as { results: Array<unknown> }).results
+            : []
           return {
             records: [
               ...items.map((item, rank) => ({ kind: "comparable", target: t.id, rank, item })),
@@ -167,17 +179,17 @@ export default definePipeline({
             units: 0,
             charges: []
           }
-        }))
+        })
+      )
   }),
-  cost: { operation: "comparables_v2", estimate: (p) => Effect.succeed({ requests: 2 * targetsOf(p).length, pages: targetsOf(p).length, exact: true }) },
+  cost: {
+    operation: "comparables_v2",
+    estimate: (p) => Effect.succeed({ requests: 2 * targetsOf(p).length, pages: targetsOf(p).length, exact: true })
+  },
   tables: [comparables.spec, valuations.spec],
   records: {
     table: "comparables",
     schema: Record,
-    toRows: (r, ctx) =>
-      r.kind === "comparable"
-        ? { comparables: [comparables.row(r, ctx)] }
-        : { valuations: [valuations.row(r, ctx)] }
+    toRows: (r, ctx) => (r.kind === "comparable" ? { comparables: [comparables.row(r, ctx)] } : { valuations: [valuations.row(r, ctx)] })
   }
 })
-

@@ -17,22 +17,29 @@ import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } fr
 const AnalysisRecord = Schema.Struct({ scope: Scope, analysis: MarketAnalysis })
 type AnalysisRecord = typeof AnalysisRecord.Type
 
-const analysis = flatTable<AnalysisRecord, PageContext>("market_analysis", {
-  ...scopeColumns<AnalysisRecord>(),
-  avg_price: ["DOUBLE", (r) => r.analysis.avg_price],
-  avg_price_psqm: ["DOUBLE", (r) => r.analysis.avg_price_psqm],
-  median_price: ["DOUBLE", (r) => r.analysis.median_price],
-  available_on_market: ["BIGINT", (r) => r.analysis.available_on_market],
-  avg_days_on_market: ["DOUBLE", (r) => r.analysis.avg_days_on_market],
-  price_trend_pct: ["DOUBLE", (r) => r.analysis.price_trend_pct],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
-  // fields the schema does not know yet, kept as JSON
-  extra: ["JSON", (r) => {
-    const known = new Set(Object.keys(MarketAnalysis.fields))
-    const rest = Object.fromEntries(Object.entries(r.analysis).filter(([k]) => !known.has(k)))
-    return Object.keys(rest).length > 0 ? rest : null
-  }]
-}, { primaryKey: [...SCOPE_KEY], disposition: "merge" })
+const analysis = flatTable<AnalysisRecord, PageContext>(
+  "market_analysis",
+  {
+    ...scopeColumns<AnalysisRecord>(),
+    avg_price: ["DOUBLE", (r) => r.analysis.avg_price],
+    avg_price_psqm: ["DOUBLE", (r) => r.analysis.avg_price_psqm],
+    median_price: ["DOUBLE", (r) => r.analysis.median_price],
+    available_on_market: ["BIGINT", (r) => r.analysis.available_on_market],
+    avg_days_on_market: ["DOUBLE", (r) => r.analysis.avg_days_on_market],
+    price_trend_pct: ["DOUBLE", (r) => r.analysis.price_trend_pct],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    // fields the schema does not know yet, kept as JSON
+    extra: [
+      "JSON",
+      (r) => {
+        const known = new Set(Object.keys(MarketAnalysis.fields))
+        const rest = Object.fromEntries(Object.entries(r.analysis).filter(([k]) => !known.has(k)))
+        return Object.keys(rest).length > 0 ? rest : null
+      }
+    ]
+  },
+  { primaryKey: [...SCOPE_KEY], disposition: "merge" }
+)
 
 export default definePipeline({
   name: "market-analysis",
@@ -46,7 +53,8 @@ export default definePipeline({
       single(() =>
         Effect.flatMap(TokenClient, (c) => c.analysis(marketBody(p, id))).pipe(
           Effect.map((res) => fetchedOf(res, "market_analysis", [{ scope: scopeOf(p, id), analysis: res.body }]))
-        )),
+        )
+      ),
     concurrency: 4
   }),
   cost: {

@@ -13,13 +13,10 @@ import { fetchedOf } from "../src/extract/Responses.js"
 import { fanOut } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
-import {
-  BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket
-} from "../src/service/schema/Distributions.js"
+import { BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket } from "../src/service/schema/Distributions.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
 import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "../src/normalize/records/MarketScope.js"
-
 
 const DistRecord = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("bedrooms"), scope: Scope, seq: Schema.Number, bucket: BedroomsBucket }),
@@ -30,65 +27,93 @@ const DistRecord = Schema.Union(
 type DistRecord = typeof DistRecord.Type
 type Of<K extends DistRecord["kind"]> = Extract<DistRecord, { kind: K }>
 
-const bedrooms = flatTable<Of<"bedrooms">, PageContext>("market_bedrooms_distribution", {
-  ...scopeColumns<Of<"bedrooms">>(),
-  bedrooms: ["INTEGER", (r) => r.bucket.bedrooms],
-  count: ["BIGINT", (r) => r.bucket.count],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: [...SCOPE_KEY, "bedrooms"], disposition: "merge" })
+const bedrooms = flatTable<Of<"bedrooms">, PageContext>(
+  "market_bedrooms_distribution",
+  {
+    ...scopeColumns<Of<"bedrooms">>(),
+    bedrooms: ["INTEGER", (r) => r.bucket.bedrooms],
+    count: ["BIGINT", (r) => r.bucket.count],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: [...SCOPE_KEY, "bedrooms"], disposition: "merge" }
+)
 
 // Buckets without a natural key are keyed by their position in the answer.
-const prices = flatTable<Of<"prices">, PageContext>("market_prices_distribution", {
-  ...scopeColumns<Of<"prices">>(),
-  seq: "INTEGER",
-  min: ["DOUBLE", (r) => r.bucket.min],
-  max: ["DOUBLE", (r) => r.bucket.max],
-  count: ["BIGINT", (r) => r.bucket.count],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" })
+const prices = flatTable<Of<"prices">, PageContext>(
+  "market_prices_distribution",
+  {
+    ...scopeColumns<Of<"prices">>(),
+    seq: "INTEGER",
+    min: ["DOUBLE", (r) => r.bucket.min],
+    max: ["DOUBLE", (r) => r.bucket.max],
+    count: ["BIGINT", (r) => r.bucket.count],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
+)
 
-const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>("market_time_on_market_distribution", {
-  ...scopeColumns<Of<"time_on_market">>(),
-  seq: "INTEGER",
-  min_price: ["DOUBLE", (r) => r.bucket.min_price],
-  max_price: ["DOUBLE", (r) => r.bucket.max_price],
-  days: ["DOUBLE", (r) => r.bucket.days],
-  months: ["DOUBLE", (r) => r.bucket.months],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" })
+const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>(
+  "market_time_on_market_distribution",
+  {
+    ...scopeColumns<Of<"time_on_market">>(),
+    seq: "INTEGER",
+    min_price: ["DOUBLE", (r) => r.bucket.min_price],
+    max_price: ["DOUBLE", (r) => r.bucket.max_price],
+    days: ["DOUBLE", (r) => r.bucket.days],
+    months: ["DOUBLE", (r) => r.bucket.months],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
+)
 
-const quartiles = flatTable<Of<"properties">, PageContext>("market_properties_quartiles", {
-  ...scopeColumns<Of<"properties">>(),
-  q1: ["DOUBLE", (r) => r.body.quartiles.q1],
-  q2: ["DOUBLE", (r) => r.body.quartiles.q2],
-  q3: ["DOUBLE", (r) => r.body.quartiles.q3],
-  sample_size: ["INTEGER", (r) => r.body.properties.length],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: [...SCOPE_KEY], disposition: "merge" })
+const quartiles = flatTable<Of<"properties">, PageContext>(
+  "market_properties_quartiles",
+  {
+    ...scopeColumns<Of<"properties">>(),
+    q1: ["DOUBLE", (r) => r.body.quartiles.q1],
+    q2: ["DOUBLE", (r) => r.body.quartiles.q2],
+    q3: ["DOUBLE", (r) => r.body.quartiles.q3],
+    sample_size: ["INTEGER", (r) => r.body.properties.length],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: [...SCOPE_KEY], disposition: "merge" }
+)
 
 type Sample = { readonly scope: Scope; readonly p: PropertiesDistribution["properties"][number] }
-const sample = flatTable<Sample, PageContext>("market_properties_distribution", {
-  ...scopeColumns<Sample>(),
-  property_id: ["BIGINT", (r) => r.p.property_id],
-  price: ["DOUBLE", (r) => r.p.price],
-  price_per_sqm: ["DOUBLE", (r) => r.p.price_per_sqm],
-  total_area: ["DOUBLE", (r) => r.p.total_area],
-  bedrooms: ["INTEGER", (r) => r.p.bedrooms],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: [...SCOPE_KEY, "property_id"], disposition: "merge" })
+const sample = flatTable<Sample, PageContext>(
+  "market_properties_distribution",
+  {
+    ...scopeColumns<Sample>(),
+    property_id: ["BIGINT", (r) => r.p.property_id],
+    price: ["DOUBLE", (r) => r.p.price],
+    price_per_sqm: ["DOUBLE", (r) => r.p.price_per_sqm],
+    total_area: ["DOUBLE", (r) => r.p.total_area],
+    bedrooms: ["INTEGER", (r) => r.p.bedrooms],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: [...SCOPE_KEY, "property_id"], disposition: "merge" }
+)
 
 const KINDS = ["bedrooms", "prices", "properties", "time_on_market"] as const
 type Kind = (typeof KINDS)[number]
 
 /** The answer's records: a bucket list (read through its shape), or the properties distribution's one object. */
-const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError, TokenClient> =>
+const call = (
+  kind: Kind,
+  body: Record<string, unknown>
+): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError, TokenClient> =>
   Effect.flatMap(TokenClient, (c): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError> =>
     kind === "properties"
       ? Effect.map(c.distributionProperties(body), (r) => ({ ...r, records: [r.body] }))
       : Effect.map(
-        kind === "bedrooms" ? c.distributionBedrooms(body) : kind === "prices" ? c.distributionPrices(body) : c.distributionTimeOnMarket(body),
-        (r) => ({ ...r, records: r.page.records })
-      ))
+          kind === "bedrooms"
+            ? c.distributionBedrooms(body)
+            : kind === "prices"
+              ? c.distributionPrices(body)
+              : c.distributionTimeOnMarket(body),
+          (r) => ({ ...r, records: r.page.records })
+        )
+  )
 
 export default definePipeline({
   name: "market-distributions",
@@ -102,11 +127,13 @@ export default definePipeline({
       single(() =>
         Effect.map(call(kind, marketBody(p, id)), (res) => {
           const scope = scopeOf(p, id)
-          const records: ReadonlyArray<unknown> = kind === "properties"
-            ? res.records.map((body) => ({ kind, scope, body }))
-            : res.records.map((bucket, seq) => ({ kind, scope, seq, bucket }))
+          const records: ReadonlyArray<unknown> =
+            kind === "properties"
+              ? res.records.map((body) => ({ kind, scope, body }))
+              : res.records.map((bucket, seq) => ({ kind, scope, seq, bucket }))
           return fetchedOf(res, `market_distribution_${kind}`, records, { empty: res.status === 204 })
-        })),
+        })
+      ),
     concurrency: 4
   }),
   cost: {
@@ -119,13 +146,17 @@ export default definePipeline({
     schema: DistRecord,
     toRows: (r, ctx) => {
       switch (r.kind) {
-        case "bedrooms": return { market_bedrooms_distribution: [bedrooms.row(r, ctx)] }
-        case "prices": return { market_prices_distribution: [prices.row(r, ctx)] }
-        case "time_on_market": return { market_time_on_market_distribution: [timeOnMarket.row(r, ctx)] }
-        case "properties": return {
-          market_properties_quartiles: [quartiles.row(r, ctx)],
-          market_properties_distribution: r.body.properties.map((p) => sample.row({ scope: r.scope, p }, ctx))
-        }
+        case "bedrooms":
+          return { market_bedrooms_distribution: [bedrooms.row(r, ctx)] }
+        case "prices":
+          return { market_prices_distribution: [prices.row(r, ctx)] }
+        case "time_on_market":
+          return { market_time_on_market_distribution: [timeOnMarket.row(r, ctx)] }
+        case "properties":
+          return {
+            market_properties_quartiles: [quartiles.row(r, ctx)],
+            market_properties_distribution: r.body.properties.map((p) => sample.row({ scope: r.scope, p }, ctx))
+          }
       }
     }
   },

@@ -57,7 +57,12 @@ const Params = Base.pipe(
 )
 type Params = typeof Params.Type
 
-type AreaParams = { readonly location_ids: ReadonlyArray<number>; readonly aggregate: boolean; readonly circles: ReadonlyArray<typeof MetresCircle.Type>; readonly polygons: ReadonlyArray<typeof ClosedPolygon.Type> }
+type AreaParams = {
+  readonly location_ids: ReadonlyArray<number>
+  readonly aggregate: boolean
+  readonly circles: ReadonlyArray<typeof MetresCircle.Type>
+  readonly polygons: ReadonlyArray<typeof ClosedPolygon.Type>
+}
 
 /** The areas of the parameters, in a stable order. */
 export const areasOf = (p: AreaParams): Array<Area> => [
@@ -94,7 +99,8 @@ const requestsOf = (p: Base): Array<Request> =>
         date_interval: p.date_interval,
         date_range: p.date_range
       }
-    })))
+    }))
+  )
 
 /** What a row knows about its request (built by the pipeline, not by the service). */
 const RequestInfo = Schema.Struct({
@@ -126,39 +132,47 @@ const single1 = (r: RequestInfo) => (r.location_ids && r.location_ids.length ===
 // recomputes a series on every call and the last interval is partial until it ends, so the newest
 // extraction is the best value; revisions are not history worth keeping (the requests table has
 // one row per run for that). The key includes the filter fingerprint: other filters, other series.
-const series = flatTable<PointRecord, PageContext>("market_time_series", {
-  area_key: ["VARCHAR", (r) => r.request.area_key],
-  location_ids: ["JSON", (r) => r.request.location_ids],
-  location_id: ["BIGINT", (r) => single1(r.request)],
-  types: ["VARCHAR", (r) => r.request.types],
-  business_type: ["VARCHAR", (r) => r.request.business_type],
-  data_point: ["VARCHAR", (r) => r.request.data_point],
-  date_interval: ["VARCHAR", (r) => r.request.date_interval],
-  filter_key: ["VARCHAR", (r) => r.request.filter_key],
-  date_start: ["DATE", (r) => r.point.date_start],
-  value: ["DOUBLE", (r) => r.point.value],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, {
-  primaryKey: ["area_key", "types", "business_type", "data_point", "date_interval", "filter_key", "date_start"],
-  disposition: "merge",
-  partitionBy: ["data_point"]
-})
+const series = flatTable<PointRecord, PageContext>(
+  "market_time_series",
+  {
+    area_key: ["VARCHAR", (r) => r.request.area_key],
+    location_ids: ["JSON", (r) => r.request.location_ids],
+    location_id: ["BIGINT", (r) => single1(r.request)],
+    types: ["VARCHAR", (r) => r.request.types],
+    business_type: ["VARCHAR", (r) => r.request.business_type],
+    data_point: ["VARCHAR", (r) => r.request.data_point],
+    date_interval: ["VARCHAR", (r) => r.request.date_interval],
+    filter_key: ["VARCHAR", (r) => r.request.filter_key],
+    date_start: ["DATE", (r) => r.point.date_start],
+    value: ["DOUBLE", (r) => r.point.value],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  {
+    primaryKey: ["area_key", "types", "business_type", "data_point", "date_interval", "filter_key", "date_start"],
+    disposition: "merge",
+    partitionBy: ["data_point"]
+  }
+)
 
-const requests = flatTable<RequestRecord, PageContext>("market_time_series_requests", {
-  request_key: ["VARCHAR", (r) => r.request.request_key],
-  area_key: ["VARCHAR", (r) => r.request.area_key],
-  location_ids: ["JSON", (r) => r.request.location_ids],
-  types: ["VARCHAR", (r) => r.request.types],
-  business_type: ["VARCHAR", (r) => r.request.business_type],
-  data_point: ["VARCHAR", (r) => r.request.data_point],
-  date_interval: ["VARCHAR", (r) => r.request.date_interval],
-  filter_key: ["VARCHAR", (r) => r.request.filter_key],
-  date_range_min: ["DATE", (r) => r.request.date_range_min],
-  date_range_max: ["DATE", (r) => r.request.date_range_max],
-  points: "INTEGER",
-  /** True when the host answered 204 (no data for this request). */
-  empty: "BOOLEAN"
-}, { disposition: "append" })
+const requests = flatTable<RequestRecord, PageContext>(
+  "market_time_series_requests",
+  {
+    request_key: ["VARCHAR", (r) => r.request.request_key],
+    area_key: ["VARCHAR", (r) => r.request.area_key],
+    location_ids: ["JSON", (r) => r.request.location_ids],
+    types: ["VARCHAR", (r) => r.request.types],
+    business_type: ["VARCHAR", (r) => r.request.business_type],
+    data_point: ["VARCHAR", (r) => r.request.data_point],
+    date_interval: ["VARCHAR", (r) => r.request.date_interval],
+    filter_key: ["VARCHAR", (r) => r.request.filter_key],
+    date_range_min: ["DATE", (r) => r.request.date_range_min],
+    date_range_max: ["DATE", (r) => r.request.date_range_max],
+    points: "INTEGER",
+    /** True when the host answered 204 (no data for this request). */
+    empty: "BOOLEAN"
+  },
+  { disposition: "append" }
+)
 
 const infoOf = (p: Params, r: Request): RequestInfo => {
   const snapped = snapDateRange(p.date_range)
@@ -197,7 +211,8 @@ export default definePipeline({
             ]
             return fetchedOf(res, "market_time_series", records, { empty })
           })
-        )),
+        )
+      ),
     concurrency: 4
   }),
   cost: {

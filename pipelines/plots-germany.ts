@@ -22,45 +22,53 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
-const plots = flatTable<PlotResult, PageContext>("plots", {
-  id: "VARCHAR",
-  title: "VARCHAR",
-  plot_type: "VARCHAR",
-  country: "VARCHAR",
-  region: "VARCHAR",
-  municipality: "VARCHAR",
-  zipcode: "VARCHAR",
-  location_precision: "VARCHAR",
-  lat: ["DOUBLE", (p) => p.coordinates?.lat],
-  lon: ["DOUBLE", (p) => p.coordinates?.lon],
-  coordinates_precision: ["VARCHAR", (p) => p.coordinates?.precision],
-  for_sale: "BOOLEAN",
-  for_rent: "BOOLEAN",
-  sale_eur: "DOUBLE",
-  rent_eur_month: "DOUBLE",
-  plot_area_m2: "DOUBLE",
-  sale_eur_per_m2: "DOUBLE",
-  commercial_use_level: ["VARCHAR", (p) => p.commercial_use?.level],
-  commercial_use_meaning: ["VARCHAR", (p) => p.commercial_use?.meaning],
-  commercial_use_evidence: ["VARCHAR", (p) => p.commercial_use?.evidence],
-  commercial_use_facts_read: ["BOOLEAN", (p) => p.commercial_use?.facts_read],
-  zoning_source: ["VARCHAR", (p) => p.commercial_use?.zoning_source],
-  zoning_class: ["VARCHAR", (p) => p.facts_from_text?.zoning_class],
-  serviced: ["BOOLEAN", (p) => p.facts_from_text?.serviced],
-  facts_from_text: "JSON",
-  excerpt: "VARCHAR",
-  agency_name: ["VARCHAR", (p) => p.agency?.name],
-  agency_listing_url: ["VARCHAR", (p) => p.agency?.listing_url],
-  agencies_count: ["INTEGER", (p) => 1 + (p.agency_links?.length ?? 0)],
-  extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
-}, { primaryKey: ["id"], disposition: "merge", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) })
+const plots = flatTable<PlotResult, PageContext>(
+  "plots",
+  {
+    id: "VARCHAR",
+    title: "VARCHAR",
+    plot_type: "VARCHAR",
+    country: "VARCHAR",
+    region: "VARCHAR",
+    municipality: "VARCHAR",
+    zipcode: "VARCHAR",
+    location_precision: "VARCHAR",
+    lat: ["DOUBLE", (p) => p.coordinates?.lat],
+    lon: ["DOUBLE", (p) => p.coordinates?.lon],
+    coordinates_precision: ["VARCHAR", (p) => p.coordinates?.precision],
+    for_sale: "BOOLEAN",
+    for_rent: "BOOLEAN",
+    sale_eur: "DOUBLE",
+    rent_eur_month: "DOUBLE",
+    plot_area_m2: "DOUBLE",
+    sale_eur_per_m2: "DOUBLE",
+    commercial_use_level: ["VARCHAR", (p) => p.commercial_use?.level],
+    commercial_use_meaning: ["VARCHAR", (p) => p.commercial_use?.meaning],
+    commercial_use_evidence: ["VARCHAR", (p) => p.commercial_use?.evidence],
+    commercial_use_facts_read: ["BOOLEAN", (p) => p.commercial_use?.facts_read],
+    zoning_source: ["VARCHAR", (p) => p.commercial_use?.zoning_source],
+    zoning_class: ["VARCHAR", (p) => p.facts_from_text?.zoning_class],
+    serviced: ["BOOLEAN", (p) => p.facts_from_text?.serviced],
+    facts_from_text: "JSON",
+    excerpt: "VARCHAR",
+    agency_name: ["VARCHAR", (p) => p.agency?.name],
+    agency_listing_url: ["VARCHAR", (p) => p.agency?.listing_url],
+    agencies_count: ["INTEGER", (p) => 1 + (p.agency_links?.length ?? 0)],
+    extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+  },
+  { primaryKey: ["id"], disposition: "merge", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) }
+)
 
-const links = flatTable<{ plot_id: string; seq: number; name: string | null; listing_url: string | null }>("plot_agency_links", {
-  plot_id: "VARCHAR",
-  seq: "INTEGER",
-  name: "VARCHAR",
-  listing_url: "VARCHAR"
-}, { primaryKey: ["plot_id", "seq"], disposition: "merge" })
+const links = flatTable<{ plot_id: string; seq: number; name: string | null; listing_url: string | null }>(
+  "plot_agency_links",
+  {
+    plot_id: "VARCHAR",
+    seq: "INTEGER",
+    name: "VARCHAR",
+    listing_url: "VARCHAR"
+  },
+  { primaryKey: ["plot_id", "seq"], disposition: "merge" }
+)
 
 export default definePipeline({
   name: "plots-germany",
@@ -89,7 +97,8 @@ export default definePipeline({
     toRows: (plot, ctx) => ({
       plots: [plots.row(plot, ctx)],
       plot_agency_links: (plot.agency_links ?? []).map((l, seq) =>
-        links.row({ plot_id: plot.id, seq, name: l.name ?? null, listing_url: l.listing_url ?? null }, undefined))
+        links.row({ plot_id: plot.id, seq, name: l.name ?? null, listing_url: l.listing_url ?? null }, undefined)
+      )
     })
   },
   shardable: false

@@ -27,9 +27,12 @@ const Params = Schema.Struct({
    * The request body, any keys (e.g. `query`, `province`, `operation`); `limit` is the page size
    * (1 to 200, default 20). `offset` is the pipeline's to set.
    */
-  body: Schema.optionalWith(PremisesRequest.pipe(
-    Schema.filter((b) => b.offset === undefined || { path: ["offset"], message: "is set by the pipeline for each page; leave it out" })
-  ), { default: () => ({}) }),
+  body: Schema.optionalWith(
+    PremisesRequest.pipe(
+      Schema.filter((b) => b.offset === undefined || { path: ["offset"], message: "is set by the pipeline for each page; leave it out" })
+    ),
+    { default: () => ({}) }
+  ),
   /** At most this many pages (calls of 40 units). Default 5. */
   maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1000)), { default: () => 5 })
 })
@@ -39,20 +42,24 @@ const limitOf = (p: Params) => p.body.limit ?? DEFAULT_LIMIT
 /** Pages a run may ask for: `maxPages`, and no page past the page depth. */
 const pagesOf = (p: Params) => Math.min(p.maxPages, Math.floor(PAGE_DEPTH / limitOf(p)))
 
-const premises = flatTable<Premises, PageContext>("premises", {
-  id: "VARCHAR",
-  title: "VARCHAR",
-  operation: "VARCHAR",
-  municipality: "VARCHAR",
-  province: "VARCHAR",
-  price_eur: "DOUBLE",
-  area_m2: "DOUBLE",
-  latitude: "DOUBLE",
-  longitude: "DOUBLE",
-  /** The whole result object as received (the answer accepts any keys). */
-  raw: ["JSON", (r) => r],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
-}, { primaryKey: ["id"], disposition: "merge" })
+const premises = flatTable<Premises, PageContext>(
+  "premises",
+  {
+    id: "VARCHAR",
+    title: "VARCHAR",
+    operation: "VARCHAR",
+    municipality: "VARCHAR",
+    province: "VARCHAR",
+    price_eur: "DOUBLE",
+    area_m2: "DOUBLE",
+    latitude: "DOUBLE",
+    longitude: "DOUBLE",
+    /** The whole result object as received (the answer accepts any keys). */
+    raw: ["JSON", (r) => r],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+  },
+  { primaryKey: ["id"], disposition: "merge" }
+)
 
 export default definePipeline({
   name: "premises-search",

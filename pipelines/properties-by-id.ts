@@ -26,8 +26,7 @@ const Params = Schema.Struct({
 type Params = typeof Params.Type
 
 const rows = propertyRows()
-const keysOf = (p: Params) =>
-  p.ids.length > 0 ? Effect.succeed(p.ids.map(String)) : keysFromTable(p.fromTable.table, p.fromTable.column)
+const keysOf = (p: Params) => (p.ids.length > 0 ? Effect.succeed(p.ids.map(String)) : keysFromTable(p.fromTable.table, p.fromTable.column))
 
 /** The envelope's `results` is the property (or, leniently, a one-item list). */
 const recordsOf = (body: { results?: unknown }): ReadonlyArray<unknown> =>
@@ -45,9 +44,8 @@ export default definePipeline({
     missing: true,
     pager: (id) =>
       single(() =>
-        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(
-          Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body)))
-        ))
+        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body))))
+      )
   }),
   cost: {
     operation: "property_by_id",

@@ -23,11 +23,15 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
-const matches = flatTable<{ listing_id: number; property_id: number }, PageContext>("listing_matches", {
-  listing_id: "BIGINT",
-  property_id: "BIGINT!",
-  extracted_at: ["TIMESTAMP", (_m, c) => c.extractedAt]
-}, { primaryKey: ["listing_id"], disposition: "merge" })
+const matches = flatTable<{ listing_id: number; property_id: number }, PageContext>(
+  "listing_matches",
+  {
+    listing_id: "BIGINT",
+    property_id: "BIGINT!",
+    extracted_at: ["TIMESTAMP", (_m, c) => c.extractedAt]
+  },
+  { primaryKey: ["listing_id"], disposition: "merge" }
+)
 
 const batchesOf = (p: Params) =>
   Effect.map(
@@ -49,7 +53,8 @@ export default definePipeline({
       single(() =>
         Effect.flatMap(TokenClient, (c) => c.matchByListings({ listing_ids: batch })).pipe(
           Effect.map((r) => fetchedOf(r, "match_by_listings", r.body))
-        ))
+        )
+      )
   }),
   cost: {
     operation: "match_by_listings",
@@ -59,6 +64,8 @@ export default definePipeline({
   records: {
     table: "listing_matches",
     schema: PropertyMatch,
-    toRows: (m, ctx) => ({ listing_matches: m.listing_ids.map((listing_id) => matches.row({ listing_id, property_id: m.property_id }, ctx)) })
+    toRows: (m, ctx) => ({
+      listing_matches: m.listing_ids.map((listing_id) => matches.row({ listing_id, property_id: m.property_id }, ctx))
+    })
   }
 })

@@ -47,10 +47,9 @@ export default definePipeline({
           Effect.map((r) => pageOf(r, "properties_search"))
         ),
       follow: (next) =>
-        Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(
-          Effect.map((r) => pageOf(r, "properties_search"))
-        )
-    })),
+        Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(Effect.map((r) => pageOf(r, "properties_search")))
+    })
+  ),
   cost: {
     operation: "properties_search",
     estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize}` })

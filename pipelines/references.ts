@@ -14,8 +14,19 @@ import { fanOut } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import {
-  Agency, Agent, ByCoordinatesQuery, ConditionReference, FeatureGroup, LocationByCoordinates, LocationReference, Sources,
-  TypeaheadRequest, TypeaheadSuggestion, TypeReference, ZipcodeBoundary, ZipcodeBoundaryRequest
+  Agency,
+  Agent,
+  ByCoordinatesQuery,
+  ConditionReference,
+  FeatureGroup,
+  LocationByCoordinates,
+  LocationReference,
+  Sources,
+  TypeaheadRequest,
+  TypeaheadSuggestion,
+  TypeReference,
+  ZipcodeBoundary,
+  ZipcodeBoundaryRequest
 } from "../src/service/schema/References.js"
 import { intBetween } from "../src/service/schema/Rules.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
@@ -45,7 +56,10 @@ interface Call {
 }
 
 const list = (body: unknown): ReadonlyArray<unknown> => (Array.isArray(body) ? body : [])
-const tag = (kind: string, extra: Record<string, unknown> = {}) => (body: unknown) => list(body).map((record) => ({ kind, record, ...extra }))
+const tag =
+  (kind: string, extra: Record<string, unknown> = {}) =>
+  (body: unknown) =>
+    list(body).map((record) => ({ kind, record, ...extra }))
 const client = <A>(f: (c: TokenClient) => Effect.Effect<TokenResponse<A>, ServiceError>) =>
   Effect.flatMap(TokenClient, f) as Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient>
 
@@ -58,30 +72,39 @@ const callsOf = (p: Params): Array<Call> => [
   ...(p.location_countries.length === 0
     ? [{ key: "locations", fetch: client((c) => c.referenceLocations({})), records: tag("location") }]
     : p.location_countries.map((country) => ({
-      key: `locations|country=${country}`, fetch: client((c) => c.referenceLocations({ country })), records: tag("location")
-    }))),
+        key: `locations|country=${country}`,
+        fetch: client((c) => c.referenceLocations({ country })),
+        records: tag("location")
+      }))),
   ...p.source_location_ids.map((id) => ({
-    key: `sources|loc=${id}`, fetch: client((c) => c.referenceSources(id)),
+    key: `sources|loc=${id}`,
+    fetch: client((c) => c.referenceSources(id)),
     records: (body: unknown) => (body === null ? [] : [{ kind: "sources", location_id: id, record: body }])
   })),
   ...p.points.map((pt) => ({
-    key: `by-coordinates|${pt.latitude},${pt.longitude}`, fetch: client((c) => c.locationByCoordinates(pt.latitude, pt.longitude)),
+    key: `by-coordinates|${pt.latitude},${pt.longitude}`,
+    fetch: client((c) => c.locationByCoordinates(pt.latitude, pt.longitude)),
     records: (body: unknown) => [{ kind: "by_coordinates", point: pt, record: body }]
   })),
   ...p.typeahead.map((t) => ({
-    key: `typeahead|${t.country}|${t.query}`, fetch: client((c) => c.typeahead(t)),
+    key: `typeahead|${t.country}|${t.query}`,
+    fetch: client((c) => c.typeahead(t)),
     records: (body: unknown) => list(body).map((record, rank) => ({ kind: "typeahead", country: t.country, query: t.query, rank, record }))
   })),
   ...p.zip_codes.map((z) => ({
-    key: `zipcode|${z.country_code}|${z.zip_code}`, fetch: client((c) => c.zipcodeBoundary(z)),
+    key: `zipcode|${z.country_code}|${z.zip_code}`,
+    fetch: client((c) => c.zipcodeBoundary(z)),
     records: (body: unknown) => [{ kind: "zipcode", request: z, record: body }]
   }))
 ]
 
 /** A 404 of a lookup is an answer ("no such place"), not a failure: the body becomes null. */
 const orNotFound = (e: Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient>) =>
-  Effect.catchIf(e, (err) => err._tag === "TokenProblem" && err.reason === "not_found",
-    () => Effect.succeed<TokenResponse<unknown>>({ body: null, raw: "", status: 404 }))
+  Effect.catchIf(
+    e,
+    (err) => err._tag === "TokenProblem" && err.reason === "not_found",
+    () => Effect.succeed<TokenResponse<unknown>>({ body: null, raw: "", status: 404 })
+  )
 
 const Point = Schema.Struct({ latitude: Schema.Number, longitude: Schema.Number })
 const RefRecord = Schema.Union(
@@ -93,74 +116,144 @@ const RefRecord = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("location"), record: LocationReference }),
   Schema.Struct({ kind: Schema.Literal("sources"), location_id: Schema.Number, record: Sources }),
   Schema.Struct({ kind: Schema.Literal("by_coordinates"), point: Point, record: Schema.NullOr(LocationByCoordinates) }),
-  Schema.Struct({ kind: Schema.Literal("typeahead"), country: Schema.String, query: Schema.String, rank: Schema.Number, record: TypeaheadSuggestion }),
-  Schema.Struct({ kind: Schema.Literal("zipcode"), request: Schema.Struct({ country_code: Schema.String, zip_code: Schema.String }), record: Schema.NullOr(ZipcodeBoundary) })
+  Schema.Struct({
+    kind: Schema.Literal("typeahead"),
+    country: Schema.String,
+    query: Schema.String,
+    rank: Schema.Number,
+    record: TypeaheadSuggestion
+  }),
+  Schema.Struct({
+    kind: Schema.Literal("zipcode"),
+    request: Schema.Struct({ country_code: Schema.String, zip_code: Schema.String }),
+    record: Schema.NullOr(ZipcodeBoundary)
+  })
 )
 type RefRecord = typeof RefRecord.Type
 type Of<K extends RefRecord["kind"]> = Extract<RefRecord, { kind: K }>
 type C = PageContext
 const replace = (primaryKey: Array<string>) => ({ primaryKey, disposition: "replace" as const })
 
-const features = flatTable<{ group: string; name: string }>("reference_features", { group: "VARCHAR", name: "VARCHAR" }, replace(["group", "name"]))
-const agencies = flatTable<Of<"agency">, C>("reference_agencies", {
-  agency_id: ["BIGINT", (r) => r.record.agency_id], name: ["VARCHAR", (r) => r.record.name], country: ["VARCHAR", (r) => r.record.country]
-}, replace(["agency_id"]))
-const agents = flatTable<Of<"agent">, C>("reference_agents", {
-  agent_id: ["BIGINT", (r) => r.record.agent_id], name: ["VARCHAR", (r) => r.record.name], agency_id: ["BIGINT", (r) => r.record.agency_id]
-}, replace(["agent_id"]))
+const features = flatTable<{ group: string; name: string }>(
+  "reference_features",
+  { group: "VARCHAR", name: "VARCHAR" },
+  replace(["group", "name"])
+)
+const agencies = flatTable<Of<"agency">, C>(
+  "reference_agencies",
+  {
+    agency_id: ["BIGINT", (r) => r.record.agency_id],
+    name: ["VARCHAR", (r) => r.record.name],
+    country: ["VARCHAR", (r) => r.record.country]
+  },
+  replace(["agency_id"])
+)
+const agents = flatTable<Of<"agent">, C>(
+  "reference_agents",
+  {
+    agent_id: ["BIGINT", (r) => r.record.agent_id],
+    name: ["VARCHAR", (r) => r.record.name],
+    agency_id: ["BIGINT", (r) => r.record.agency_id]
+  },
+  replace(["agent_id"])
+)
 const conditions = flatTable<Of<"condition">, C>("reference_conditions", { name: ["VARCHAR", (r) => r.record.name] }, replace(["name"]))
-const types = flatTable<Of<"type">, C>("reference_types", {
-  name: ["VARCHAR", (r) => r.record.name], group: ["VARCHAR", (r) => r.record.group], countries: ["JSON", (r) => r.record.countries]
-}, replace(["name"]))
-const typeCountries = flatTable<{ name: string; country: string }>("reference_type_countries", { name: "VARCHAR", country: "VARCHAR" }, replace(["name", "country"]))
-const locations = flatTable<Of<"location">, C>("reference_locations", {
-  location_id: ["BIGINT", (r) => r.record.location_id],
-  name: ["VARCHAR", (r) => r.record.name],
-  administrative_level: ["VARCHAR", (r) => r.record.administrative_level],
-  parent_id: ["BIGINT", (r) => r.record.parent_id],
-  country: ["VARCHAR", (r) => r.record.country],
-  zip_codes: ["JSON", (r) => r.record.zip_codes]
-}, { ...replace(["location_id"]), partitionBy: ["country"] })
-const sources = flatTable<{ location_id: number; domain: string }>("reference_sources", { location_id: "BIGINT", domain: "VARCHAR" }, replace(["location_id", "domain"]))
-const byCoordinates = flatTable<Of<"by_coordinates">, C>("reference_locations_by_coordinates", {
-  latitude: ["DOUBLE", (r) => r.point.latitude],
-  longitude: ["DOUBLE", (r) => r.point.longitude],
-  found: ["BOOLEAN", (r) => r.record !== null && r.record.location != null],
-  location_id: ["BIGINT", (r) => r.record?.location?.location_id],
-  name: ["VARCHAR", (r) => r.record?.location?.name],
-  administrative_level: ["VARCHAR", (r) => r.record?.location?.administrative_level],
-  locations_structure: ["JSON", (r) => r.record?.locations_structure]
-}, replace(["latitude", "longitude"]))
-const typeahead = flatTable<Of<"typeahead">, C>("reference_typeahead", {
-  country: "VARCHAR",
-  query: "VARCHAR",
-  rank: "INTEGER",
-  location_id: ["BIGINT", (r) => r.record.location_id],
-  name: ["VARCHAR", (r) => r.record.name],
-  administrative_level: ["VARCHAR", (r) => r.record.administrative_level]
-}, replace(["country", "query", "rank"]))
-const zipcodes = flatTable<Of<"zipcode">, C>("reference_zipcode_boundaries", {
-  country_code: ["VARCHAR", (r) => r.request.country_code],
-  zip_code: ["VARCHAR", (r) => r.request.zip_code],
-  found: ["BOOLEAN", (r) => r.record !== null],
-  polygon: ["JSON", (r) => r.record?.polygon]
-}, replace(["country_code", "zip_code"]))
+const types = flatTable<Of<"type">, C>(
+  "reference_types",
+  {
+    name: ["VARCHAR", (r) => r.record.name],
+    group: ["VARCHAR", (r) => r.record.group],
+    countries: ["JSON", (r) => r.record.countries]
+  },
+  replace(["name"])
+)
+const typeCountries = flatTable<{ name: string; country: string }>(
+  "reference_type_countries",
+  { name: "VARCHAR", country: "VARCHAR" },
+  replace(["name", "country"])
+)
+const locations = flatTable<Of<"location">, C>(
+  "reference_locations",
+  {
+    location_id: ["BIGINT", (r) => r.record.location_id],
+    name: ["VARCHAR", (r) => r.record.name],
+    administrative_level: ["VARCHAR", (r) => r.record.administrative_level],
+    parent_id: ["BIGINT", (r) => r.record.parent_id],
+    country: ["VARCHAR", (r) => r.record.country],
+    zip_codes: ["JSON", (r) => r.record.zip_codes]
+  },
+  { ...replace(["location_id"]), partitionBy: ["country"] }
+)
+const sources = flatTable<{ location_id: number; domain: string }>(
+  "reference_sources",
+  { location_id: "BIGINT", domain: "VARCHAR" },
+  replace(["location_id", "domain"])
+)
+const byCoordinates = flatTable<Of<"by_coordinates">, C>(
+  "reference_locations_by_coordinates",
+  {
+    latitude: ["DOUBLE", (r) => r.point.latitude],
+    longitude: ["DOUBLE", (r) => r.point.longitude],
+    found: ["BOOLEAN", (r) => r.record !== null && r.record.location != null],
+    location_id: ["BIGINT", (r) => r.record?.location?.location_id],
+    name: ["VARCHAR", (r) => r.record?.location?.name],
+    administrative_level: ["VARCHAR", (r) => r.record?.location?.administrative_level],
+    locations_structure: ["JSON", (r) => r.record?.locations_structure]
+  },
+  replace(["latitude", "longitude"])
+)
+const typeahead = flatTable<Of<"typeahead">, C>(
+  "reference_typeahead",
+  {
+    country: "VARCHAR",
+    query: "VARCHAR",
+    rank: "INTEGER",
+    location_id: ["BIGINT", (r) => r.record.location_id],
+    name: ["VARCHAR", (r) => r.record.name],
+    administrative_level: ["VARCHAR", (r) => r.record.administrative_level]
+  },
+  replace(["country", "query", "rank"])
+)
+const zipcodes = flatTable<Of<"zipcode">, C>(
+  "reference_zipcode_boundaries",
+  {
+    country_code: ["VARCHAR", (r) => r.request.country_code],
+    zip_code: ["VARCHAR", (r) => r.request.zip_code],
+    found: ["BOOLEAN", (r) => r.record !== null],
+    polygon: ["JSON", (r) => r.record?.polygon]
+  },
+  replace(["country_code", "zip_code"])
+)
 
 const toRows = (r: RefRecord, ctx: C) => {
   switch (r.kind) {
-    case "feature": return { reference_features: r.record.names.map((name) => features.row({ group: r.record.group, name }, undefined)) }
-    case "agency": return { reference_agencies: [agencies.row(r, ctx)] }
-    case "agent": return { reference_agents: [agents.row(r, ctx)] }
-    case "condition": return { reference_conditions: [conditions.row(r, ctx)] }
-    case "type": return {
-      reference_types: [types.row(r, ctx)],
-      reference_type_countries: (r.record.countries ?? []).map((country) => typeCountries.row({ name: r.record.name, country }, undefined))
-    }
-    case "location": return { reference_locations: [locations.row(r, ctx)] }
-    case "sources": return { reference_sources: [...new Set(r.record.domains)].map((domain) => sources.row({ location_id: r.location_id, domain }, undefined)) }
-    case "by_coordinates": return { reference_locations_by_coordinates: [byCoordinates.row(r, ctx)] }
-    case "typeahead": return { reference_typeahead: [typeahead.row(r, ctx)] }
-    case "zipcode": return { reference_zipcode_boundaries: [zipcodes.row(r, ctx)] }
+    case "feature":
+      return { reference_features: r.record.names.map((name) => features.row({ group: r.record.group, name }, undefined)) }
+    case "agency":
+      return { reference_agencies: [agencies.row(r, ctx)] }
+    case "agent":
+      return { reference_agents: [agents.row(r, ctx)] }
+    case "condition":
+      return { reference_conditions: [conditions.row(r, ctx)] }
+    case "type":
+      return {
+        reference_types: [types.row(r, ctx)],
+        reference_type_countries: (r.record.countries ?? []).map((country) =>
+          typeCountries.row({ name: r.record.name, country }, undefined)
+        )
+      }
+    case "location":
+      return { reference_locations: [locations.row(r, ctx)] }
+    case "sources":
+      return {
+        reference_sources: [...new Set(r.record.domains)].map((domain) => sources.row({ location_id: r.location_id, domain }, undefined))
+      }
+    case "by_coordinates":
+      return { reference_locations_by_coordinates: [byCoordinates.row(r, ctx)] }
+    case "typeahead":
+      return { reference_typeahead: [typeahead.row(r, ctx)] }
+    case "zipcode":
+      return { reference_zipcode_boundaries: [zipcodes.row(r, ctx)] }
   }
 }
 
@@ -172,8 +265,7 @@ export default definePipeline({
   source: fanOut({
     keys: (p: Params) => callsOf(p),
     key: (c) => c.key,
-    pager: (call) =>
-      single(() => Effect.map(orNotFound(call.fetch), (res) => fetchedOf(res, "references", call.records(res.body)))),
+    pager: (call) => single(() => Effect.map(orNotFound(call.fetch), (res) => fetchedOf(res, "references", call.records(res.body)))),
     concurrency: 4
   }),
   cost: {
@@ -181,8 +273,17 @@ export default definePipeline({
     estimate: (p) => Effect.succeed({ requests: callsOf(p).length, exact: true, note: "one call per reference and per lookup" })
   },
   tables: [
-    features.spec, agencies.spec, agents.spec, conditions.spec, types.spec, typeCountries.spec, locations.spec,
-    sources.spec, byCoordinates.spec, typeahead.spec, zipcodes.spec
+    features.spec,
+    agencies.spec,
+    agents.spec,
+    conditions.spec,
+    types.spec,
+    typeCountries.spec,
+    locations.spec,
+    sources.spec,
+    byCoordinates.spec,
+    typeahead.spec,
+    zipcodes.spec
   ],
   records: { table: "reference_features", schema: RefRecord, toRows },
   shardable: false

@@ -47,15 +47,17 @@ const Params = Schema.Struct({
   maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 20 }),
   /** Points fetched at once. Default 4. */
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
-}).pipe(Schema.filter((p) => {
-  const keys = new Set<string>()
-  for (const [i, point] of p.points.entries()) {
-    const key = pointKey(point, p.radius_km)
-    if (keys.has(key)) return { path: ["points", i], message: `the point ${key} is listed twice` }
-    keys.add(key)
-  }
-  return true
-}))
+}).pipe(
+  Schema.filter((p) => {
+    const keys = new Set<string>()
+    for (const [i, point] of p.points.entries()) {
+      const key = pointKey(point, p.radius_km)
+      if (keys.has(key)) return { path: ["points", i], message: `the point ${key} is listed twice` }
+      keys.add(key)
+    }
+    return true
+  })
+)
 type Params = typeof Params.Type
 
 /** Stable slice key: `lat,lon,radius`. */
@@ -66,27 +68,41 @@ const Found = Schema.Struct({ point: Schema.NullOr(Schema.String), lead: Lead })
 type Found = typeof Found.Type
 
 const knownLead = new Set(Object.keys(Lead.fields))
-const leads = flatTable<Found, PageContext>("seller_leads", {
-  id: ["VARCHAR", (f) => f.lead.id],
-  point_name: ["VARCHAR", (f) => f.point],
-  point_key: ["VARCHAR", (_f, c) => c.slice],
-  price_cuts: ["INTEGER", (f) => f.lead.price_cuts],
-  price_cut_pct: ["DOUBLE", (f) => f.lead.price_cut_pct],
-  first_price: ["DOUBLE", (f) => f.lead.first_price],
-  current_price: ["DOUBLE", (f) => f.lead.current_price],
-  ...columnsVia(sourcingPropertyColumns, (f: Found) => f.lead.home),
-  /** The home's Property Sourcing id (`prop_...`). */
-  property_id: ["VARCHAR", (f) => f.lead.property_id],
-  extracted_at: ["TIMESTAMP", (_f, c) => c.extractedAt],
-  extra: ["JSON", (f) => extra(f.lead, knownLead)]
-}, { primaryKey: ["id"], disposition: "merge", partitionBy: ["country"] })
+const leads = flatTable<Found, PageContext>(
+  "seller_leads",
+  {
+    id: ["VARCHAR", (f) => f.lead.id],
+    point_name: ["VARCHAR", (f) => f.point],
+    point_key: ["VARCHAR", (_f, c) => c.slice],
+    price_cuts: ["INTEGER", (f) => f.lead.price_cuts],
+    price_cut_pct: ["DOUBLE", (f) => f.lead.price_cut_pct],
+    first_price: ["DOUBLE", (f) => f.lead.first_price],
+    current_price: ["DOUBLE", (f) => f.lead.current_price],
+    ...columnsVia(sourcingPropertyColumns, (f: Found) => f.lead.home),
+    /** The home's Property Sourcing id (`prop_...`). */
+    property_id: ["VARCHAR", (f) => f.lead.property_id],
+    extracted_at: ["TIMESTAMP", (_f, c) => c.extractedAt],
+    extra: ["JSON", (f) => extra(f.lead, knownLead)]
+  },
+  { primaryKey: ["id"], disposition: "merge", partitionBy: ["country"] }
+)
 
-const prices = flatTable<Row, unknown>("seller_lead_price_history", { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: "DOUBLE" }, {
-  primaryKey: ["lead_id", "seq"], disposition: "merge"
-})
-const statuses = flatTable<Row, unknown>("seller_lead_status_history", { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", status: "VARCHAR" }, {
-  primaryKey: ["lead_id", "seq"], disposition: "merge"
-})
+const prices = flatTable<Row, unknown>(
+  "seller_lead_price_history",
+  { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: "DOUBLE" },
+  {
+    primaryKey: ["lead_id", "seq"],
+    disposition: "merge"
+  }
+)
+const statuses = flatTable<Row, unknown>(
+  "seller_lead_status_history",
+  { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", status: "VARCHAR" },
+  {
+    primaryKey: ["lead_id", "seq"],
+    disposition: "merge"
+  }
+)
 
 const queryOf = (p: Params, point: Point) => ({
   latitude: point.latitude,
@@ -119,7 +135,12 @@ export default definePipeline({
   }),
   cost: {
     operation: "seller_leads",
-    estimate: (p) => Effect.succeed({ requests: p.points.length * p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${p.points.length} point(s)` })
+    estimate: (p) =>
+      Effect.succeed({
+        requests: p.points.length * p.maxPages,
+        exact: false,
+        note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${p.points.length} point(s)`
+      })
   },
   tables: [leads.spec, prices.spec, statuses.spec],
   records: {
@@ -129,8 +150,10 @@ export default definePipeline({
       const id = f.lead.id
       const priceRows: Array<Row> = []
       const statusRows: Array<Row> = []
-      for (const [seq, h] of (f.lead.price_history ?? []).entries()) priceRows.push(prices.row({ lead_id: id, seq, date: h.date, price: h.price }, undefined))
-      for (const [seq, h] of (f.lead.status_history ?? []).entries()) statusRows.push(statuses.row({ lead_id: id, seq, date: h.date, status: h.status }, undefined))
+      for (const [seq, h] of (f.lead.price_history ?? []).entries())
+        priceRows.push(prices.row({ lead_id: id, seq, date: h.date, price: h.price }, undefined))
+      for (const [seq, h] of (f.lead.status_history ?? []).entries())
+        statusRows.push(statuses.row({ lead_id: id, seq, date: h.date, status: h.status }, undefined))
       return { [leads.spec.name]: [leads.row(f, ctx)], [prices.spec.name]: priceRows, [statuses.spec.name]: statusRows }
     }
   },

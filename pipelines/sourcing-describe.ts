@@ -39,21 +39,24 @@ const Hit = Schema.Struct({ tags: Schema.Array(Schema.String), search_id: Schema
 type Hit = typeof Hit.Type
 
 /** The phrases as a key: trimmed, lower case, distinct, sorted. */
-export const searchKeyOf = (tags: ReadonlyArray<string>): string =>
-  [...new Set(tags.map((t) => t.trim().toLowerCase()))].sort().join(" | ")
+export const searchKeyOf = (tags: ReadonlyArray<string>): string => [...new Set(tags.map((t) => t.trim().toLowerCase()))].sort().join(" | ")
 
 const knownFields = new Set(Object.keys(SourcingProperty.fields))
 
-const results = flatTable<Hit, PageContext>("sourcing_describe_results", {
-  search_key: ["VARCHAR", (h) => searchKeyOf(h.tags)],
-  id: ["VARCHAR", (h) => h.property.id],
-  tags: "JSON",
-  search_id: "VARCHAR",
-  ...columnsVia(sourcingPropertyColumns, (h: Hit) => h.property),
-  extracted_at: ["TIMESTAMP", (_h, c) => c.extractedAt],
-  /** The property's fields the schema does not know, as JSON. */
-  extra: ["JSON", (h) => extra(h.property, knownFields)]
-}, { primaryKey: ["search_key", "id"], disposition: "merge", partitionBy: ["country"] })
+const results = flatTable<Hit, PageContext>(
+  "sourcing_describe_results",
+  {
+    search_key: ["VARCHAR", (h) => searchKeyOf(h.tags)],
+    id: ["VARCHAR", (h) => h.property.id],
+    tags: "JSON",
+    search_id: "VARCHAR",
+    ...columnsVia(sourcingPropertyColumns, (h: Hit) => h.property),
+    extracted_at: ["TIMESTAMP", (_h, c) => c.extractedAt],
+    /** The property's fields the schema does not know, as JSON. */
+    extra: ["JSON", (h) => extra(h.property, knownFields)]
+  },
+  { primaryKey: ["search_key", "id"], disposition: "merge", partitionBy: ["country"] }
+)
 
 /** What the first page says of its search, carried to the cursor pages (which do not repeat it). */
 interface Search {
@@ -70,14 +73,16 @@ const describePager = (p: Params) => {
   return cursor({
     maxPages: p.maxPages,
     first: () =>
-      Effect.flatMap(PlatformClient, (c) => c.sourcingDescribe(body)).pipe(Effect.map((r) => {
-        const b = r.body as { tags?: unknown; search_id?: unknown } | null
-        const search: Search = {
-          tags: Array.isArray(b?.tags) ? (b.tags as Array<string>) : p.tags ?? [],
-          searchId: typeof b?.search_id === "string" ? b.search_id : ""
-        }
-        return { ...pageOf(r, "sourcing_describe", hits(search)), context: search }
-      })),
+      Effect.flatMap(PlatformClient, (c) => c.sourcingDescribe(body)).pipe(
+        Effect.map((r) => {
+          const b = r.body as { tags?: unknown; search_id?: unknown } | null
+          const search: Search = {
+            tags: Array.isArray(b?.tags) ? (b.tags as Array<string>) : (p.tags ?? []),
+            searchId: typeof b?.search_id === "string" ? b.search_id : ""
+          }
+          return { ...pageOf(r, "sourcing_describe", hits(search)), context: search }
+        })
+      ),
     follow: (next, context) =>
       Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(
         Effect.map((r) => pageOf(r, "sourcing_next", hits((context as Search | undefined) ?? { tags: p.tags ?? [], searchId: "" })))
@@ -95,7 +100,12 @@ export default definePipeline({
   cost: {
     // Assumed: the describe call is 2 units, each cursor page 1; the plan prices every page at 2.
     operation: "sourcing_describe",
-    estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize} (cursor pages cost 1 unit, not 2)` })
+    estimate: (p) =>
+      Effect.succeed({
+        requests: p.maxPages,
+        exact: false,
+        note: `at most ${p.maxPages} pages of ${p.pageSize} (cursor pages cost 1 unit, not 2)`
+      })
   },
   tables: [results.spec],
   records: {

@@ -19,8 +19,11 @@ import { PlatformClient } from "../src/service/PlatformClient.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
 
 /** A Property Sourcing id, `prop_<property_id>` (the client's path rule: no path characters). */
-export const PropId = Schema.String.pipe(Schema.filter((s) =>
-  (/^prop_[^/?#\\]+$/.test(s) && !s.includes("..")) || `must look like prop_<id> (got ${JSON.stringify(s.slice(0, 40))})`))
+export const PropId = Schema.String.pipe(
+  Schema.filter(
+    (s) => (/^prop_[^/?#\\]+$/.test(s) && !s.includes("..")) || `must look like prop_<id> (got ${JSON.stringify(s.slice(0, 40))})`
+  )
+)
 
 const Identifier = Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "must be a plain SQL identifier" }))
 
@@ -31,7 +34,11 @@ const Params = Schema.Struct({
   fromTable: Schema.optional(Schema.Struct({ table: Identifier, column: Identifier })),
   /** Calls in flight at once. Default 8. */
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 8 })
-}).pipe(Schema.filter((p) => p.ids === undefined || p.fromTable === undefined || { path: ["fromTable"], message: "give ids or fromTable, not both" }))
+}).pipe(
+  Schema.filter(
+    (p) => p.ids === undefined || p.fromTable === undefined || { path: ["fromTable"], message: "give ids or fromTable, not both" }
+  )
+)
 type Params = typeof Params.Type
 
 /** The ids of a run, distinct, in their given (or table) order. */
@@ -39,7 +46,6 @@ const idsOf = (p: Params) =>
   p.ids !== undefined
     ? Effect.succeed([...new Set(p.ids)])
     : keysFromTable(p.fromTable?.table ?? "sourcing_properties", p.fromTable?.column ?? "id")
-
 
 const details = sourcingDetailsTable()
 
@@ -57,7 +63,8 @@ export default definePipeline({
       single(() =>
         Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
           Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body]))
-        ))
+        )
+      )
   }),
   cost: {
     operation: "sourcing_property",

@@ -49,7 +49,8 @@ export interface Input {
 
 const checkValue = (kind: Kind, value: string): string | undefined => {
   if (kind === "url") return /^https?:\/\/\S+$/.test(value) ? undefined : "a url must be an http(s) link"
-  if (kind === "listing_id") return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? undefined : "a listing_id must be a positive integer"
+  if (kind === "listing_id")
+    return /^[1-9]\d{0,15}$/.test(value) && Number.isSafeInteger(Number(value)) ? undefined : "a listing_id must be a positive integer"
   return value === "" ? "a reference must not be empty" : undefined
 }
 
@@ -68,10 +69,13 @@ export const readInputs = (file: string): Effect.Effect<ReadonlyArray<Input>, In
     const seen = new Set<string>()
     const out: Array<Input> = []
     for (const [n, row] of rows.entries()) {
-      const cells = pairs ? [[row[0]?.trim().toLowerCase() ?? "", row[1]?.trim() ?? ""] as const] : names.map((k, i) => [k, row[i]?.trim() ?? ""] as const)
+      const cells = pairs
+        ? [[row[0]?.trim().toLowerCase() ?? "", row[1]?.trim() ?? ""] as const]
+        : names.map((k, i) => [k, row[i]?.trim() ?? ""] as const)
       for (const [kind, value] of cells) {
         if (!pairs && value === "") continue
-        if (!(KINDS as ReadonlyArray<string>).includes(kind)) return yield* bad(`line ${n + 2}: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`)
+        if (!(KINDS as ReadonlyArray<string>).includes(kind))
+          return yield* bad(`line ${n + 2}: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`)
         const problem = checkValue(kind as Kind, value)
         if (problem) return yield* bad(`line ${n + 2}: ${problem} (got ${JSON.stringify(value.slice(0, 60))})`)
         const key = `${kind}:${value}`
@@ -91,22 +95,28 @@ const Resolution = Schema.Struct({
 type Resolution = typeof Resolution.Type
 
 const knownDetail = new Set(Object.keys(SourcingPropertyDetail.fields))
-const resolutions = flatTable<Resolution, PageContext>("sourcing_resolutions", {
-  input_kind: "VARCHAR",
-  input_value: "VARCHAR",
-  matched_by: "VARCHAR",
-  ...columnsVia(sourcingDetailColumns, (r: Resolution) => r.property),
-  /** The `prop_` id of the match, null when nothing matched. */
-  property_id: ["VARCHAR", (r) => r.property?.id],
-  extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
-  extra: ["JSON", (r) => (r.property ? extra(r.property, knownDetail) : null)]
-}, { primaryKey: ["input_kind", "input_value"], disposition: "merge" })
+const resolutions = flatTable<Resolution, PageContext>(
+  "sourcing_resolutions",
+  {
+    input_kind: "VARCHAR",
+    input_value: "VARCHAR",
+    matched_by: "VARCHAR",
+    ...columnsVia(sourcingDetailColumns, (r: Resolution) => r.property),
+    /** The `prop_` id of the match, null when nothing matched. */
+    property_id: ["VARCHAR", (r) => r.property?.id],
+    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    extra: ["JSON", (r) => (r.property ? extra(r.property, knownDetail) : null)]
+  },
+  { primaryKey: ["input_kind", "input_value"], disposition: "merge" }
+)
 
 const resolve = (input: Input): Effect.Effect<Fetched<unknown>, ServiceError, PlatformClient> => {
   const body = input.kind === "listing_id" ? { listing_id: Number(input.value) } : { [input.kind]: input.value }
   const base = { input_kind: input.kind, input_value: input.value }
   return Effect.flatMap(PlatformClient, (c) => c.sourcingResolve(body)).pipe(
-    Effect.map((r) => fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }]))
+    Effect.map((r) =>
+      fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }])
+    )
   )
 }
 
@@ -125,9 +135,13 @@ export default definePipeline({
   }),
   cost: {
     operation: "sourcing_resolve",
-    estimate: (p) => Effect.map(readInputs(p.file), (inputs) => ({
-      requests: inputs.length, records: inputs.length, exact: true, note: "inputs that match nothing are not charged"
-    }))
+    estimate: (p) =>
+      Effect.map(readInputs(p.file), (inputs) => ({
+        requests: inputs.length,
+        records: inputs.length,
+        exact: true,
+        note: "inputs that match nothing are not charged"
+      }))
   },
   tables: [resolutions.spec],
   records: {

@@ -79,7 +79,6 @@ const bodyOf = (p: Omit<Params, "places" | "country" | "pageSize" | "maxPages" |
   return body
 }
 
-
 const main = sourcingPropertiesTable()
 const agencies = sourcingAgenciesTable()
 
@@ -95,7 +94,10 @@ export default definePipeline({
     pager: (place, p: Params) =>
       cursor({
         maxPages: p.maxPages,
-        first: () => Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map((r) => pageOf(r, "sourcing_search"))),
+        first: () =>
+          Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(
+            Effect.map((r) => pageOf(r, "sourcing_search"))
+          ),
         follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map((r) => pageOf(r, "sourcing_next")))
       })
   }),
@@ -104,7 +106,11 @@ export default definePipeline({
     operation: "sourcing_search",
     estimate: (p) => {
       const places = placesOf(p).length
-      return Effect.succeed({ requests: places * p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)` })
+      return Effect.succeed({
+        requests: places * p.maxPages,
+        exact: false,
+        note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)`
+      })
     }
   },
   tables: [main.spec, agencies.spec],

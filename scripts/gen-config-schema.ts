@@ -57,7 +57,9 @@ const annotateDeclarations = (ast: AST.AST): AST.AST => {
       )
     case "TypeLiteral":
       return new AST.TypeLiteral(
-        ast.propertySignatures.map((p) => new AST.PropertySignature(p.name, annotateDeclarations(p.type), p.isOptional, p.isReadonly, p.annotations)),
+        ast.propertySignatures.map(
+          (p) => new AST.PropertySignature(p.name, annotateDeclarations(p.type), p.isOptional, p.isReadonly, p.annotations)
+        ),
         ast.indexSignatures.map((i) => new AST.IndexSignature(i.parameter, annotateDeclarations(i.type), i.isReadonly)),
         ast.annotations
       )
@@ -79,8 +81,9 @@ export const docComments = (file: string): Map<string, Map<string, string>> => {
   }
   const visit = (node: ts.Node) => {
     if (ts.isPropertyAssignment(node) && (ts.isIdentifier(node.name) || ts.isStringLiteral(node.name))) {
-      const text = ts.getJSDocCommentsAndTags(node)
-        .map((d) => (typeof d.comment === "string" ? d.comment : ts.getTextOfJSDocComment(d.comment) ?? ""))
+      const text = ts
+        .getJSDocCommentsAndTags(node)
+        .map((d) => (typeof d.comment === "string" ? d.comment : (ts.getTextOfJSDocComment(d.comment) ?? "")))
         .join(" ")
         .replace(/\s+/g, " ")
         .trim()
@@ -163,7 +166,9 @@ export const configSchema = (): Json => {
   if (entry) describe(entry, settingsDocs.get("PipelineEntry"))
   const pipelines: Json = {}
   for (const p of [...catalogue].sort((a, b) => a.name.localeCompare(b.name))) {
-    const params = nothingRequired(JSONSchema.fromAST(annotateDeclarations(p.params.ast), { definitions: defs, target: "jsonSchema7" }) as Json)
+    const params = nothingRequired(
+      JSONSchema.fromAST(annotateDeclarations(p.params.ast), { definitions: defs, target: "jsonSchema7" }) as Json
+    )
     const file = nodePath.join(ROOT, "pipelines", `${p.name}.ts`)
     if (fs.existsSync(file)) {
       const docs = new Map([...docComments(file).values()].flatMap((m) => [...m]))

@@ -21,7 +21,14 @@ export { readArrowFile, rowsOfArrow, writeArrowFile } from "./library/Arrow.js"
 
 // ---- Declaring pipelines -------------------------------------------------------------------
 export { catalogue } from "../pipelines/index.js"
-export { type CostModel, definePipeline, type PageContext, type Pipeline, type PipelineServices, type PlanEstimate } from "./pipeline/Pipeline.js"
+export {
+  type CostModel,
+  definePipeline,
+  type PageContext,
+  type Pipeline,
+  type PipelineServices,
+  type PlanEstimate
+} from "./pipeline/Pipeline.js"
 export { resolveParams } from "./pipeline/Params.js"
 export { type Plan, planPipeline } from "./pipeline/Planner.js"
 export { runPipeline, type RunRequest, type RunSummary } from "./pipeline/Runner.js"
@@ -47,7 +54,14 @@ export { Warehouse, type WarehouseOptions as WarehouseFileOptions } from "./load
 
 // ---- Errors --------------------------------------------------------------------------------
 export { ExitCode, exitCodeOf, InvalidInput, RunFailed } from "./pipeline/RunError.js"
-export { AuthenticationFailed, BudgetExhausted, PaymentRequired, PlatformProblem, TokenProblem, TransportError } from "./service/ServiceError.js"
+export {
+  AuthenticationFailed,
+  BudgetExhausted,
+  PaymentRequired,
+  PlatformProblem,
+  TokenProblem,
+  TransportError
+} from "./service/ServiceError.js"
 export { WarehouseError } from "./load/WarehouseError.js"
 
 // ---- Sandbox (offline work, tests) ---------------------------------------------------------

@@ -33,23 +33,43 @@ const main = async (argv: ReadonlyArray<string>) => {
     results.push(await runChaos({ scenario, kills, seed, log: (l) => process.stdout.write(l + "\n") }))
   }
   const rows = results.map((r) => ({
-    pipeline: r.pipeline, kind: r.kind, kills: r.kills, rows: Object.values(r.tables).reduce((s, t) => s + t.clean.rows, 0),
-    lost: r.rowsLost, duplicates: r.duplicates, identical: r.identical ? "yes" : "NO", clean_units: r.cleanUnits,
-    units_over: r.unitsOver, bound: r.unitsOverBound, seconds: r.seconds, result: passed(r) ? "pass" : "FAIL"
+    pipeline: r.pipeline,
+    kind: r.kind,
+    kills: r.kills,
+    rows: Object.values(r.tables).reduce((s, t) => s + t.clean.rows, 0),
+    lost: r.rowsLost,
+    duplicates: r.duplicates,
+    identical: r.identical ? "yes" : "NO",
+    clean_units: r.cleanUnits,
+    units_over: r.unitsOver,
+    bound: r.unitsOverBound,
+    seconds: r.seconds,
+    result: passed(r) ? "pass" : "FAIL"
   }))
   const headers = Object.keys(rows[0]!)
   const width = headers.map((h) => Math.max(h.length, ...rows.map((r) => String(r[h as keyof typeof r]).length)))
-  process.stdout.write("\n" + [headers, ...rows.map((r) => headers.map((h) => String(r[h as keyof typeof r])))]
-    .map((cells) => cells.map((c, i) => c.padEnd(width[i]!)).join("  ")).join("\n") + "\n")
+  process.stdout.write(
+    "\n" +
+      [headers, ...rows.map((r) => headers.map((h) => String(r[h as keyof typeof r])))]
+        .map((cells) => cells.map((c, i) => c.padEnd(width[i]!)).join("  "))
+        .join("\n") +
+      "\n"
+  )
   fs.mkdirSync(path.dirname(out), { recursive: true })
-  fs.writeFileSync(out, JSON.stringify({ at: new Date().toISOString(), host: os.hostname(), cpus: os.cpus().length, seed, results }, null, 2))
+  fs.writeFileSync(
+    out,
+    JSON.stringify({ at: new Date().toISOString(), host: os.hostname(), cpus: os.cpus().length, seed, results }, null, 2)
+  )
   process.stdout.write(`figures written to ${out}\n`)
   return results.every(passed) ? 0 : 1
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  main(process.argv.slice(2)).then((code) => process.exit(code), (e) => {
-    process.stderr.write(`chaos: ${e instanceof Error ? e.message : String(e)}\n`)
-    process.exit(1)
-  })
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`chaos: ${e instanceof Error ? e.message : String(e)}\n`)
+      process.exit(1)
+    }
+  )
 }

@@ -47,13 +47,20 @@ const warehouse = Options.text("warehouse").pipe(
 const DEFAULT_SECRETS_FILE = "data/alerts-webhook-secrets"
 const secretsFile = Options.text("secrets-file").pipe(
   Options.withDefault(DEFAULT_SECRETS_FILE),
-  Options.withDescription(`The receiver's secrets file: rotate-secret rewrites it, serve-alerts re-reads it on change (default ${DEFAULT_SECRETS_FILE})`)
+  Options.withDescription(
+    `The receiver's secrets file: rotate-secret rewrites it, serve-alerts re-reads it on change (default ${DEFAULT_SECRETS_FILE})`
+  )
 )
 const secretEnv = Options.text("secret-env").pipe(
   Options.withDefault("ALERTS_WEBHOOK_SECRETS"),
-  Options.withDescription("Environment variable holding the signing secret(s), space- or comma-separated, used while the secrets file does not exist (default ALERTS_WEBHOOK_SECRETS)")
+  Options.withDescription(
+    "Environment variable holding the signing secret(s), space- or comma-separated, used while the secrets file does not exist (default ALERTS_WEBHOOK_SECRETS)"
+  )
 )
-const loadBatch = Options.integer("load-batch").pipe(Options.withDefault(500), Options.withDescription("Deliveries per warehouse transaction (default 500)"))
+const loadBatch = Options.integer("load-batch").pipe(
+  Options.withDefault(500),
+  Options.withDescription("Deliveries per warehouse transaction (default 500)")
+)
 
 const print = (value: unknown, asJson: boolean) =>
   Effect.sync(() => {
@@ -67,9 +74,15 @@ const print = (value: unknown, asJson: boolean) =>
  */
 const withClient = <A, E>(configPath: Option.Option<string>, f: (client: TokenClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(loadSettings(Option.getOrUndefined(configPath)), (settings) =>
-    Effect.flatMap(TokenClient, f).pipe(Effect.provide(makeEnvironment({ settings, warehouse: ":memory:", progress: Progress.Silent }))))
+    Effect.flatMap(TokenClient, f).pipe(Effect.provide(makeEnvironment({ settings, warehouse: ":memory:", progress: Progress.Silent })))
+  )
 
-const feedRow = (f: Record<string, unknown>) => ({ feed_id: f.feed_id, name: f.name, filter: JSON.stringify(f.filter ?? {}), created_at: f.created_at })
+const feedRow = (f: Record<string, unknown>) => ({
+  feed_id: f.feed_id,
+  name: f.name,
+  filter: JSON.stringify(f.filter ?? {}),
+  created_at: f.created_at
+})
 
 const feedsList = Command.make("list", { config, json }, (o) =>
   withClient(o.config, (c) =>
@@ -82,33 +95,49 @@ const feedsList = Command.make("list", { config, json }, (o) =>
         feeds.push(...(page.records as Array<Record<string, unknown>>))
       }
       yield* print(o.json ? feeds : feeds.map(feedRow), o.json)
-    }))
+    })
+  )
 ).pipe(Command.withDescription("List the alerts-api feeds, newest first. Example: estate-etl alerts feeds list"))
 
 const parseFilter = (text: Option.Option<string>) =>
   Option.match(text, {
     onNone: () => Effect.succeed({} as Record<string, unknown>),
     onSome: (t) =>
-      Effect.try({ try: () => JSON.parse(t) as Record<string, unknown>, catch: () => new InvalidInput({ field: "--filter", detail: "not valid JSON" }) })
+      Effect.try({
+        try: () => JSON.parse(t) as Record<string, unknown>,
+        catch: () => new InvalidInput({ field: "--filter", detail: "not valid JSON" })
+      })
   })
 
-const feedsCreate = Command.make("create", {
-  config, json,
-  name: Options.text("name").pipe(Options.withDescription("Feed name")),
-  filter: Options.text("filter").pipe(Options.optional, Options.withDescription(`Feed filter as JSON, e.g. '{"alert_subtypes":["price_down"],"location_ids":[12]}'`)),
-  subtype: Options.choice("subtype", ["new", "price_up", "price_down", "reserved", "delisted", "sold"]).pipe(
-    Options.repeated,
-    Options.withDescription("Alert subtype to deliver (repeatable; adds to the filter's alert_subtypes)")
+const feedsCreate = Command.make(
+  "create",
+  {
+    config,
+    json,
+    name: Options.text("name").pipe(Options.withDescription("Feed name")),
+    filter: Options.text("filter").pipe(
+      Options.optional,
+      Options.withDescription(`Feed filter as JSON, e.g. '{"alert_subtypes":["price_down"],"location_ids":[12]}'`)
+    ),
+    subtype: Options.choice("subtype", ["new", "price_up", "price_down", "reserved", "delisted", "sold"]).pipe(
+      Options.repeated,
+      Options.withDescription("Alert subtype to deliver (repeatable; adds to the filter's alert_subtypes)")
+    )
+  },
+  (o) =>
+    withClient(o.config, (c) =>
+      Effect.gen(function* () {
+        const filter = yield* parseFilter(o.filter)
+        if (o.subtype.length > 0) filter.alert_subtypes = [...((filter.alert_subtypes as Array<string> | undefined) ?? []), ...o.subtype]
+        const feed = (yield* c.alertsApiFeedCreate({ name: o.name, filter })).body
+        yield* print(o.json ? feed : feedRow(feed), o.json)
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Create a feed whose events go to the webhook URL. Example: estate-etl alerts feeds create --name cuts --subtype price_down"
   )
-}, (o) =>
-  withClient(o.config, (c) =>
-    Effect.gen(function* () {
-      const filter = yield* parseFilter(o.filter)
-      if (o.subtype.length > 0) filter.alert_subtypes = [...((filter.alert_subtypes as Array<string> | undefined) ?? []), ...o.subtype]
-      const feed = (yield* c.alertsApiFeedCreate({ name: o.name, filter })).body
-      yield* print(o.json ? feed : feedRow(feed), o.json)
-    }))
-).pipe(Command.withDescription("Create a feed whose events go to the webhook URL. Example: estate-etl alerts feeds create --name cuts --subtype price_down"))
+)
 
 const feedId = Args.text({ name: "feed_id" })
 
@@ -117,35 +146,54 @@ const feedsShow = Command.make("show", { config, feedId }, (o) =>
 ).pipe(Command.withDescription("Show a feed as created. Example: estate-etl alerts feeds show feed_3"))
 
 const feedsDelete = Command.make("delete", { config, feedId }, (o) =>
-  withClient(o.config, (c) => Effect.zipRight(c.alertsApiFeedDelete(o.feedId), Effect.sync(() => process.stdout.write(`deleted ${o.feedId}\n`))))
+  withClient(o.config, (c) =>
+    Effect.zipRight(
+      c.alertsApiFeedDelete(o.feedId),
+      Effect.sync(() => process.stdout.write(`deleted ${o.feedId}\n`))
+    )
+  )
 ).pipe(Command.withDescription("Delete a feed permanently. Example: estate-etl alerts feeds delete feed_3"))
 
 const webhookSet = Command.make("set", { config, url: Args.text({ name: "url" }) }, (o) =>
   withClient(o.config, (c) => Effect.flatMap(c.setWebhook({ url: o.url }), (r) => print(r.body, true)))
-).pipe(Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set https://hooks.example.com/alerts"))
+).pipe(
+  Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set https://hooks.example.com/alerts")
+)
 
-const rotateSecret = Command.make("rotate-secret", {
-  config, secretsFile, secretEnv,
-  immediate: Options.boolean("immediate").pipe(Options.withDescription("Revoke every earlier secret now (default: they keep signing for 24 hours)"))
-}, (o) =>
-  withClient(o.config, (c) =>
-    Effect.gen(function* () {
-      // What the receiver held before (for a graceful rotation): the file, else the environment's secrets.
-      const previous: ReadonlyArray<HeldSecret> = o.immediate
-        ? []
-        : (yield* readSecretsFile(o.secretsFile)) ?? (yield* envSecrets(o.secretEnv)).map((secret) => ({ secret }))
-      const r = yield* c.rotateSecret({ immediate: o.immediate })
-      // The new secret is this command's output (stdout only, so it can be piped into a secret store),
-      // printed before the file is written: the service has rotated whatever happens next.
-      process.stdout.write(`${r.body.secret}\n`)
-      yield* writeSecretsFile(o.secretsFile, rotatedSecrets(r.body.secret, previous, o.immediate, Date.now()))
-      process.stderr.write(o.immediate
-        ? `every earlier secret is revoked: ${o.secretsFile} now holds only this secret, and serve-alerts refuses the others from its next delivery on\n`
-        : `earlier secrets keep signing for 24 hours: ${o.secretsFile} holds this secret first and the earlier ones until then\n`)
-    }))
-).pipe(Command.withDescription(
-  "Issue a new signing secret (printed on stdout) and rewrite the receiver's secrets file. Example: estate-etl alerts rotate-secret --immediate"
-))
+const rotateSecret = Command.make(
+  "rotate-secret",
+  {
+    config,
+    secretsFile,
+    secretEnv,
+    immediate: Options.boolean("immediate").pipe(
+      Options.withDescription("Revoke every earlier secret now (default: they keep signing for 24 hours)")
+    )
+  },
+  (o) =>
+    withClient(o.config, (c) =>
+      Effect.gen(function* () {
+        // What the receiver held before (for a graceful rotation): the file, else the environment's secrets.
+        const previous: ReadonlyArray<HeldSecret> = o.immediate
+          ? []
+          : ((yield* readSecretsFile(o.secretsFile)) ?? (yield* envSecrets(o.secretEnv)).map((secret) => ({ secret })))
+        const r = yield* c.rotateSecret({ immediate: o.immediate })
+        // The new secret is this command's output (stdout only, so it can be piped into a secret store),
+        // printed before the file is written: the service has rotated whatever happens next.
+        process.stdout.write(`${r.body.secret}\n`)
+        yield* writeSecretsFile(o.secretsFile, rotatedSecrets(r.body.secret, previous, o.immediate, Date.now()))
+        process.stderr.write(
+          o.immediate
+            ? `every earlier secret is revoked: ${o.secretsFile} now holds only this secret, and serve-alerts refuses the others from its next delivery on\n`
+            : `earlier secrets keep signing for 24 hours: ${o.secretsFile} holds this secret first and the earlier ones until then\n`
+        )
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Issue a new signing secret (printed on stdout) and rewrite the receiver's secrets file. Example: estate-etl alerts rotate-secret --immediate"
+  )
+)
 
 const load = Command.make("load", { spool, warehouse, loadBatch, json }, (o) =>
   Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
@@ -156,7 +204,10 @@ const load = Command.make("load", { spool, warehouse, loadBatch, json }, (o) =>
 export const alertsCommand = Command.make("alerts").pipe(
   Command.withDescription("Alerts by webhook: feeds, webhook URL, signing secrets, loading the spool"),
   Command.withSubcommands([
-    Command.make("feeds").pipe(Command.withDescription("alerts-api feeds"), Command.withSubcommands([feedsList, feedsCreate, feedsShow, feedsDelete])),
+    Command.make("feeds").pipe(
+      Command.withDescription("alerts-api feeds"),
+      Command.withSubcommands([feedsList, feedsCreate, feedsShow, feedsDelete])
+    ),
     Command.make("webhook").pipe(Command.withDescription("The delivery URL"), Command.withSubcommands([webhookSet])),
     rotateSecret,
     load
@@ -174,20 +225,23 @@ const envSecrets = (name: string) =>
 const receiverSecrets = (file: string, env: string) =>
   Effect.gen(function* () {
     const fallback = yield* envSecrets(env)
-    const held = yield* readSecretsFile(file).pipe(
-      Effect.mapError((e) => new InvalidInput({ field: "--secrets-file", detail: e.message }))
-    )
+    const held = yield* readSecretsFile(file).pipe(Effect.mapError((e) => new InvalidInput({ field: "--secrets-file", detail: e.message })))
     if (held !== undefined) {
       const now = Date.now()
       const inForce = held.filter((s) => s.until === undefined || s.until > now).length
-      if (inForce === 0) return yield* Effect.fail(new InvalidInput({ field: "--secrets-file", detail: `${file} holds no secret in force (whsec_... one a line)` }))
+      if (inForce === 0)
+        return yield* Effect.fail(
+          new InvalidInput({ field: "--secrets-file", detail: `${file} holds no secret in force (whsec_... one a line)` })
+        )
       return { fallback, count: inForce, origin: file }
     }
     if (fallback.length === 0) {
-      return yield* Effect.fail(new InvalidInput({
-        field: "--secret-env",
-        detail: `neither the secrets file ${file} nor the environment variable ${env} holds a secret (the webhook signing secret, whsec_...)`
-      }))
+      return yield* Effect.fail(
+        new InvalidInput({
+          field: "--secret-env",
+          detail: `neither the secrets file ${file} nor the environment variable ${env} holds a secret (the webhook signing secret, whsec_...)`
+        })
+      )
     }
     return { fallback, count: fallback.length, origin: `$${env}` }
   })
@@ -195,47 +249,85 @@ const receiverSecrets = (file: string, env: string) =>
 const positive = (name: string, fallback: number, description: string) =>
   Options.integer(name).pipe(Options.withDefault(fallback), Options.withDescription(`${description} (default ${fallback})`))
 
-export const serveAlertsCommand = Command.make("serve-alerts", {
-  host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Interface to bind (default 127.0.0.1)")),
-  port: Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("Port (default 8787; 0 picks a free one)")),
-  spool, warehouse, loadBatch, secretsFile, secretEnv,
-  maxBodyBytes: positive("max-body-bytes", DEFAULT_MAX_BODY_BYTES, "Largest accepted body, bytes"),
-  headersTimeoutMs: positive("headers-timeout-ms", DEFAULT_HEADERS_TIMEOUT_MS, "Time to receive a request's headers, ms; then 408 and the connection is closed"),
-  bodyTimeoutMs: positive("body-timeout-ms", DEFAULT_BODY_TIMEOUT_MS, "Time to receive a body once its headers are in, ms; then 408"),
-  maxConnections: positive("max-connections", DEFAULT_MAX_CONNECTIONS, "Open connections at most; beyond, the oldest without a request in progress is closed"),
-  maxPendingBodies: positive("max-pending-bodies", DEFAULT_MAX_PENDING_BODIES, "Bodies read and verified at once at most; beyond, 503"),
-  loadInterval: Options.integer("load-interval").pipe(
-    Options.withDefault(5),
-    Options.withDescription("Seconds between loads of the spool into the warehouse (default 5; 0: never, use `alerts load`)")
+export const serveAlertsCommand = Command.make(
+  "serve-alerts",
+  {
+    host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Interface to bind (default 127.0.0.1)")),
+    port: Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("Port (default 8787; 0 picks a free one)")),
+    spool,
+    warehouse,
+    loadBatch,
+    secretsFile,
+    secretEnv,
+    maxBodyBytes: positive("max-body-bytes", DEFAULT_MAX_BODY_BYTES, "Largest accepted body, bytes"),
+    headersTimeoutMs: positive(
+      "headers-timeout-ms",
+      DEFAULT_HEADERS_TIMEOUT_MS,
+      "Time to receive a request's headers, ms; then 408 and the connection is closed"
+    ),
+    bodyTimeoutMs: positive("body-timeout-ms", DEFAULT_BODY_TIMEOUT_MS, "Time to receive a body once its headers are in, ms; then 408"),
+    maxConnections: positive(
+      "max-connections",
+      DEFAULT_MAX_CONNECTIONS,
+      "Open connections at most; beyond, the oldest without a request in progress is closed"
+    ),
+    maxPendingBodies: positive("max-pending-bodies", DEFAULT_MAX_PENDING_BODIES, "Bodies read and verified at once at most; beyond, 503"),
+    loadInterval: Options.integer("load-interval").pipe(
+      Options.withDefault(5),
+      Options.withDescription("Seconds between loads of the spool into the warehouse (default 5; 0: never, use `alerts load`)")
+    )
+  },
+  (o) =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const secrets = yield* receiverSecrets(o.secretsFile, o.secretEnv)
+        for (const [field, value] of [
+          ["--max-body-bytes", o.maxBodyBytes],
+          ["--headers-timeout-ms", o.headersTimeoutMs],
+          ["--body-timeout-ms", o.bodyTimeoutMs],
+          ["--max-connections", o.maxConnections],
+          ["--max-pending-bodies", o.maxPendingBodies]
+        ] as const) {
+          if (value < 1) return yield* Effect.fail(new InvalidInput({ field, detail: "must be at least 1" }))
+        }
+        const r = yield* startReceiver({
+          host: o.host,
+          port: o.port,
+          spoolPath: o.spool,
+          secretsFile: o.secretsFile,
+          secrets: secrets.fallback,
+          maxBodyBytes: o.maxBodyBytes,
+          headersTimeoutMs: o.headersTimeoutMs,
+          bodyTimeoutMs: o.bodyTimeoutMs,
+          maxConnections: o.maxConnections,
+          maxPendingBodies: o.maxPendingBodies
+        })
+        process.stdout.write(
+          `listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`
+        )
+        if (o.loadInterval > 0) {
+          // The warehouse is opened per pass, so other commands can use it in between.
+          const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
+            Effect.provide(Warehouse.Default({ path: o.warehouse })),
+            Effect.tap((s) =>
+              s.loaded > 0
+                ? Effect.sync(() =>
+                    process.stdout.write(`loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)\n`)
+                  )
+                : Effect.void
+            ),
+            Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`)),
+            // A pass in flight finishes before shutdown (its warehouse transaction is not cut).
+            Effect.uninterruptible
+          )
+          yield* Effect.addFinalizer(() => pass)
+          yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(o.loadInterval))))
+        }
+        return yield* Effect.never
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Receive alert events by webhook: verify, spool durably, acknowledge, load into the warehouse. Example: ALERTS_WEBHOOK_SECRETS=whsec_... estate-etl serve-alerts --port 8787"
   )
-}, (o) =>
-  Effect.scoped(Effect.gen(function* () {
-    const secrets = yield* receiverSecrets(o.secretsFile, o.secretEnv)
-    for (const [field, value] of [["--max-body-bytes", o.maxBodyBytes], ["--headers-timeout-ms", o.headersTimeoutMs], ["--body-timeout-ms", o.bodyTimeoutMs],
-      ["--max-connections", o.maxConnections], ["--max-pending-bodies", o.maxPendingBodies]] as const) {
-      if (value < 1) return yield* Effect.fail(new InvalidInput({ field, detail: "must be at least 1" }))
-    }
-    const r = yield* startReceiver({
-      host: o.host, port: o.port, spoolPath: o.spool, secretsFile: o.secretsFile, secrets: secrets.fallback,
-      maxBodyBytes: o.maxBodyBytes, headersTimeoutMs: o.headersTimeoutMs, bodyTimeoutMs: o.bodyTimeoutMs,
-      maxConnections: o.maxConnections, maxPendingBodies: o.maxPendingBodies
-    })
-    process.stdout.write(`listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`)
-    if (o.loadInterval > 0) {
-      // The warehouse is opened per pass, so other commands can use it in between.
-      const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
-        Effect.provide(Warehouse.Default({ path: o.warehouse })),
-        Effect.tap((s) => (s.loaded > 0 ? Effect.sync(() => process.stdout.write(`loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)\n`)) : Effect.void)),
-        Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`)),
-        // A pass in flight finishes before shutdown (its warehouse transaction is not cut).
-        Effect.uninterruptible
-      )
-      yield* Effect.addFinalizer(() => pass)
-      yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(o.loadInterval))))
-    }
-    return yield* Effect.never
-  }))
-).pipe(Command.withDescription(
-  "Receive alert events by webhook: verify, spool durably, acknowledge, load into the warehouse. Example: ALERTS_WEBHOOK_SECRETS=whsec_... estate-etl serve-alerts --port 8787"
-))
-
+)

@@ -17,8 +17,16 @@ const cli = Command.run(commands, { name: "estate-etl", version: "0.1.0" })
 
 /** Validation errors of @effect/cli itself (it prints them): bad input. */
 const CLI_VALIDATION = new Set([
-  "MissingValue", "InvalidValue", "CommandMismatch", "UnclusteredFlag", "MultipleValuesDetected", "InvalidArgument",
-  "MissingFlag", "MissingSubcommand", "CorrectedFlag", "NoBuiltInMatch"
+  "MissingValue",
+  "InvalidValue",
+  "CommandMismatch",
+  "UnclusteredFlag",
+  "MultipleValuesDetected",
+  "InvalidArgument",
+  "MissingFlag",
+  "MissingSubcommand",
+  "CorrectedFlag",
+  "NoBuiltInMatch"
 ])
 
 /** Runs one invocation (`argv` as in `process.argv`: node, script, ...args) to its exit code. */

@@ -34,7 +34,10 @@ const config = Options.file("config").pipe(
   Options.optional,
   Options.withDescription("Settings file (JSON). Default: config/sandbox.json when present")
 )
-const warehouse = Options.text("warehouse").pipe(Options.optional, Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)"))
+const warehouse = Options.text("warehouse").pipe(
+  Options.optional,
+  Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)")
+)
 const names = Args.text({ name: "pipeline-or-set" }).pipe(Args.repeated)
 const params = Options.text("param").pipe(
   Options.withAlias("p"),
@@ -63,7 +66,8 @@ const list = Command.make("list", { config, json }, (o) =>
       if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
       process.stdout.write(table(rows) + "\n")
       for (const [set, members] of Object.entries(settings.sets)) process.stdout.write(`set ${set}: ${members.join(", ")}\n`)
-    }))
+    })
+  )
 ).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>
@@ -81,159 +85,295 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
         const planned = yield* planPipeline(p, ps, settings.budget.costs)
         const missing = missingKeys.take()
         const earlier = plans.map((q) => q.pipeline)
-        plans.push(missing.length === 0 ? planned : {
-          ...planned,
-          keysPending: true,
-          note: [...missing.map((m) => planNote(m, earlier)), ...(planned.note ? [planned.note] : [])].join("; ")
-        })
+        plans.push(
+          missing.length === 0
+            ? planned
+            : {
+                ...planned,
+                keysPending: true,
+                note: [...missing.map((m) => planNote(m, earlier)), ...(planned.note ? [planned.note] : [])].join("; ")
+              }
+        )
       }
       const total = plans.reduce((s, p) => s + p.units, 0)
       const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
       if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total) }, null, 2) + "\n")
       else {
-        process.stdout.write(table(plans.map((p) => ({
-          pipeline: p.pipeline, slices: p.slices, requests: p.requests, pages: p.pages, units: p.units, eur: eur(p.units),
-          exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "upper bound", note: p.note ?? ""
-        }))) + `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
-          (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") + "\n")
+        process.stdout.write(
+          table(
+            plans.map((p) => ({
+              pipeline: p.pipeline,
+              slices: p.slices,
+              requests: p.requests,
+              pages: p.pages,
+              units: p.units,
+              eur: eur(p.units),
+              exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "upper bound",
+              note: p.note ?? ""
+            }))
+          ) +
+            `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
+            (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") +
+            "\n"
+        )
       }
-    }).pipe(Effect.provide(makeEnvironment({
-      settings, progress: Progress.Silent, warehouse: target.path, readOnly: target.readOnly, onMissingKeyTable: missingKeys.record
-    })))
+    }).pipe(
+      Effect.provide(
+        makeEnvironment({
+          settings,
+          progress: Progress.Silent,
+          warehouse: target.path,
+          readOnly: target.readOnly,
+          onMissingKeyTable: missingKeys.record
+        })
+      )
+    )
   })
-).pipe(Command.withDescription(
-  "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so). Example: estate-etl plan nightly"
-))
-
-const run = Command.make("run", {
-  config, names, params, warehouse,
-  maxUnits: Options.text("max-units").pipe(Options.optional, Options.withDescription("Units this invocation may spend, a whole number >= 0 (default: settings budget.maxUnits)")),
-  untilCap: Options.boolean("until-cap").pipe(Options.withDescription("Start even when the plan exceeds --max-units; stop (resumable) at the cap")),
-  fullRefresh: Options.boolean("full-refresh").pipe(Options.withDescription("Forget checkpoints and start over")),
-  resume: Options.boolean("resume").pipe(Options.withDescription("Go on with an unfinished run's saved parameters, whatever is requested")),
-  restart: Options.boolean("restart").pipe(Options.withDescription("Drop an unfinished run's checkpoints and start with the requested parameters")),
-  shard: Options.text("shard").pipe(Options.optional, Options.withDescription("This machine's share i/n of fan-out pipelines (also SHARD or JOB_COMPLETION_INDEX + SHARD_COUNT)")),
-  export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
-  json
-}, (o) =>
-  withSettings(o.config, (settings) =>
-    Effect.gen(function* () {
-      const shard = yield* either(resolveShard(o.shard))
-      const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
-      const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
-      const notes: Array<string> = []
-      const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
-        names: o.names, params: o.params, maxUnits, untilCap: o.untilCap, fullRefresh: o.fullRefresh,
-        resume: o.restart ? "restart" : o.resume ? "resume" : "auto",
-        shard, warehouse: o.warehouse, export: exportFormat,
-        onNote: (line) => notes.push(line)
-      })
-      if (o.json) {
-        process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
-        for (const n of notes) process.stderr.write(JSON.stringify({ at: new Date().toISOString(), type: "note", message: n }) + "\n")
-      } else {
-        yield* printSummaries(summaries)
-        for (const n of notes) process.stdout.write(`${n}\n`)
-      }
-      yield* endWith(exitCodeOfSummaries(summaries))
-    }))
-).pipe(Command.withDescription(
-  "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"
-))
-
-const status = Command.make("status", {
-  config, warehouse, json,
-  verbose: Options.boolean("verbose").pipe(Options.withAlias("v"), Options.withDescription("List every slice's checkpoint, not one line per pipeline"))
-}, (o) =>
-  withSettings(o.config, (settings) =>
-    Effect.gen(function* () {
-      const w = yield* Warehouse
-      const runs = yield* w.runs(20)
-      // one line per pipeline: slices done / slices with a checkpoint, last update
-      const perPipeline = (yield* w.query(
-        `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
-           strftime(max(updated_at), '%Y-%m-%dT%H:%M:%SZ') AS last_update FROM _checkpoints GROUP BY pipeline ORDER BY pipeline`
-      )).map((r) => ({ pipeline: String(r.pipeline), done: Number(r.done), total: Number(r.total), lastUpdate: String(r.last_update) }))
-      const slices = o.verbose
-        ? yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
-        : undefined
-      const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
-      // the ledger counts every charge; today's runs should record the same units
-      const today = yield* w.unitsSpentSince(since)
-      const runsToday = Number((yield* w.query(
-        `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`, [since]
-      ))[0]?.u ?? 0)
-      if (o.json) {
-        return process.stdout.write(JSON.stringify({
-          runs, checkpoints: perPipeline, ...(slices ? { slices } : {}), unitsToday: today, unitsOfTodaysRuns: runsToday
-        }, (_k, v) => jsonSafe(v), 2) + "\n")
-      }
-      process.stdout.write(table(runs.map((r) => ({
-        run_id: r.runId, pipeline: r.pipeline, status: r.status, started: r.startedAt, pages: r.pages,
-        requests: r.requests, retries: r.retries, planned: r.unitsPlanned, units: r.unitsCharged, error: r.error ?? ""
-      }))) + "\n\n")
-      process.stdout.write(table(perPipeline.map((c) => ({ pipeline: c.pipeline, "slices done": `${c.done} / ${c.total}`, "last update": c.lastUpdate }))) + "\n")
-      if (slices) process.stdout.write("\n" + table(slices) + "\n")
-      else if (perPipeline.some((c) => c.total > 1)) process.stdout.write("(--verbose lists every slice)\n")
-      process.stdout.write(`\nunits spent today: ${today} (${eur(today)})\n`)
-      if (Math.abs(today - runsToday) > 1e-9) {
-        process.stdout.write(`note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`)
-      }
-    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+).pipe(
+  Command.withDescription(
+    "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so). Example: estate-etl plan nightly"
   )
-).pipe(Command.withDescription("Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; reads only. Example: estate-etl status"))
+)
 
-const exportCmd = Command.make("export", {
-  config, warehouse,
-  tables: Args.text({ name: "table" }).pipe(Args.repeated),
-  format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow"))
-}, (o) =>
-  withSettings(o.config, (settings) =>
-    Effect.gen(function* () {
-      const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
-      yield* claimOutput(settings.output, (yield* Warehouse).path)
-      const written = yield* exportTables({ output: settings.output, format, tables: o.tables })
-      process.stdout.write(table(written) + "\n")
-    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
-).pipe(Command.withDescription(
-  "Write Parquet (default) or Arrow IPC files of the tables into the settings' output folder, which belongs to one warehouse (another warehouse's folder is refused). Example: estate-etl export plots --format arrow"
-))
+const run = Command.make(
+  "run",
+  {
+    config,
+    names,
+    params,
+    warehouse,
+    maxUnits: Options.text("max-units").pipe(
+      Options.optional,
+      Options.withDescription("Units this invocation may spend, a whole number >= 0 (default: settings budget.maxUnits)")
+    ),
+    untilCap: Options.boolean("until-cap").pipe(
+      Options.withDescription("Start even when the plan exceeds --max-units; stop (resumable) at the cap")
+    ),
+    fullRefresh: Options.boolean("full-refresh").pipe(Options.withDescription("Forget checkpoints and start over")),
+    resume: Options.boolean("resume").pipe(
+      Options.withDescription("Go on with an unfinished run's saved parameters, whatever is requested")
+    ),
+    restart: Options.boolean("restart").pipe(
+      Options.withDescription("Drop an unfinished run's checkpoints and start with the requested parameters")
+    ),
+    shard: Options.text("shard").pipe(
+      Options.optional,
+      Options.withDescription("This machine's share i/n of fan-out pipelines (also SHARD or JOB_COMPLETION_INDEX + SHARD_COUNT)")
+    ),
+    export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
+    json
+  },
+  (o) =>
+    withSettings(o.config, (settings) =>
+      Effect.gen(function* () {
+        const shard = yield* either(resolveShard(o.shard))
+        const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
+        const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
+        const notes: Array<string> = []
+        const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
+          names: o.names,
+          params: o.params,
+          maxUnits,
+          untilCap: o.untilCap,
+          fullRefresh: o.fullRefresh,
+          resume: o.restart ? "restart" : o.resume ? "resume" : "auto",
+          shard,
+          warehouse: o.warehouse,
+          export: exportFormat,
+          onNote: (line) => notes.push(line)
+        })
+        if (o.json) {
+          process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
+          for (const n of notes) process.stderr.write(JSON.stringify({ at: new Date().toISOString(), type: "note", message: n }) + "\n")
+        } else {
+          yield* printSummaries(summaries)
+          for (const n of notes) process.stdout.write(`${n}\n`)
+        }
+        yield* endWith(exitCodeOfSummaries(summaries))
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"
+  )
+)
+
+const status = Command.make(
+  "status",
+  {
+    config,
+    warehouse,
+    json,
+    verbose: Options.boolean("verbose").pipe(
+      Options.withAlias("v"),
+      Options.withDescription("List every slice's checkpoint, not one line per pipeline")
+    )
+  },
+  (o) =>
+    withSettings(o.config, (settings) =>
+      Effect.gen(function* () {
+        const w = yield* Warehouse
+        const runs = yield* w.runs(20)
+        // one line per pipeline: slices done / slices with a checkpoint, last update
+        const perPipeline = (yield* w.query(
+          `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
+           strftime(max(updated_at), '%Y-%m-%dT%H:%M:%SZ') AS last_update FROM _checkpoints GROUP BY pipeline ORDER BY pipeline`
+        )).map((r) => ({ pipeline: String(r.pipeline), done: Number(r.done), total: Number(r.total), lastUpdate: String(r.last_update) }))
+        const slices = o.verbose
+          ? yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
+          : undefined
+        const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
+        // the ledger counts every charge; today's runs should record the same units
+        const today = yield* w.unitsSpentSince(since)
+        const runsToday = Number(
+          (yield* w.query(
+            `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`,
+            [since]
+          ))[0]?.u ?? 0
+        )
+        if (o.json) {
+          return process.stdout.write(
+            JSON.stringify(
+              {
+                runs,
+                checkpoints: perPipeline,
+                ...(slices ? { slices } : {}),
+                unitsToday: today,
+                unitsOfTodaysRuns: runsToday
+              },
+              (_k, v) => jsonSafe(v),
+              2
+            ) + "\n"
+          )
+        }
+        process.stdout.write(
+          table(
+            runs.map((r) => ({
+              run_id: r.runId,
+              pipeline: r.pipeline,
+              status: r.status,
+              started: r.startedAt,
+              pages: r.pages,
+              requests: r.requests,
+              retries: r.retries,
+              planned: r.unitsPlanned,
+              units: r.unitsCharged,
+              error: r.error ?? ""
+            }))
+          ) + "\n\n"
+        )
+        process.stdout.write(
+          table(perPipeline.map((c) => ({ pipeline: c.pipeline, "slices done": `${c.done} / ${c.total}`, "last update": c.lastUpdate }))) +
+            "\n"
+        )
+        if (slices) process.stdout.write("\n" + table(slices) + "\n")
+        else if (perPipeline.some((c) => c.total > 1)) process.stdout.write("(--verbose lists every slice)\n")
+        process.stdout.write(`\nunits spent today: ${today} (${eur(today)})\n`)
+        if (Math.abs(today - runsToday) > 1e-9) {
+          process.stdout.write(
+            `note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`
+          )
+        }
+      }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+    )
+).pipe(
+  Command.withDescription(
+    "Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; reads only. Example: estate-etl status"
+  )
+)
+
+const exportCmd = Command.make(
+  "export",
+  {
+    config,
+    warehouse,
+    tables: Args.text({ name: "table" }).pipe(Args.repeated),
+    format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow"))
+  },
+  (o) =>
+    withSettings(o.config, (settings) =>
+      Effect.gen(function* () {
+        const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
+        yield* claimOutput(settings.output, (yield* Warehouse).path)
+        const written = yield* exportTables({ output: settings.output, format, tables: o.tables })
+        process.stdout.write(table(written) + "\n")
+      }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+    )
+).pipe(
+  Command.withDescription(
+    "Write Parquet (default) or Arrow IPC files of the tables into the settings' output folder, which belongs to one warehouse (another warehouse's folder is refused). Example: estate-etl export plots --format arrow"
+  )
+)
 
 const query = Command.make("query", { config, warehouse, sql: Args.text({ name: "sql" }), json }, (o) =>
   withSettings(o.config, (settings) =>
     Effect.gen(function* () {
       const rows = yield* (yield* Warehouse).query(o.sql).pipe(Effect.mapError(sqlAsInput))
       process.stdout.write((o.json ? rows.map((r) => JSON.stringify(r, (_k, v) => jsonSafe(v))).join("\n") : table(rows)) + "\n")
-    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
-).pipe(Command.withDescription(
-  `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
-))
+    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+  )
+).pipe(
+  Command.withDescription(
+    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
+  )
+)
 
-const reload = Command.make("reload", {
-  config, warehouse,
-  pipeline: Args.text({ name: "pipeline" }),
-  run: Options.text("run").pipe(Options.optional, Options.withDescription("Run id to reload (default: the last run with archived pages)"))
-}, (o) =>
-  withSettings(o.config, (settings) =>
+const reload = Command.make(
+  "reload",
+  {
+    config,
+    warehouse,
+    pipeline: Args.text({ name: "pipeline" }),
+    run: Options.text("run").pipe(Options.optional, Options.withDescription("Run id to reload (default: the last run with archived pages)"))
+  },
+  (o) =>
+    withSettings(o.config, (settings) =>
+      Effect.gen(function* () {
+        const pipeline = yield* either(makeRegistry(catalogue, settings).get(o.pipeline))
+        const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
+        process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
+      }).pipe(Effect.provide(existingWritableWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+    )
+).pipe(
+  Command.withDescription(
+    "Re-normalise a run's archived raw pages after a schema fix, buying nothing. Example: estate-etl reload plots-germany"
+  )
+)
+
+const merge = Command.make(
+  "merge",
+  {
+    target: Args.text({ name: "target" }),
+    sources: Args.text({ name: "shard-warehouse" }).pipe(Args.atLeast(1))
+  },
+  (o) =>
     Effect.gen(function* () {
-      const pipeline = yield* either(makeRegistry(catalogue, settings).get(o.pipeline))
-      const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
-      process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
-    }).pipe(Effect.provide(existingWritableWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse)))))
-).pipe(Command.withDescription("Re-normalise a run's archived raw pages after a schema fix, buying nothing. Example: estate-etl reload plots-germany"))
-
-const merge = Command.make("merge", {
-  target: Args.text({ name: "target" }),
-  sources: Args.text({ name: "shard-warehouse" }).pipe(Args.atLeast(1))
-}, (o) =>
-  Effect.gen(function* () {
-    const summary = yield* mergeWarehouses(o.target, o.sources)
-    process.stdout.write(table(Object.entries(summary.tables).map(([t, rows]) => ({ table: t, rows }))) + `\nmerged ${summary.sources} warehouses into ${o.target}\n`)
-  })
-).pipe(Command.withDescription("Combine shard warehouses into one (keys honoured, bookkeeping concatenated). Example: estate-etl merge data/warehouse.duckdb data/warehouse.shard-*.duckdb"))
+      const summary = yield* mergeWarehouses(o.target, o.sources)
+      process.stdout.write(
+        table(Object.entries(summary.tables).map(([t, rows]) => ({ table: t, rows }))) +
+          `\nmerged ${summary.sources} warehouses into ${o.target}\n`
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Combine shard warehouses into one (keys honoured, bookkeeping concatenated). Example: estate-etl merge data/warehouse.duckdb data/warehouse.shard-*.duckdb"
+  )
+)
 
 export const commands = Command.make("estate-etl").pipe(
   Command.withDescription(`Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp}`),
-  Command.withSubcommands([list, plan, run, status, exportCmd, reload, query, merge, alertsCommand, serveAlertsCommand, sandboxCommand, demoCommand])
+  Command.withSubcommands([
+    list,
+    plan,
+    run,
+    status,
+    exportCmd,
+    reload,
+    query,
+    merge,
+    alertsCommand,
+    serveAlertsCommand,
+    sandboxCommand,
+    demoCommand
+  ])
 )
-

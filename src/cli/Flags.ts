@@ -51,7 +51,13 @@ const flagsOf = (usage: Usage.Usage): Array<Flag> => {
  * `alerts` gives no `feeds`), so this reads the descriptor's shape (`Map`, `Subcommands`,
  * `Standard`); anything else yields no node, and then nothing is checked.
  */
-type Descriptor = { readonly _tag: string; readonly name?: string; readonly command?: Descriptor; readonly parent?: Descriptor; readonly children?: ReadonlyArray<Descriptor> }
+type Descriptor = {
+  readonly _tag: string
+  readonly name?: string
+  readonly command?: Descriptor
+  readonly parent?: Descriptor
+  readonly children?: ReadonlyArray<Descriptor>
+}
 
 const nodeOf = (d: Descriptor): Node | undefined => {
   switch (d._tag) {
@@ -60,7 +66,11 @@ const nodeOf = (d: Descriptor): Node | undefined => {
     case "Standard":
     case "GetUserInput":
       return typeof d.name === "string"
-        ? { name: d.name, flags: flagsOf(CommandDescriptor.getUsage(d as unknown as CommandDescriptor.Command<unknown>)), children: new Map() }
+        ? {
+            name: d.name,
+            flags: flagsOf(CommandDescriptor.getUsage(d as unknown as CommandDescriptor.Command<unknown>)),
+            children: new Map()
+          }
         : undefined
     case "Subcommands": {
       const parent = d.parent ? nodeOf(d.parent) : undefined
@@ -80,7 +90,10 @@ const LONG_FLAG = /^(--[A-Za-z0-9][A-Za-z0-9_-]*)(=.*)?$/s
  * The first long flag in `argv` (as in `process.argv`) that the command it follows does not
  * declare, as an `InvalidInput` with the closest declared flag, or `undefined`.
  */
-export const unknownFlag = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>): InvalidInput | undefined => {
+export const unknownFlag = <Name extends string, R, E, A>(
+  command: Command.Command<Name, R, E, A>,
+  argv: ReadonlyArray<string>
+): InvalidInput | undefined => {
   const root = nodeOf(command.descriptor as unknown as Descriptor)
   if (!root) return undefined
   let node = root
@@ -121,8 +134,11 @@ const unknown = (flag: string, node: Node, path: ReadonlyArray<string>): Invalid
   const candidates = [...own, ...BUILT_IN.map((f) => f.names[0]!)]
   const best = closest(flag, candidates)
   const command = path.length > 0 ? path.join(" ") : node.name
-  const hint = best !== undefined
-    ? `; did you mean ${best}?`
-    : own.length > 0 ? `; flags of ${command}: ${own.join(", ")}` : `; ${command} takes no flags`
+  const hint =
+    best !== undefined
+      ? `; did you mean ${best}?`
+      : own.length > 0
+        ? `; flags of ${command}: ${own.join(", ")}`
+        : `; ${command} takes no flags`
   return new InvalidInput({ field: command, detail: `unknown flag ${flag}${hint}` })
 }

@@ -2,7 +2,15 @@
 import { eurOf } from "../service/CostGuard.js"
 
 const cell = (v: unknown): string =>
-  v === null || v === undefined ? "" : typeof v === "number" ? (Number.isInteger(v) ? v.toLocaleString("en-US") : v.toFixed(2)) : v instanceof Date ? v.toISOString() : String(v)
+  v === null || v === undefined
+    ? ""
+    : typeof v === "number"
+      ? Number.isInteger(v)
+        ? v.toLocaleString("en-US")
+        : v.toFixed(2)
+      : v instanceof Date
+        ? v.toISOString()
+        : String(v)
 
 /** Left-aligned text, right-aligned numbers, a header rule. */
 export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<string>): string => {
@@ -10,10 +18,15 @@ export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<st
   if (rows.length === 0) return "(no rows)"
   const cols = columns ?? Object.keys(rows[0]!)
   const text = rows.map((r) => cols.map((c) => cell(r[c])))
-  const numeric = cols.map((c) => rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === "number" || typeof r[c] === "bigint"))
+  const numeric = cols.map((c) =>
+    rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === "number" || typeof r[c] === "bigint")
+  )
   const width = cols.map((c, i) => Math.max(c.length, ...text.map((t) => t[i]!.length)))
   const line = (vals: ReadonlyArray<string>) =>
-    vals.map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!))).join("  ").trimEnd()
+    vals
+      .map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!)))
+      .join("  ")
+      .trimEnd()
   return [line(cols), width.map((w) => "-".repeat(w)).join("  "), ...text.map(line)].join("\n")
 }
 

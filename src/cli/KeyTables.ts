@@ -41,13 +41,15 @@ export const planNote = (missing: MissingKeyTable, earlier: ReadonlyArray<string
   return before.length > 0
     ? `0 keys yet: ${missing.table}.${missing.column} is written by ${or(before)}, earlier in this plan; known after it runs`
     : writers.length > 0
-    ? `0 keys yet: no table ${missing.table} in the warehouse; known after ${or(writers)} runs`
-    : `0 keys: no table ${missing.table} in the warehouse`
+      ? `0 keys yet: no table ${missing.table} in the warehouse; known after ${or(writers)} runs`
+      : `0 keys: no table ${missing.table} in the warehouse`
 }
 
 /** The run's note, printed after its summary. */
 export const runNote = (pipeline: string, missing: MissingKeyTable): string => {
   const writers = writersOf(missing.table)
-  return `${pipeline}: 0 keys: no table ${missing.table} in the warehouse yet (its keys come from ${missing.table}.${missing.column})` +
+  return (
+    `${pipeline}: 0 keys: no table ${missing.table} in the warehouse yet (its keys come from ${missing.table}.${missing.column})` +
     (writers.length > 0 ? `; run ${or(writers)} first, or give the keys as parameters` : "")
+  )
 }

@@ -38,7 +38,12 @@ export const preflight = (options: { readonly warehouse: string; readonly output
     const { warehouse, output } = options
     if (warehouse !== ":memory:") {
       if (fs.existsSync(warehouse) && fs.statSync(warehouse).isDirectory()) {
-        return Effect.fail(new InvalidInput({ field: "warehouse", detail: `${warehouse} is a folder; give a DuckDB file path such as data/warehouse.duckdb` }))
+        return Effect.fail(
+          new InvalidInput({
+            field: "warehouse",
+            detail: `${warehouse} is a folder; give a DuckDB file path such as data/warehouse.duckdb`
+          })
+        )
       }
       const bad = writableDir(nodePath.dirname(warehouse), "warehouse")
       if (bad) return Effect.fail(bad)

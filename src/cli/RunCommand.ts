@@ -90,7 +90,8 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         summaries.push(summary)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m))
         const code = summary.exitCode
-        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted") break
+        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted")
+          break
       }
       // a run that failed or was stopped exports nothing: its error line stays the one that names
       // the real cause (a full disk while archiving, say), not a later export's
@@ -124,8 +125,10 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
     for (const s of summaries) {
       if (s.error) process.stdout.write(`${s.pipeline}: ${s.error}\n`)
       for (const cap of s.completeness.caps.slice(0, 3)) process.stdout.write(`cap: ${cap}\n`)
-      if (s.completeness.caps.length > 3) process.stdout.write(`cap: ${s.pipeline}: ${s.completeness.caps.length - 3} more capped slices (see _slices)\n`)
-      if (s.completeness.missing > 0) process.stdout.write(`${s.pipeline}: ${s.completeness.missing} key(s) unknown to the service (see _missing)\n`)
+      if (s.completeness.caps.length > 3)
+        process.stdout.write(`cap: ${s.pipeline}: ${s.completeness.caps.length - 3} more capped slices (see _slices)\n`)
+      if (s.completeness.missing > 0)
+        process.stdout.write(`${s.pipeline}: ${s.completeness.missing} key(s) unknown to the service (see _missing)\n`)
     }
   })
 

@@ -22,23 +22,38 @@ export const sandboxCommand = Command.make("sandbox", {}, () => serveSandbox()).
   )
 )
 
-export const demoCommand = Command.make("demo", {
-  config,
-  set: Options.text("set").pipe(Options.withDefault("nightly"), Options.withDescription("Set to run (default nightly)"))
-}, (o) =>
-  Effect.gen(function* () {
-    const settings = yield* loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) })
-    const summaries = yield* runCommand({ ...settings, service: { ...settings.service, target: "sandbox" } }, makeRegistry(catalogue, settings), {
-      names: [o.set], params: [], maxUnits: Option.none(), untilCap: false, fullRefresh: false,
-      shard: Option.none(), warehouse: Option.none(), export: Option.some("parquet")
+export const demoCommand = Command.make(
+  "demo",
+  {
+    config,
+    set: Options.text("set").pipe(Options.withDefault("nightly"), Options.withDescription("Set to run (default nightly)"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const settings = yield* loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) })
+      const summaries = yield* runCommand(
+        { ...settings, service: { ...settings.service, target: "sandbox" } },
+        makeRegistry(catalogue, settings),
+        {
+          names: [o.set],
+          params: [],
+          maxUnits: Option.none(),
+          untilCap: false,
+          fullRefresh: false,
+          shard: Option.none(),
+          warehouse: Option.none(),
+          export: Option.some("parquet")
+        }
+      )
+      yield* printSummaries(summaries)
+      const counts = yield* Effect.flatMap(Warehouse, (w) => w.tableCounts()).pipe(
+        Effect.provide(Warehouse.Default({ path: settings.warehouse }))
+      )
+      const units = summaries.reduce((s, r) => s + r.totals.units, 0)
+      process.stdout.write(`\n${table(Object.entries(counts).map(([t, rows]) => ({ table: t, rows })))}\n`)
+      process.stdout.write(
+        `\nunits spent: ${units} (${eur(units)}); warehouse ${settings.warehouse}; Parquet under ${settings.output}/parquet\n`
+      )
+      yield* endWith(exitCodeOfSummaries(summaries))
     })
-    yield* printSummaries(summaries)
-    const counts = yield* Effect.flatMap(Warehouse, (w) => w.tableCounts()).pipe(
-      Effect.provide(Warehouse.Default({ path: settings.warehouse }))
-    )
-    const units = summaries.reduce((s, r) => s + r.totals.units, 0)
-    process.stdout.write(`\n${table(Object.entries(counts).map(([t, rows]) => ({ table: t, rows })))}\n`)
-    process.stdout.write(`\nunits spent: ${units} (${eur(units)}); warehouse ${settings.warehouse}; Parquet under ${settings.output}/parquet\n`)
-    yield* endWith(exitCodeOfSummaries(summaries))
-  })
 ).pipe(Command.withDescription("Run the nightly set against an in-process sandbox and print a summary. Example: make demo"))

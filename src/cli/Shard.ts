@@ -21,7 +21,10 @@ export const parseShard = (text: string, field = "--shard"): Either.Either<Shard
 }
 
 /** The shard from the option, else from the environment, else none. */
-export const resolveShard = (option: Option.Option<string>, env: NodeJS.ProcessEnv = process.env): Either.Either<Option.Option<Shard>, InvalidInput> => {
+export const resolveShard = (
+  option: Option.Option<string>,
+  env: NodeJS.ProcessEnv = process.env
+): Either.Either<Option.Option<Shard>, InvalidInput> => {
   if (Option.isSome(option)) return Either.map(parseShard(option.value), Option.some)
   if (env.SHARD) return Either.map(parseShard(env.SHARD, "SHARD"), Option.some)
   if (env.JOB_COMPLETION_INDEX !== undefined && env.SHARD_COUNT !== undefined) {

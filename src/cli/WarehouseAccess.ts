@@ -21,13 +21,17 @@ export const existingWarehouse = (path: string): Effect.Effect<string, InvalidIn
     if (path === ":memory:") return Effect.succeed(path)
     const absolute = nodePath.resolve(path)
     if (!fs.existsSync(absolute)) {
-      return Effect.fail(new InvalidInput({
-        field: "warehouse",
-        detail: `${absolute} does not exist (a mistyped --warehouse or settings "warehouse", or nothing has run yet); this command does not create one`
-      }))
+      return Effect.fail(
+        new InvalidInput({
+          field: "warehouse",
+          detail: `${absolute} does not exist (a mistyped --warehouse or settings "warehouse", or nothing has run yet); this command does not create one`
+        })
+      )
     }
     if (fs.statSync(absolute).isDirectory()) {
-      return Effect.fail(new InvalidInput({ field: "warehouse", detail: `${absolute} is a folder; give a DuckDB file path such as data/warehouse.duckdb` }))
+      return Effect.fail(
+        new InvalidInput({ field: "warehouse", detail: `${absolute} is a folder; give a DuckDB file path such as data/warehouse.duckdb` })
+      )
     }
     return Effect.succeed(path)
   })
@@ -57,6 +61,10 @@ export const sqlAsInput = <E>(e: E): E | InvalidInput => {
   if (w._tag !== "WarehouseError" || w.reason !== "Sql") return e
   const raw = w.cause instanceof Error ? w.cause.message : String(w.detail ?? "")
   if (SYSTEM_ERROR.test(raw)) return e
-  const line = raw.split("\n").map((l) => l.trim()).filter((l) => l !== "" && !/^LINE \d+:/.test(l) && !/^\^+$/.test(l)).join(" ")
+  const line = raw
+    .split("\n")
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !/^LINE \d+:/.test(l) && !/^\^+$/.test(l))
+    .join(" ")
   return new InvalidInput({ field: "query", detail: line })
 }

@@ -31,10 +31,15 @@ export const redactValue = (value: unknown): unknown => {
 }
 
 /** Every credential-looking key, at any depth, with its path and value. */
-export const credentialsIn = (value: unknown, path: ReadonlyArray<string> = []): Array<{ readonly path: ReadonlyArray<string>; readonly value: unknown }> => {
+export const credentialsIn = (
+  value: unknown,
+  path: ReadonlyArray<string> = []
+): Array<{ readonly path: ReadonlyArray<string>; readonly value: unknown }> => {
   if (Array.isArray(value)) return value.flatMap((v, i) => credentialsIn(v, [...path, String(i)]))
   if (!isPlainObject(value)) return []
-  return Object.entries(value).flatMap(([k, v]) => (isCredentialKey(k) ? [{ path: [...path, k], value: v }] : credentialsIn(v, [...path, k])))
+  return Object.entries(value).flatMap(([k, v]) =>
+    isCredentialKey(k) ? [{ path: [...path, k], value: v }] : credentialsIn(v, [...path, k])
+  )
 }
 
 const leaves = (value: unknown): Array<string> => {

@@ -82,11 +82,11 @@ const ownMessage = (issue: Issue): { readonly message: string; readonly override
 const annotatedMessage = (issue: Issue): string | undefined => {
   const current = ownMessage(issue)
   if (current === undefined) return undefined
-  const inner = !current.override && (
-    issue._tag === "Composite" ||
-    (issue._tag === "Refinement" && issue.kind === "From") ||
-    (issue._tag === "Transformation" && issue.kind !== "Transformation")
-  )
+  const inner =
+    !current.override &&
+    (issue._tag === "Composite" ||
+      (issue._tag === "Refinement" && issue.kind === "From") ||
+      (issue._tag === "Transformation" && issue.kind !== "Transformation"))
   if (!inner) return current.message
   return issue._tag === "Refinement" || issue._tag === "Transformation" ? annotatedMessage(issue.issue) : undefined
 }
@@ -111,7 +111,7 @@ const enumMessage = (values: ReadonlyArray<AST.LiteralValue>, actual: unknown): 
 
 const safeShow = (v: unknown): string => {
   try {
-    const s = typeof v === "string" ? JSON.stringify(v) : JSON.stringify(v) ?? String(v)
+    const s = typeof v === "string" ? JSON.stringify(v) : (JSON.stringify(v) ?? String(v))
     return s.length > 80 ? `${s.slice(0, 77)}...` : s
   } catch {
     return String(v)
@@ -156,7 +156,9 @@ const walk = (issue: Issue, path: ReadonlyArray<string>): Array<Entry> => {
       if (issue.ast._tag !== "Union") return children
       // an optional field's `undefined` member, and the members of a literal union, at this path
       const here = (e: Entry) => e.path.length === path.length
-      const kept = children.some((e) => !(here(e) && e.undefinedMember)) ? children.filter((e) => !(here(e) && e.undefinedMember)) : children
+      const kept = children.some((e) => !(here(e) && e.undefinedMember))
+        ? children.filter((e) => !(here(e) && e.undefinedMember))
+        : children
       const literals = kept.filter((e) => here(e) && e.literals !== undefined)
       if (literals.length < 2) return kept
       const values = literals.flatMap((e) => e.literals!.values)

@@ -52,7 +52,12 @@ export const ServiceSection = Schema.Struct({
    * default is declared in its schema module (docs/ASSUMPTIONS.md, "Response shapes").
    */
   shapes: Schema.optionalWith(
-    Schema.Struct(Object.fromEntries(SHAPED_OPERATIONS.map((op) => [op, Schema.optional(ShapeSetting)])) as Record<string, Schema.optional<typeof ShapeSetting>>),
+    Schema.Struct(
+      Object.fromEntries(SHAPED_OPERATIONS.map((op) => [op, Schema.optional(ShapeSetting)])) as Record<
+        string,
+        Schema.optional<typeof ShapeSetting>
+      >
+    ),
     { default: () => ({}) }
   ),
   /** Member of a 402 problem that holds the payment link. Default `payment_url` (Assumed). */
@@ -61,7 +66,9 @@ export const ServiceSection = Schema.Struct({
    * Send the platform API key in this header instead of `Authorization: Bearer` (the spec names no
    * header). Default none (Bearer).
    */
-  apiKeyHeader: Schema.optional(Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/, { message: () => "a header name (letters, digits, -)" })))
+  apiKeyHeader: Schema.optional(
+    Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9-]+$/, { message: () => "a header name (letters, digits, -)" }))
+  )
 })
 
 export const BudgetSection = Schema.Struct({
@@ -106,9 +113,13 @@ export const SandboxSection = Schema.Struct({
 
 export const DuckDbSection = Schema.Struct({
   /** DuckDB's memory_limit for pipeline runs, e.g. `256MB` or `2GB`. Default DuckDB's own (80% of RAM). */
-  memoryLimit: Schema.optional(Schema.String.pipe(Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
-    message: () => "a size such as 256MB or 2GB (KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
-  }))),
+  memoryLimit: Schema.optional(
+    Schema.String.pipe(
+      Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
+        message: () => "a size such as 256MB or 2GB (KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+      })
+    )
+  ),
   /** DuckDB's worker threads for pipeline runs. Default DuckDB's own (one per core). */
   threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256)))
 })

@@ -30,8 +30,8 @@ const whereInstead = (key: string, env: ReturnType<typeof envNames>): string =>
   /passw(or)?d/i.test(key)
     ? `remove it and set the environment variable ${env.passwordEnv} instead`
     : /token/i.test(key)
-    ? `remove it: tokens come from signing in with the environment variables ${env.emailEnv} and ${env.passwordEnv}`
-    : `remove it and set the environment variable ${env.apiKeyEnv} instead`
+      ? `remove it: tokens come from signing in with the environment variables ${env.emailEnv} and ${env.passwordEnv}`
+      : `remove it and set the environment variable ${env.apiKeyEnv} instead`
 
 /**
  * A credential found in the raw settings (`service.apiKey: "..."`), as an error naming the field
@@ -43,7 +43,13 @@ export const credentialInSettings = (input: unknown, source: string): InvalidInp
   const env = envNames(input)
   const first = found[0]!
   const key = first.path[first.path.length - 1]!
-  const more = found.length > 1 ? ` (also ${found.slice(1).map((c) => c.path.join(".")).join(", ")})` : ""
+  const more =
+    found.length > 1
+      ? ` (also ${found
+          .slice(1)
+          .map((c) => c.path.join("."))
+          .join(", ")})`
+      : ""
   return new InvalidInput({
     field: `${source}: ${first.path.join(".")}`,
     detail: `credentials are never read from the settings file; ${whereInstead(key, env)}${more}`
@@ -62,13 +68,20 @@ export const checkSettingsAgainst = (
   const known = new Set(knownPipelineNames)
   for (const name of Object.keys(settings.pipelines)) {
     if (!known.has(name)) {
-      return Either.left(new InvalidInput({ field: `${source}: pipelines.${name}`, detail: `unknown pipeline${suggestion(name, knownPipelineNames)}` }))
+      return Either.left(
+        new InvalidInput({ field: `${source}: pipelines.${name}`, detail: `unknown pipeline${suggestion(name, knownPipelineNames)}` })
+      )
     }
   }
   for (const [set, members] of Object.entries(settings.sets)) {
     for (const m of members) {
       if (!known.has(m)) {
-        return Either.left(new InvalidInput({ field: `${source}: sets.${set}`, detail: `unknown pipeline ${JSON.stringify(m)}${suggestion(m, knownPipelineNames)}` }))
+        return Either.left(
+          new InvalidInput({
+            field: `${source}: sets.${set}`,
+            detail: `unknown pipeline ${JSON.stringify(m)}${suggestion(m, knownPipelineNames)}`
+          })
+        )
       }
     }
   }

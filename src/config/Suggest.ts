@@ -42,7 +42,11 @@ export const closest = (word: string, candidates: Iterable<string>): string | un
  * `; did you mean "x"?` when a candidate is close, else `; allowed: a, b, c` (or nothing when
  * `listAllowed` is false).
  */
-export const suggestion = (word: string, candidates: ReadonlyArray<string>, options: { readonly listAllowed?: boolean; readonly quote?: boolean } = {}): string => {
+export const suggestion = (
+  word: string,
+  candidates: ReadonlyArray<string>,
+  options: { readonly listAllowed?: boolean; readonly quote?: boolean } = {}
+): string => {
   const best = closest(word, candidates)
   if (best !== undefined) return `; did you mean ${options.quote === false ? best : JSON.stringify(best)}?`
   return options.listAllowed === false || candidates.length === 0 ? "" : `; allowed: ${candidates.join(", ")}`

@@ -68,26 +68,58 @@ const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
     case DuckDBTypeId.INTEGER:
     case DuckDBTypeId.UTINYINT:
     case DuckDBTypeId.USMALLINT:
-      return fixed(new Arrow.Int32(), (n) => new Int32Array(n), (v: number) => v)
+      return fixed(
+        new Arrow.Int32(),
+        (n) => new Int32Array(n),
+        (v: number) => v
+      )
     case DuckDBTypeId.BIGINT:
     case DuckDBTypeId.UINTEGER:
-      return fixed(new Arrow.Int64(), (n) => new BigInt64Array(n), (v: number | bigint) => BigInt(v))
+      return fixed(
+        new Arrow.Int64(),
+        (n) => new BigInt64Array(n),
+        (v: number | bigint) => BigInt(v)
+      )
     // sums of BIGINT are HUGEINT in DuckDB: numbers, not text, for notebooks (exact up to 2^53)
     case DuckDBTypeId.HUGEINT:
     case DuckDBTypeId.UHUGEINT:
     case DuckDBTypeId.UBIGINT:
-      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: number | bigint) => Number(v))
+      return fixed(
+        new Arrow.Float64(),
+        (n) => new Float64Array(n),
+        (v: number | bigint) => Number(v)
+      )
     case DuckDBTypeId.FLOAT:
     case DuckDBTypeId.DOUBLE:
-      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: number) => v)
+      return fixed(
+        new Arrow.Float64(),
+        (n) => new Float64Array(n),
+        (v: number) => v
+      )
     case DuckDBTypeId.DECIMAL:
-      return fixed(new Arrow.Float64(), (n) => new Float64Array(n), (v: { toDouble(): number }) => v.toDouble())
+      return fixed(
+        new Arrow.Float64(),
+        (n) => new Float64Array(n),
+        (v: { toDouble(): number }) => v.toDouble()
+      )
     case DuckDBTypeId.DATE:
-      return fixed(new Arrow.DateDay(), (n) => new Int32Array(n), (v: { days: number }) => v.days)
+      return fixed(
+        new Arrow.DateDay(),
+        (n) => new Int32Array(n),
+        (v: { days: number }) => v.days
+      )
     case DuckDBTypeId.TIMESTAMP:
-      return fixed(new Arrow.TimestampMicrosecond(), (n) => new BigInt64Array(n), (v: { micros: bigint }) => v.micros)
+      return fixed(
+        new Arrow.TimestampMicrosecond(),
+        (n) => new BigInt64Array(n),
+        (v: { micros: bigint }) => v.micros
+      )
     case DuckDBTypeId.TIMESTAMP_TZ:
-      return fixed(new Arrow.TimestampMicrosecond("UTC"), (n) => new BigInt64Array(n), (v: { micros: bigint }) => v.micros)
+      return fixed(
+        new Arrow.TimestampMicrosecond("UTC"),
+        (n) => new BigInt64Array(n),
+        (v: { micros: bigint }) => v.micros
+      )
     case DuckDBTypeId.BOOLEAN:
       return built(new Arrow.Bool(), (v: boolean) => v)
     case DuckDBTypeId.VARCHAR:
@@ -125,7 +157,8 @@ export const writeArrowFile = (wh: Pick<Warehouse, "withConnection">, sql: strin
       const table = await queryArrowWith(conn, sql)
       await fs.writeFile(tmp, Arrow.tableToIPC(table, "file"))
       return table.numRows
-    }))
+    })
+  )
 
 /** Exports each table as `<outDir>/arrow/<table>.arrow`. */
 export const exportArrow = (wh: Source, options: ExportOptions) =>

@@ -18,7 +18,11 @@ import { causeMessage, WarehouseError } from "../load/WarehouseError.js"
 const io = (what: string, path: string) => (cause: unknown) =>
   new WarehouseError({ reason: "Io", path, cause, detail: `${what} ${path}: ${causeMessage(cause)}` })
 
-const exists = (path: string) => fs.stat(path).then(() => true, () => false)
+const exists = (path: string) =>
+  fs.stat(path).then(
+    () => true,
+    () => false
+  )
 
 /** Whether a process is running (a temporary sibling of a live one is still being written). */
 const pidAlive = (pid: number) => {
@@ -50,8 +54,11 @@ export const replaceAtomically = <A, E, R>(
   const tmp = nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.tmp-${stamp}`)
   const old = nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.old-${stamp}`)
   const cleanup = Effect.promise(() => fs.rm(tmp, { recursive: true, force: true }))
-  return Effect.gen(function*() {
-    yield* Effect.tryPromise({ try: () => fs.mkdir(nodePath.dirname(target), { recursive: true }), catch: io("Cannot create", nodePath.dirname(target)) })
+  return Effect.gen(function* () {
+    yield* Effect.tryPromise({
+      try: () => fs.mkdir(nodePath.dirname(target), { recursive: true }),
+      catch: io("Cannot create", nodePath.dirname(target))
+    })
     yield* Effect.tryPromise({ try: () => heal(target), catch: io("Cannot clean up an interrupted export of", target) })
     const a = yield* write(tmp)
     yield* Effect.tryPromise({

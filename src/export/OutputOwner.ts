@@ -38,17 +38,22 @@ const claim = (output: string, warehouse: string, retried: boolean): Effect.Effe
       }
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") {
-        return Effect.fail(new InvalidInput({ field: "output", detail: `cannot read ${marker} (${(e as NodeJS.ErrnoException).code ?? String(e)})` }))
+        return Effect.fail(
+          new InvalidInput({ field: "output", detail: `cannot read ${marker} (${(e as NodeJS.ErrnoException).code ?? String(e)})` })
+        )
       }
     }
     if (owner === mine) return Effect.void
     if (owner !== undefined) {
-      return Effect.fail(new InvalidInput({
-        field: "output",
-        detail: owner === ""
-          ? `${marker} does not name the warehouse that owns ${folder}; delete it to let ${mine} export there`
-          : `${folder} holds the exports of warehouse ${owner}, not of ${mine}; give this warehouse its own output folder (settings "output"), or delete ${marker} to hand the folder over`
-      }))
+      return Effect.fail(
+        new InvalidInput({
+          field: "output",
+          detail:
+            owner === ""
+              ? `${marker} does not name the warehouse that owns ${folder}; delete it to let ${mine} export there`
+              : `${folder} holds the exports of warehouse ${owner}, not of ${mine}; give this warehouse its own output folder (settings "output"), or delete ${marker} to hand the folder over`
+        })
+      )
     }
     const tmp = `${marker}.${process.pid}.tmp`
     const content = JSON.stringify({ warehouse: mine, claimedAt: new Date().toISOString() }, null, 2) + "\n"
@@ -66,7 +71,12 @@ const claim = (output: string, warehouse: string, retried: boolean): Effect.Effe
       return Effect.void
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST" && !retried) return claim(output, warehouse, true)
-      return Effect.fail(new InvalidInput({ field: "output", detail: `cannot write ${marker} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a writable folder` }))
+      return Effect.fail(
+        new InvalidInput({
+          field: "output",
+          detail: `cannot write ${marker} (${(e as NodeJS.ErrnoException).code ?? String(e)}); give a writable folder`
+        })
+      )
     } finally {
       fs.rmSync(tmp, { force: true })
     }

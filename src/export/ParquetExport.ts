@@ -37,7 +37,13 @@ export const selectedTables = (wh: Source, tables: ReadonlyArray<string> | undef
     const spec = all.find((s) => s.name === t)
     return spec
       ? Effect.succeed(spec)
-      : Effect.fail(new WarehouseError({ reason: "Sql", table: t, detail: `Table ${t} is not declared in this warehouse (known: ${all.map((s) => s.name).join(", ") || "none"})` }))
+      : Effect.fail(
+          new WarehouseError({
+            reason: "Sql",
+            table: t,
+            detail: `Table ${t} is not declared in this warehouse (known: ${all.map((s) => s.name).join(", ") || "none"})`
+          })
+        )
   })
 }
 
@@ -54,7 +60,9 @@ export const exportTableParquet = (wh: Source, spec: TableSpec, outDir: string) 
       const partitions = spec.partitionBy ?? []
       const count = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${ident(spec.name)}`))[0]!.n)
       if (partitions.length > 0) {
-        await conn.run(`COPY (${sourceQuery(spec)}) TO ${literal(tmp)} (FORMAT parquet, PARTITION_BY (${partitions.map(ident).join(", ")}))`)
+        await conn.run(
+          `COPY (${sourceQuery(spec)}) TO ${literal(tmp)} (FORMAT parquet, PARTITION_BY (${partitions.map(ident).join(", ")}))`
+        )
         // An empty table writes no partition folder; keep an empty folder so the table's path exists.
         await fs.mkdir(tmp, { recursive: true })
       } else {
@@ -62,9 +70,13 @@ export const exportTableParquet = (wh: Source, spec: TableSpec, outDir: string) 
         await conn.run(`COPY (${sourceQuery(spec)}) TO ${literal(nodePath.join(tmp, "data.parquet"))} (FORMAT parquet)`)
       }
       return { table: spec.name, path: target, rows: count } satisfies ExportedTable
-    })).pipe(Effect.withSpan("ParquetExport.table", { attributes: { table: spec.name } }))
+    })
+  ).pipe(Effect.withSpan("ParquetExport.table", { attributes: { table: spec.name } }))
 }
 
 /** Exports the tables to Parquet; each table's folder is replaced only once its new files are complete. */
 export const exportParquet = (wh: Source, options: ExportOptions) =>
-  Effect.flatMap(selectedTables(wh, options.tables), Effect.forEach((spec) => exportTableParquet(wh, spec, options.outDir)))
+  Effect.flatMap(
+    selectedTables(wh, options.tables),
+    Effect.forEach((spec) => exportTableParquet(wh, spec, options.outDir))
+  )

@@ -8,19 +8,21 @@ import * as fs from "node:fs"
 /** Splits CSV text into rows of cells; blank rows are dropped. */
 export const csvRows = (text: string): Array<Array<string>> => {
   const rows: Array<Array<string>> = []
-  let row: Array<string> = [], cell = "", quoted = false
+  let row: Array<string> = [],
+    cell = "",
+    quoted = false
   const source = text.replace(/^\uFEFF/, "")
   for (let i = 0; i < source.length; i++) {
     const ch = source[i]!
     if (quoted) {
-      if (ch === "\"" && source[i + 1] === "\"") (cell += "\"", i++)
-      else if (ch === "\"") quoted = false
+      if (ch === '"' && source[i + 1] === '"') ((cell += '"'), i++)
+      else if (ch === '"') quoted = false
       else cell += ch
-    } else if (ch === "\"") quoted = true
-    else if (ch === ",") (row.push(cell), cell = "")
+    } else if (ch === '"') quoted = true
+    else if (ch === ",") (row.push(cell), (cell = ""))
     else if (ch === "\n" || ch === "\r") {
       if (ch === "\r" && source[i + 1] === "\n") i++
-      row.push(cell), rows.push(row), row = [], cell = ""
+      ;(row.push(cell), rows.push(row), (row = []), (cell = ""))
     } else cell += ch
   }
   if (cell !== "" || row.length > 0) (row.push(cell), rows.push(row))

@@ -63,12 +63,17 @@ export const activeSlices = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params:
     slices.flatMap((slice) => {
       if (plan.shard && shardOf(slice.key, plan.shard.count) !== plan.shard.index) return []
       return Option.match(startOf(slice, plan), { onNone: () => [], onSome: (start) => [{ slice, start }] })
-    }))
+    })
+  )
 
 const nothing: Fetched<never> = { records: [], raw: "", units: 0, charges: [] }
 
 /** A 404 of a slice that treats missing keys as data: an empty last page that names the key. */
-const missingStep = <R>(slice: Slice<R, any, any>, position: unknown, error: { status?: number; requestId?: string | undefined; message: string }) => ({
+const missingStep = <R>(
+  slice: Slice<R, any, any>,
+  position: unknown,
+  error: { status?: number; requestId?: string | undefined; message: string }
+) => ({
   fetched: { ...nothing, records: slice.missing?.records?.() ?? [] } as Fetched<R>,
   next: position,
   done: true,
@@ -81,26 +86,36 @@ const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream
     const fetch = slice.missing
       ? Effect.catchIf(slice.pager.fetch(state.position), isNotFound, (e) => Effect.succeed(missingStep(slice, state.position, e as never)))
       : slice.pager.fetch(state.position)
-    return Effect.map(fetch, (step: { fetched: Fetched<R>; next: unknown; done: boolean; declared?: number | undefined; end?: SliceEnd | undefined; missing?: Missing }) => {
-      // a stalled slice keeps its position unfinished, so a resume asks again from there
-      const stalled = step.end?.kind === "stalled"
-      const page: Page<R> = {
-        slice: slice.key,
-        seq: state.seq,
-        fetched: step.fetched,
-        checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
-        declared: step.declared,
-        end: step.end,
-        missing: step.missing
+    return Effect.map(
+      fetch,
+      (step: {
+        fetched: Fetched<R>
+        next: unknown
+        done: boolean
+        declared?: number | undefined
+        end?: SliceEnd | undefined
+        missing?: Missing
+      }) => {
+        // a stalled slice keeps its position unfinished, so a resume asks again from there
+        const stalled = step.end?.kind === "stalled"
+        const page: Page<R> = {
+          slice: slice.key,
+          seq: state.seq,
+          fetched: step.fetched,
+          checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
+          declared: step.declared,
+          end: step.end,
+          missing: step.missing
+        }
+        return Option.some([page, { position: step.next, seq: state.seq + 1, finished: step.done }] as const)
       }
-      return Option.some([page, { position: step.next, seq: state.seq + 1, finished: step.done }] as const)
-    })
+    )
   })
 
 /** How many slices a source walks at once for these parameters. */
 export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): number => {
   const c = source.concurrency
-  return Math.max(1, typeof c === "function" ? c(params) : c ?? 1)
+  return Math.max(1, typeof c === "function" ? c(params) : (c ?? 1))
 }
 
 /**
@@ -108,15 +123,14 @@ export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): n
  * ahead of its consumer (merged streams are buffered): use `extractInto` when a page must be
  * committed before the next one of its slice is fetched.
  */
-export const extract = <P, R, E, Ctx>(
-  source: Source<P, R, E, Ctx>,
-  params: P,
-  plan: ExtractPlan
-): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.unwrap(Effect.map(activeSlices(source, params, plan), (active) =>
-    Stream.fromIterable(active).pipe(
-      Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: concurrencyOf(source, params) })
-    )))
+export const extract = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params: P, plan: ExtractPlan): Stream.Stream<Page<R>, E, Ctx> =>
+  Stream.unwrap(
+    Effect.map(activeSlices(source, params, plan), (active) =>
+      Stream.fromIterable(active).pipe(
+        Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: concurrencyOf(source, params) })
+      )
+    )
+  )
 
 /**
  * Walks the slices and hands every page to `accept` *inside* its slice: a slice fetches its next
@@ -133,4 +147,5 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
     Stream.fromIterable(active).pipe(
       Stream.flatMap(({ slice, start }) => Stream.mapEffect(walk(slice, start), accept), { concurrency: concurrencyOf(source, params) }),
       Stream.runDrain
-    ))
+    )
+  )

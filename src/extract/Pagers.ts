@@ -64,7 +64,10 @@ export const offset = <R, E, Ctx>(options: {
       if (got === 0) {
         const short = declared !== undefined && pos.offset < declared
         return {
-          fetched, next: pos, done: true, declared,
+          fetched,
+          next: pos,
+          done: true,
+          declared,
           ...(short ? { end: stalled(`an empty page at offset ${pos.offset} while the count says ${declared}`) } : {})
         }
       }
@@ -128,10 +131,15 @@ export const cursor = <R, E, Ctx>(options: {
         if (declared !== undefined && received >= declared) return { fetched: page, next, done: true, declared }
         if (declared !== undefined || empties >= MAX_EMPTY_PAGES) {
           return {
-            fetched: page, next: pos, done: true, declared,
-            end: stalled(declared !== undefined
-              ? `an empty page while the count says ${declared} and ${received} came`
-              : `${empties} empty pages in a row, each with a next link`)
+            fetched: page,
+            next: pos,
+            done: true,
+            declared,
+            end: stalled(
+              declared !== undefined
+                ? `an empty page while the count says ${declared} and ${received} came`
+                : `${empties} empty pages in a row, each with a next link`
+            )
           }
         }
       }
@@ -185,7 +193,10 @@ export const windows = <R, E, Ctx>(options: {
   const halves = ([from, to]: readonly [string, string]): Array<readonly [string, string]> => {
     const a = Date.parse(from)
     const mid = seconds(a + Math.floor((Date.parse(to) - a) / 2000) * 1000)
-    return [[from, mid], [mid, to]]
+    return [
+      [from, mid],
+      [mid, to]
+    ]
   }
   const step = (pos: WindowPosition): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
     const [window, ...rest] = pos.windows
@@ -210,8 +221,13 @@ export const windows = <R, E, Ctx>(options: {
           const short = fetched.total !== undefined && pos.offset < fetched.total
           if (short) {
             return Effect.succeed({
-              fetched, next: pos, done: true, declared,
-              end: stalled(`an empty page at offset ${pos.offset} of window [${window[0]}, ${window[1]}) while the count says ${fetched.total}`)
+              fetched,
+              next: pos,
+              done: true,
+              declared,
+              end: stalled(
+                `an empty page at offset ${pos.offset} of window [${window[0]}, ${window[1]}) while the count says ${fetched.total}`
+              )
             })
           }
           return Effect.succeed({ fetched, next: windowDone, done: rest.length === 0, declared })
@@ -219,11 +235,16 @@ export const windows = <R, E, Ctx>(options: {
         const more = moreAfter(fetched, nextOffset)
         if (more && nextOffset > options.maxOffset) {
           return Effect.succeed({
-            fetched, next: windowDone, done: true, declared,
+            fetched,
+            next: windowDone,
+            done: true,
+            declared,
             end: { kind: "limit", detail: `the service's offset limit ${options.maxOffset} in window [${window[0]}, ${window[1]})` }
           })
         }
-        const next: WindowPosition = more ? { ...pos, offset: nextOffset, watermark, ...(declared !== undefined ? { declared } : {}) } : windowDone
+        const next: WindowPosition = more
+          ? { ...pos, offset: nextOffset, watermark, ...(declared !== undefined ? { declared } : {}) }
+          : windowDone
         return Effect.succeed({ fetched, next, done: next.windows.length === 0, declared })
       }
     )

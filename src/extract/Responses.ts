@@ -22,7 +22,8 @@ export const fetchedOf = <R>(
     records,
     raw: response.raw,
     units,
-    charges: units > 0 ? [{ requestId: response.requestId ?? `unknown-${Date.now()}`, operation, units, at: new Date().toISOString() }] : [],
+    charges:
+      units > 0 ? [{ requestId: response.requestId ?? `unknown-${Date.now()}`, operation, units, at: new Date().toISOString() }] : [],
     ...(extra.total !== undefined ? { total: extra.total } : {}),
     ...(extra.empty ? { empty: true } : {})
   }
@@ -42,11 +43,7 @@ interface ListResponse extends ClientResponse {
  * A page of a list answer: its records (mapped, e.g. to carry the slice's context), the count,
  * the next link and `returned` as the service said them, for the pagers to trust.
  */
-export const pageOf = <R = unknown>(
-  response: ListResponse,
-  operation: string,
-  map?: (record: unknown) => R
-): Fetched<R> => {
+export const pageOf = <R = unknown>(response: ListResponse, operation: string, map?: (record: unknown) => R): Fetched<R> => {
   const { records, total, next, returned } = response.page
   return {
     ...fetchedOf(response, operation, map ? records.map(map) : (records as ReadonlyArray<R>), { total }),

@@ -36,14 +36,18 @@ export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
         ...(options.missing === undefined
           ? {}
           : { missing: typeof options.missing === "function" ? { records: () => (options.missing as (k: K) => ReadonlyArray<R>)(k) } : {} })
-      })))
+      }))
+    )
   }
 })
 
 /** Reads key values from a column of a table in the warehouse (a source fed by an earlier table). */
-export class TableKeys extends Context.Tag("TableKeys")<TableKeys, {
-  readonly read: (table: string, column: string) => Effect.Effect<ReadonlyArray<string>, Error>
-}>() {}
+export class TableKeys extends Context.Tag("TableKeys")<
+  TableKeys,
+  {
+    readonly read: (table: string, column: string) => Effect.Effect<ReadonlyArray<string>, Error>
+  }
+>() {}
 
 /** Keys for a fan-out from `table.column` (distinct, ordered), optionally grouped in batches. */
 export const keysFromTable = (table: string, column: string): Effect.Effect<ReadonlyArray<string>, Error, TableKeys> =>

@@ -22,13 +22,14 @@ export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> 
     const row: Record<string, unknown> = {}
     for (const c of columns) {
       const v: unknown = c.vector.get(r)
-      row[c.name] = v === null || v === undefined
-        ? null
-        : c.date
-        ? new Date(Number(v))
-        : typeof v === "bigint" && Number.isSafeInteger(Number(v))
-        ? Number(v)
-        : v
+      row[c.name] =
+        v === null || v === undefined
+          ? null
+          : c.date
+            ? new Date(Number(v))
+            : typeof v === "bigint" && Number.isSafeInteger(Number(v))
+              ? Number(v)
+              : v
     }
     out[r] = row
   }
@@ -40,7 +41,10 @@ export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> 
  * `pyarrow.ipc.open_file`, `polars.read_ipc`, R `arrow::read_ipc_file`). The file appears
  * atomically (written beside it, then renamed). Returns the rows and bytes written.
  */
-export const writeArrowFile = (table: arrow.Table, path: string): { readonly path: string; readonly rows: number; readonly bytes: number } => {
+export const writeArrowFile = (
+  table: arrow.Table,
+  path: string
+): { readonly path: string; readonly rows: number; readonly bytes: number } => {
   fs.mkdirSync(nodePath.dirname(nodePath.resolve(path)), { recursive: true })
   const bytes = arrow.tableToIPC(table, "file")
   const tmp = `${path}.${process.pid}.tmp`

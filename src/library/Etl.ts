@@ -42,7 +42,7 @@ export interface WarehouseOptions {
 }
 
 const withReads = <A, E>(options: WarehouseOptions, f: (reads: ReturnType<typeof warehouseReads>) => Effect.Effect<A, E>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const path = options.warehouse ?? (yield* resolveSettings(options.settings)).warehouse
     // A read never creates a warehouse: a mistyped path is an error, not a new empty file.
     if (path !== MEMORY && !fs.existsSync(path)) {
@@ -64,9 +64,9 @@ export const rows = (sql: string, options: WarehouseOptions = {}) =>
  * of a warehouse file.
  */
 export const writeArrow = (tableOrSql: arrow.Table | string, path: string, options: WarehouseOptions = {}) =>
-  (typeof tableOrSql === "string"
-    ? withReads(options, (r) => r.writeArrow(tableOrSql, path))
-    : writeArrowTable(tableOrSql, path)).pipe(Effect.withSpan("Etl.writeArrow"))
+  (typeof tableOrSql === "string" ? withReads(options, (r) => r.writeArrow(tableOrSql, path)) : writeArrowTable(tableOrSql, path)).pipe(
+    Effect.withSpan("Etl.writeArrow")
+  )
 
 /** Writes a table name or a query of a warehouse file as a Parquet file. */
 export const writeParquet = (tableOrSql: string, path: string, options: WarehouseOptions = {}) =>

@@ -18,11 +18,7 @@ export interface Extraction {
   readonly rows: (name?: string) => Array<Record<string, unknown>>
 }
 
-export const makeExtraction = (
-  summary: RunSummary,
-  mainTable: string,
-  tables: Readonly<Record<string, arrow.Table>>
-): Extraction => {
+export const makeExtraction = (summary: RunSummary, mainTable: string, tables: Readonly<Record<string, arrow.Table>>): Extraction => {
   const tableNames = Object.keys(tables)
   const table = (name: string = mainTable) => {
     const t = tables[name]

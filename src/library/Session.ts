@@ -87,10 +87,12 @@ export type ExtractError = InvalidInput | BudgetExhausted | WarehouseError | San
 const KNOWN = new Set(["InvalidInput", "BudgetExhausted", "WarehouseError", "SandboxError", "LibraryError"])
 
 /** Keeps the documented errors, wraps anything else (a pipeline's own planning error...). */
-export const narrowError = (pipeline: string | undefined) => (error: unknown): ExtractError =>
-  typeof error === "object" && error !== null && KNOWN.has((error as { _tag?: string })._tag ?? "")
-    ? error as ExtractError
-    : new LibraryError({ reason: "RunFailed", pipeline, detail: messageOf(error), cause: error })
+export const narrowError =
+  (pipeline: string | undefined) =>
+  (error: unknown): ExtractError =>
+    typeof error === "object" && error !== null && KNOWN.has((error as { _tag?: string })._tag ?? "")
+      ? (error as ExtractError)
+      : new LibraryError({ reason: "RunFailed", pipeline, detail: messageOf(error), cause: error })
 
 /** What a session offers; every effect needs nothing more (the session holds its services). */
 export interface ExtractSession {
@@ -124,13 +126,15 @@ const progressLayer = (p: SessionOptions["progress"]): Layer.Layer<Progress> =>
   p === undefined || p === "silent" ? Progress.Silent : p === "auto" ? Progress.Auto : p
 
 /** Opens a session for the current scope (closing the scope closes the warehouse and any embedded sandbox). */
-export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSession, InvalidInput | WarehouseError | SandboxError, Scope.Scope> =>
-  Effect.gen(function*() {
+export const session = (
+  options: SessionOptions = {}
+): Effect.Effect<ExtractSession, InvalidInput | WarehouseError | SandboxError, Scope.Scope> =>
+  Effect.gen(function* () {
     const settings = yield* resolveSettings(options.settings)
     const into = options.into ?? "memory"
     // Assumed (not in the issue): an in-memory session never opens the warehouse file, so the
     // daily cap (`budget.dailyMaxUnits`) counts only this session's spending, not the ledger's.
-    const warehousePath = into === "memory" ? MEMORY : options.warehouse ?? settings.warehouse
+    const warehousePath = into === "memory" ? MEMORY : (options.warehouse ?? settings.warehouse)
     const env = makeEnvironment({
       settings,
       warehouse: warehousePath,
@@ -147,26 +151,29 @@ export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSess
     const reads = warehouseReads(warehouse)
 
     const run = <P>(source: Pipeline<P> | string, runOptions: RunOptions = {}) =>
-      Effect.gen(function*() {
-        const pipeline = typeof source === "string"
-          ? (yield* Either.match(registry.get(source), { onLeft: Effect.fail, onRight: Effect.succeed })) as Pipeline<P>
-          : source
+      Effect.gen(function* () {
+        const pipeline =
+          typeof source === "string"
+            ? ((yield* Either.match(registry.get(source), { onLeft: Effect.fail, onRight: Effect.succeed })) as Pipeline<P>)
+            : source
         const fromSettings = { ...settings.pipelines[pipeline.name]?.params, ...runOptions.params }
         const params = yield* Either.match(resolveParams(pipeline, fromSettings, runOptions.overrides ?? []), {
           onLeft: Effect.fail,
           onRight: Effect.succeed
         })
-        const summary: RunSummary = yield* provide(runPipeline({
-          pipeline,
-          params,
-          fullRefresh: runOptions.fullRefresh ?? false,
-          resume: runOptions.resume,
-          maxUnits: runOptions.maxUnits ?? sessionCap,
-          untilCap: runOptions.untilCap ?? false,
-          shard: undefined,
-          maxRejectRatio: settings.budget.maxRejectRatio,
-          costs: settings.budget.costs
-        }))
+        const summary: RunSummary = yield* provide(
+          runPipeline({
+            pipeline,
+            params,
+            fullRefresh: runOptions.fullRefresh ?? false,
+            resume: runOptions.resume,
+            maxUnits: runOptions.maxUnits ?? sessionCap,
+            untilCap: runOptions.untilCap ?? false,
+            shard: undefined,
+            maxRejectRatio: settings.budget.maxRejectRatio,
+            costs: settings.budget.costs
+          })
+        )
         if (summary.status !== "done" && !runOptions.allowPartial) {
           return yield* new LibraryError({
             reason: summary.status === "paused" ? "RunPaused" : summary.status === "incomplete" ? "RunIncomplete" : "RunFailed",
@@ -178,8 +185,9 @@ export const session = (options: SessionOptions = {}): Effect.Effect<ExtractSess
         }
         const tables: Record<string, arrow.Table> = {}
         const main = pipeline.records.table
-        const names = [main, ...pipeline.tables.map((t) => t.name).filter((n) => n !== main)]
-          .filter((n) => runOptions.read === undefined || runOptions.read.includes(n))
+        const names = [main, ...pipeline.tables.map((t) => t.name).filter((n) => n !== main)].filter(
+          (n) => runOptions.read === undefined || runOptions.read.includes(n)
+        )
         for (const name of names) tables[name] = yield* reads.query(`SELECT * FROM ${ident(name)}`)
         return makeExtraction(summary, pipeline.records.table, tables)
       }).pipe(

@@ -39,7 +39,7 @@ export const warehouseReads = (warehouse: Warehouse) => {
 
   /** A table (bare name), a query, or an Arrow table, written as an Arrow IPC file. */
   const writeArrow = (tableOrSql: string | arrow.Table, path: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const table = typeof tableOrSql === "string" ? yield* query(selectOf(tableOrSql)) : tableOrSql
       return yield* writeArrowTable(table, path)
     })

@@ -53,7 +53,18 @@ export const BOOKKEEPING_DDL = [
      status INTEGER NOT NULL, request_id VARCHAR, detail VARCHAR, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, "key"))`
 ]
 
-export const BOOKKEEPING_TABLES = ["_meta", "_tables", "_runs", "_checkpoints", "_ledger", "_rejects", "_raw_pages", "_replace_pending", "_slices", "_missing"]
+export const BOOKKEEPING_TABLES = [
+  "_meta",
+  "_tables",
+  "_runs",
+  "_checkpoints",
+  "_ledger",
+  "_rejects",
+  "_raw_pages",
+  "_replace_pending",
+  "_slices",
+  "_missing"
+]
 
 /** A timestamp parameter from an ISO string, honouring any offset, as UTC wall time. */
 export const TS = (placeholder: string) => `CAST(CAST(${placeholder} AS TIMESTAMPTZ) AS TIMESTAMP)`
@@ -63,7 +74,10 @@ export const TS = (placeholder: string) => `CAST(CAST(${placeholder} AS TIMESTAM
  * another format or a newer version). Returns the names of its tables and its format version
  * (`undefined` for an empty database). Reads only: read-only opens call it too.
  */
-export const checkFormat = async (conn: DuckDBConnection, path: string): Promise<{ readonly names: ReadonlySet<string>; readonly version: number | undefined }> => {
+export const checkFormat = async (
+  conn: DuckDBConnection,
+  path: string
+): Promise<{ readonly names: ReadonlySet<string>; readonly version: number | undefined }> => {
   const tables = await rowsOf(conn, `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() AND NOT temporary`)
   const names = new Set(tables.map((t) => String(t.table_name)))
   if (names.size > 0 && !names.has("_meta")) {

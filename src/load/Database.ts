@@ -71,7 +71,7 @@ const checkHeader = (path: string): WarehouseError | undefined => {
 }
 
 const attemptOpen = (path: string, options: OpenOptions) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (path !== MEMORY && held.has(path)) {
       return yield* Effect.fail(
         new WarehouseError({
@@ -116,7 +116,7 @@ const attemptOpen = (path: string, options: OpenOptions) =>
  * database for `":memory:"`.
  */
 export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const path = canonical(rawPath)
     const timeout = Duration.decode(options.lockTimeout ?? 0)
     const poll = Duration.decode(options.lockPoll ?? Duration.millis(200))
@@ -145,14 +145,12 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
     )
     const mutex = yield* Effect.makeSemaphore(1)
     const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
-      mutex.withPermits(1)(
-        Effect.tryPromise({ try: () => f(conn), catch: (cause) => sqlError(what, cause) }).pipe(Effect.uninterruptible)
-      )
+      mutex.withPermits(1)(Effect.tryPromise({ try: () => f(conn), catch: (cause) => sqlError(what, cause) }).pipe(Effect.uninterruptible))
     return { path, use } satisfies Database
   })
 
 /** Double-quotes an identifier for DuckDB. */
-export const ident = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+export const ident = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /** Single-quotes a string literal for DuckDB. */
 export const literal = (value: string) => `'${value.replaceAll("'", "''")}'`

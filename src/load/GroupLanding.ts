@@ -45,7 +45,11 @@ export type RunCounters = Awaited<ReturnType<typeof readRun>>
 export const readRun = async (conn: DuckDBConnection, runId: string) => {
   const r = await rowsOf(conn, `SELECT pipeline, pages, rows_per_table FROM _runs WHERE run_id = ${literal(runId)}`)
   if (r.length === 0) throw new WarehouseError({ reason: "Sql", runId, detail: `Run ${runId} was not started (call startRun first)` })
-  return { pipeline: String(r[0]!.pipeline), pages: Number(r[0]!.pages), rowsPerTable: JSON.parse(String(r[0]!.rows_per_table)) as Record<string, number> }
+  return {
+    pipeline: String(r[0]!.pipeline),
+    pages: Number(r[0]!.pages),
+    rowsPerTable: JSON.parse(String(r[0]!.rows_per_table)) as Record<string, number>
+  }
 }
 
 /**
@@ -94,9 +98,18 @@ export const landGroup = async (
   for (const c of commits) if (c.checkpoint) checkpoints.set(c.checkpoint.key, c.checkpoint)
   if (checkpoints.size > 0) {
     await conn.run(
-      `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()].map((cp) =>
-        tuple([sqlValue(pipeline), sqlValue(runId), sqlValue(cp.key), sqlValue(JSON.stringify(cp.value ?? null)), sqlValue(cp.done), atTs])
-      ).join(", ")}
+      `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()]
+        .map((cp) =>
+          tuple([
+            sqlValue(pipeline),
+            sqlValue(runId),
+            sqlValue(cp.key),
+            sqlValue(JSON.stringify(cp.value ?? null)),
+            sqlValue(cp.done),
+            atTs
+          ])
+        )
+        .join(", ")}
        ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
     )
   }
@@ -107,10 +120,13 @@ export const landGroup = async (
   const ledger = [...new Map(commits.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
   let units = 0
   if (ledger.length > 0) {
-    const inserted = await rowsOf(conn,
-      `INSERT INTO _ledger VALUES ${ledger.map((l) =>
-        tuple([sqlValue(l.requestId), sqlValue(runId), sqlValue(pipeline), sqlValue(l.operation), sqlValue(l.units), TS(sqlValue(l.at))])
-      ).join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
+    const inserted = await rowsOf(
+      conn,
+      `INSERT INTO _ledger VALUES ${ledger
+        .map((l) =>
+          tuple([sqlValue(l.requestId), sqlValue(runId), sqlValue(pipeline), sqlValue(l.operation), sqlValue(l.units), TS(sqlValue(l.at))])
+        )
+        .join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
     )
     for (const r of inserted) units += Number(r.units)
   }
@@ -118,22 +134,35 @@ export const landGroup = async (
   const rejects = commits.flatMap((c) => c.rejects)
   if (rejects.length > 0) {
     await conn.run(
-      `INSERT INTO _rejects VALUES ${rejects.map((r) =>
-        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(r.table), sqlValue(r.reason), sqlValue(r.raw), atTs])
-      ).join(", ")}`
+      `INSERT INTO _rejects VALUES ${rejects
+        .map((r) => tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(r.table), sqlValue(r.reason), sqlValue(r.raw), atTs]))
+        .join(", ")}`
     )
   }
 
   const archived = commits.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey }] : []))
   if (archived.length > 0) {
     await conn.run(
-      `INSERT OR REPLACE INTO _raw_pages VALUES ${archived.map(({ raw, pageKey }) =>
-        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(raw.seq), sqlValue(pageKey), sqlValue(raw.path), sqlValue(raw.bytes), atTs])
-      ).join(", ")}`
+      `INSERT OR REPLACE INTO _raw_pages VALUES ${archived
+        .map(({ raw, pageKey }) =>
+          tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(raw.seq), sqlValue(pageKey), sqlValue(raw.path), sqlValue(raw.bytes), atTs])
+        )
+        .join(", ")}`
     )
   }
 
-  const slices = new Map<string, { declared: number | undefined; received: number; landed: number; rejected: number; pages: number; end: NonNullable<PageCommit["slice"]>["end"]; done: boolean }>()
+  const slices = new Map<
+    string,
+    {
+      declared: number | undefined
+      received: number
+      landed: number
+      rejected: number
+      pages: number
+      end: NonNullable<PageCommit["slice"]>["end"]
+      done: boolean
+    }
+  >()
   for (const c of commits) {
     if (!c.slice) continue
     const s = slices.get(c.slice.key) ?? { declared: undefined, received: 0, landed: 0, rejected: 0, pages: 0, end: undefined, done: false }
@@ -149,10 +178,24 @@ export const landGroup = async (
   }
   if (slices.size > 0) {
     await conn.run(
-      `INSERT INTO _slices VALUES ${[...slices].map(([key, s]) =>
-        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(key), sqlValue(s.declared), sqlValue(s.received), sqlValue(s.landed),
-          sqlValue(s.rejected), sqlValue(s.pages), sqlValue(s.end?.kind), sqlValue(s.end?.detail), sqlValue(s.done), atTs])
-      ).join(", ")}
+      `INSERT INTO _slices VALUES ${[...slices]
+        .map(([key, s]) =>
+          tuple([
+            sqlValue(runId),
+            sqlValue(pipeline),
+            sqlValue(key),
+            sqlValue(s.declared),
+            sqlValue(s.received),
+            sqlValue(s.landed),
+            sqlValue(s.rejected),
+            sqlValue(s.pages),
+            sqlValue(s.end?.kind),
+            sqlValue(s.end?.detail),
+            sqlValue(s.done),
+            atTs
+          ])
+        )
+        .join(", ")}
        ON CONFLICT (run_id, slice) DO UPDATE SET declared = coalesce(EXCLUDED.declared, _slices.declared),
          received = _slices.received + EXCLUDED.received, landed = _slices.landed + EXCLUDED.landed,
          rejected = _slices.rejected + EXCLUDED.rejected, pages = _slices.pages + EXCLUDED.pages,
@@ -164,9 +207,11 @@ export const landGroup = async (
   const missing = commits.flatMap((c) => (c.missing ? [c.missing] : []))
   if (missing.length > 0) {
     await conn.run(
-      `INSERT OR REPLACE INTO _missing VALUES ${missing.map((m) =>
-        tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(m.key), sqlValue(m.status), sqlValue(m.requestId), sqlValue(m.detail), atTs])
-      ).join(", ")}`
+      `INSERT OR REPLACE INTO _missing VALUES ${missing
+        .map((m) =>
+          tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(m.key), sqlValue(m.status), sqlValue(m.requestId), sqlValue(m.detail), atTs])
+        )
+        .join(", ")}`
     )
   }
 

@@ -33,25 +33,39 @@ const attach = async (conn: DuckDBConnection, path: string, alias: string) => {
   }
   const meta = await rowsOf(conn, `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ? AND table_name = '_meta'`, [alias])
   if (Number(meta[0]!.n) === 0) {
-    throw new WarehouseError({ reason: "Foreign", path, detail: `${path} is not a warehouse of this toolkit (no _meta table); it cannot be merged` })
+    throw new WarehouseError({
+      reason: "Foreign",
+      path,
+      detail: `${path} is not a warehouse of this toolkit (no _meta table); it cannot be merged`
+    })
   }
 }
 
 const sourceColumns = async (conn: DuckDBConnection, alias: string, table: string) =>
-  new Set((await rowsOf(conn, `SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' AND table_name = ?`, [alias, table]))
-    .map((r) => String(r.column_name)))
+  new Set(
+    (
+      await rowsOf(conn, `SELECT column_name FROM duckdb_columns() WHERE database_name = ? AND schema_name = 'main' AND table_name = ?`, [
+        alias,
+        table
+      ])
+    ).map((r) => String(r.column_name))
+  )
 
 const copyTable = async (conn: DuckDBConnection, alias: string, spec: TableSpec) => {
   const have = await sourceColumns(conn, alias, spec.name)
   if (have.size === 0) return
   const own = spec.disposition === "append" ? ["_run_id", "_extracted_at"] : []
-  const cols = [...spec.columns.map((c) => c.name), ...own].filter((c) => have.has(c)).map(ident).join(", ")
+  const cols = [...spec.columns.map((c) => c.name), ...own]
+    .filter((c) => have.has(c))
+    .map(ident)
+    .join(", ")
   const from = `${ident(alias)}.main.${ident(spec.name)}`
   if (spec.primaryKey.length > 0) await conn.run(deleteKeysSql(spec, ident(spec.name), `SELECT ${cols} FROM ${from}`))
   // Append rows come per run: a run already in the target is not added twice (merging is repeatable).
-  const onlyNewRuns = spec.disposition === "append" && have.has("_run_id")
-    ? ` WHERE _run_id NOT IN (SELECT DISTINCT _run_id FROM ${ident(spec.name)} WHERE _run_id IS NOT NULL)`
-    : ""
+  const onlyNewRuns =
+    spec.disposition === "append" && have.has("_run_id")
+      ? ` WHERE _run_id NOT IN (SELECT DISTINCT _run_id FROM ${ident(spec.name)} WHERE _run_id IS NOT NULL)`
+      : ""
   await conn.run(`INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM ${from}${onlyNewRuns}`)
 }
 
@@ -70,28 +84,41 @@ const copyBookkeeping = async (conn: DuckDBConnection, alias: string) => {
 
 /** Folds the `sources` warehouses into `target` (created if missing), in order. */
 export const mergeWarehouses = (target: string, sources: ReadonlyArray<string>, options: Omit<WarehouseOptions, "path"> = {}) =>
-  Effect.scoped(Effect.gen(function*() {
-    const wh = yield* makeWarehouse({ ...options, path: target, rawDir: false })
-    for (const [i, source] of sources.entries()) {
-      const path = nodePath.resolve(source)
-      if (path === wh.path) return yield* Effect.fail(new WarehouseError({ reason: "Sql", path, detail: `Cannot merge ${path} into itself` }))
-      if (!fs.existsSync(path)) return yield* Effect.fail(new WarehouseError({ reason: "Io", path, detail: `Shard warehouse ${path} does not exist` }))
-      if (isOpenInProcess(path)) {
-        return yield* Effect.fail(new WarehouseError({ reason: "Locked", path, detail: `Shard warehouse ${path} is open in this process; close it before merging` }))
+  Effect.scoped(
+    Effect.gen(function* () {
+      const wh = yield* makeWarehouse({ ...options, path: target, rawDir: false })
+      for (const [i, source] of sources.entries()) {
+        const path = nodePath.resolve(source)
+        if (path === wh.path)
+          return yield* Effect.fail(new WarehouseError({ reason: "Sql", path, detail: `Cannot merge ${path} into itself` }))
+        if (!fs.existsSync(path))
+          return yield* Effect.fail(new WarehouseError({ reason: "Io", path, detail: `Shard warehouse ${path} does not exist` }))
+        if (isOpenInProcess(path)) {
+          return yield* Effect.fail(
+            new WarehouseError({
+              reason: "Locked",
+              path,
+              detail: `Shard warehouse ${path} is open in this process; close it before merging`
+            })
+          )
+        }
+        const alias = `shard_${i}`
+        const specs = yield* wh.withConnection(`Cannot attach ${path}`, async (conn) => {
+          await attach(conn, path, alias)
+          return registeredSpecs(conn, alias)
+        })
+        yield* wh.ensureTables(specs).pipe(
+          Effect.zipRight(
+            wh.withConnection(`Cannot merge ${path}`, (conn) =>
+              inTransaction(conn, async () => {
+                for (const spec of specs) await copyTable(conn, alias, spec)
+                await copyBookkeeping(conn, alias)
+              })
+            )
+          ),
+          Effect.ensuring(wh.withConnection("detach", (conn) => conn.run(`DETACH ${ident(alias)}`)).pipe(Effect.ignore))
+        )
       }
-      const alias = `shard_${i}`
-      const specs = yield* wh.withConnection(`Cannot attach ${path}`, async (conn) => {
-        await attach(conn, path, alias)
-        return registeredSpecs(conn, alias)
-      })
-      yield* wh.ensureTables(specs).pipe(
-        Effect.zipRight(wh.withConnection(`Cannot merge ${path}`, (conn) =>
-          inTransaction(conn, async () => {
-            for (const spec of specs) await copyTable(conn, alias, spec)
-            await copyBookkeeping(conn, alias)
-          }))),
-        Effect.ensuring(wh.withConnection("detach", (conn) => conn.run(`DETACH ${ident(alias)}`)).pipe(Effect.ignore))
-      )
-    }
-    return { sources: sources.length, tables: yield* wh.tableCounts() } satisfies MergeSummary
-  })).pipe(Effect.withSpan("Warehouse.merge"))
+      return { sources: sources.length, tables: yield* wh.tableCounts() } satisfies MergeSummary
+    })
+  ).pipe(Effect.withSpan("Warehouse.merge"))

@@ -26,7 +26,8 @@ export interface PageCommit {
   /** What this page adds to its slice's completeness record (`_slices`). */
   readonly slice?: SliceProgress | undefined
   /** The page's fan-out key was unknown to the service (a `_missing` row). */
-  readonly missing?: { readonly key: string; readonly status: number; readonly requestId?: string | undefined; readonly detail: string } | undefined
+  readonly missing?:
+    { readonly key: string; readonly status: number; readonly requestId?: string | undefined; readonly detail: string } | undefined
 }
 
 /** One page's share of its slice's counts; `declared` and `end` are the latest the slice said. */

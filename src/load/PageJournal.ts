@@ -115,7 +115,10 @@ export const makePageJournal = (root: string) => {
     const dir = runDir(pipeline, runId)
     let names: Array<string>
     try {
-      names = fs.readdirSync(dir).filter((n) => /^\d+\.ndjson$/.test(n)).sort()
+      names = fs
+        .readdirSync(dir)
+        .filter((n) => /^\d+\.ndjson$/.test(n))
+        .sort()
     } catch (cause) {
       if ((cause as NodeJS.ErrnoException).code === "ENOENT") return []
       throw io("Cannot read the page journal", dir, cause)

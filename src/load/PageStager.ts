@@ -32,7 +32,10 @@ const STAGE_TYPE: Record<ColumnType, string> = {
 }
 
 class BadValue extends Error {
-  constructor(readonly expected: ColumnType, readonly value: Value) {
+  constructor(
+    readonly expected: ColumnType,
+    readonly value: Value
+  ) {
     super(`expected ${expected}, got ${typeof value} ${String(value).slice(0, 40)}`)
   }
 }
@@ -148,9 +151,9 @@ export const lastPerKey = (spec: TableSpec, source: string, order: string) =>
 
 /** Deletes from `target` the keys present in `source` (a query exposing the key columns). */
 export const deleteKeysSql = (spec: TableSpec, target: string, source: string) =>
-  `DELETE FROM ${target} USING (SELECT DISTINCT ${spec.primaryKey.map(ident).join(", ")} FROM (${source})) AS _k WHERE ${
-    spec.primaryKey.map((k) => `${target}.${ident(k)} = _k.${ident(k)}`).join(" AND ")
-  }`
+  `DELETE FROM ${target} USING (SELECT DISTINCT ${spec.primaryKey.map(ident).join(", ")} FROM (${source})) AS _k WHERE ${spec.primaryKey
+    .map((k) => `${target}.${ident(k)} = _k.${ident(k)}`)
+    .join(" AND ")}`
 
 /**
  * An upsert of the staged rows (the last per key) as one `MERGE`: one join of the page's keys
@@ -176,16 +179,20 @@ export const landSql = (spec: TableSpec, ctx: { runId: string; pipeline: string;
       return spec.primaryKey.length > 0
         ? [mergeSql(spec)]
         : [
-          deleteKeysSql(spec, ident(spec.name), castedSelect(spec)),
-          `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${lastPerKey(spec, castedSelect(spec), "_seq")})`
-        ]
+            deleteKeysSql(spec, ident(spec.name), castedSelect(spec)),
+            `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${lastPerKey(spec, castedSelect(spec), "_seq")})`
+          ]
     case "append":
-      return [`INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
-        SELECT ${cols}, ${literal(ctx.runId)}, ${TS(literal(ctx.extractedAt))} FROM (${castedSelect(spec)}) ORDER BY _seq`]
+      return [
+        `INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
+        SELECT ${cols}, ${literal(ctx.runId)}, ${TS(literal(ctx.extractedAt))} FROM (${castedSelect(spec)}) ORDER BY _seq`
+      ]
     case "replace":
-      return [`INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)
+      return [
+        `INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)
         SELECT ${cols}, ${literal(ctx.pipeline)}, ${literal(ctx.runId)},
           (SELECT coalesce(max(_ord), 0) + 1 FROM ${ident(replaceTableOf(spec.name))}) + _seq
-        FROM (${castedSelect(spec)})`]
+        FROM (${castedSelect(spec)})`
+      ]
   }
 }

@@ -52,7 +52,7 @@ export const makeRawArchive = (root: string) => {
 
   /** Writes one page body; returns where it went and its compressed size. */
   const write = (pipeline: string, runId: string, seq: number, body: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* Effect.try({ try: () => runDir(pipeline, runId), catch: (e) => e as WarehouseError })
       const path = nodePath.join(dir, fileName(seq))
       const bytes = yield* Effect.tryPromise({
@@ -76,7 +76,7 @@ export const makeRawArchive = (root: string) => {
 
   /** The archived pages of a run, in page order. */
   const list = (pipeline: string, runId: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = yield* Effect.try({ try: () => runDir(pipeline, runId), catch: (e) => e as WarehouseError })
       const names = yield* Effect.tryPromise({
         try: () => fs.readdir(dir).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? [] : Promise.reject(e))),
@@ -90,13 +90,17 @@ export const makeRawArchive = (root: string) => {
 
   /** Runs of a pipeline that have archived pages (folder names, sorted). */
   const runs = (pipeline: string) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = nodePath.join(root, yield* Effect.try({ try: () => segment(pipeline), catch: (e) => e as WarehouseError }))
       const entries = yield* Effect.tryPromise({
-        try: () => fs.readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? [] : Promise.reject(e))),
+        try: () =>
+          fs.readdir(dir, { withFileTypes: true }).catch((e: NodeJS.ErrnoException) => (e.code === "ENOENT" ? [] : Promise.reject(e))),
         catch: io("Cannot list raw runs in", dir)
       })
-      return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort()
+      return entries
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort()
     })
 
   /** The body of one archived page, decompressed. */

@@ -35,7 +35,10 @@ const conflict = (table: string, detail: string) =>
 /** Refuses a spec that cannot be a table: bad names or types, keys not among the columns. */
 export const validateSpec = (spec: TableSpec): void => {
   if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(spec.name)) {
-    throw conflict(spec.name, "a table name starts with a letter and holds only letters, digits and _ (names starting with _ are the warehouse's own)")
+    throw conflict(
+      spec.name,
+      "a table name starts with a letter and holds only letters, digits and _ (names starting with _ are the warehouse's own)"
+    )
   }
   const names = new Set<string>()
   for (const c of spec.columns) {
@@ -102,13 +105,17 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
       throw conflict(spec.name, `disposition changed from ${r.disposition} to ${spec.disposition}; drop the table or use a new name`)
     }
     if (JSON.stringify(r.primaryKey) !== JSON.stringify(spec.primaryKey)) {
-      throw conflict(spec.name, `primary key changed from (${r.primaryKey.join(", ")}) to (${spec.primaryKey.join(", ")}); drop the table or use a new name`)
+      throw conflict(
+        spec.name,
+        `primary key changed from (${r.primaryKey.join(", ")}) to (${spec.primaryKey.join(", ")}); drop the table or use a new name`
+      )
     }
     const have = new Map(existing.map((e) => [String(e.column_name), e]))
     for (const c of spec.columns) {
       const e = have.get(c.name)
       if (e === undefined) {
-        if (!nullable(spec, c.name)) throw conflict(spec.name, `new column ${c.name} is NOT NULL; existing rows have no value for it (declare it nullable)`)
+        if (!nullable(spec, c.name))
+          throw conflict(spec.name, `new column ${c.name} is NOT NULL; existing rows have no value for it (declare it nullable)`)
         await conn.run(`ALTER TABLE ${ident(spec.name)} ADD COLUMN ${ident(c.name)} ${c.type}`)
         if (spec.disposition === "replace") {
           await conn.run(`ALTER TABLE ${ident(replaceTableOf(spec.name))} ADD COLUMN IF NOT EXISTS ${ident(c.name)} ${c.type}`)
@@ -116,11 +123,16 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
         continue
       }
       if (String(e.data_type) !== c.type) {
-        throw conflict(spec.name, `column ${c.name} is ${String(e.data_type)} in the warehouse but ${c.type} in the spec; migrate it by hand or use a new column name`)
+        throw conflict(
+          spec.name,
+          `column ${c.name} is ${String(e.data_type)} in the warehouse but ${c.type} in the spec; migrate it by hand or use a new column name`
+        )
       }
       const wasNullable = e.is_nullable === true
-      if (wasNullable && !nullable(spec, c.name)) throw conflict(spec.name, `column ${c.name} became NOT NULL; existing rows may hold nulls`)
-      if (!wasNullable && nullable(spec, c.name)) await conn.run(`ALTER TABLE ${ident(spec.name)} ALTER COLUMN ${ident(c.name)} DROP NOT NULL`)
+      if (wasNullable && !nullable(spec, c.name))
+        throw conflict(spec.name, `column ${c.name} became NOT NULL; existing rows may hold nulls`)
+      if (!wasNullable && nullable(spec, c.name))
+        await conn.run(`ALTER TABLE ${ident(spec.name)} ALTER COLUMN ${ident(c.name)} DROP NOT NULL`)
     }
     const declared = new Set(spec.columns.map((c) => c.name))
     for (const [name, e] of have) {
@@ -154,4 +166,3 @@ export const registeredSpecs = async (conn: DuckDBConnection, catalog?: string):
     }
   })
 }
-

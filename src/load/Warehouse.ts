@@ -17,7 +17,17 @@ import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { checkFormat, initialise, TS } from "./Bookkeeping.js"
 import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
-import { type CheckpointRecord, type PageCommit, type RawPageRecord, type RunRecord, type RunStatus, type SliceRecord, type StartRun, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
+import {
+  type CheckpointRecord,
+  type PageCommit,
+  type RawPageRecord,
+  type RunRecord,
+  type RunStatus,
+  type SliceRecord,
+  type StartRun,
+  toCheckpointRecord,
+  toRunRecord
+} from "./PageCommit.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { createStage } from "./PageStager.js"
 import { makePageJournal } from "./PageJournal.js"
@@ -55,7 +65,7 @@ const jsValue = (v: unknown): unknown =>
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
 export const makeWarehouse = (options: WarehouseOptions = {}) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const path = options.path ?? DEFAULT_WAREHOUSE_PATH
     const db: Database = yield* openDatabase(path, options)
     if (options.readOnly && path !== MEMORY) {
@@ -63,11 +73,18 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       yield* db.use("Cannot read the warehouse", async (conn) => {
         const { names } = await checkFormat(conn, db.path)
         if (!names.has("_meta")) {
-          throw new WarehouseError({ reason: "Foreign", path: db.path, detail: `${db.path} is an empty DuckDB database, not a warehouse yet; run a pipeline against it first` })
+          throw new WarehouseError({
+            reason: "Foreign",
+            path: db.path,
+            detail: `${db.path} is an empty DuckDB database, not a warehouse yet; run a pipeline against it first`
+          })
         }
       })
     } else yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
-    const rawRoot = options.rawDir === false || options.readOnly ? undefined : options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw"))
+    const rawRoot =
+      options.rawDir === false || options.readOnly
+        ? undefined
+        : (options.rawDir ?? (path === MEMORY ? undefined : nodePath.join(nodePath.dirname(db.path), "raw")))
     const archive = rawRoot === undefined ? undefined : makeRawArchive(rawRoot)
 
     const journal = options.journal === false || options.readOnly || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
@@ -77,11 +94,12 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     const staged = new Set<string>()
     const commitLock = yield* Effect.makeSemaphore(1)
 
-    const ensureTables = Effect.fn("Warehouse.ensureTables")(function*(list: ReadonlyArray<TableSpec>) {
+    const ensureTables = Effect.fn("Warehouse.ensureTables")(function* (list: ReadonlyArray<TableSpec>) {
       yield* db.use("Cannot create tables", (conn) =>
         inTransaction(conn, async () => {
           for (const spec of list) await ensureTable(conn, spec)
-        }))
+        })
+      )
       for (const spec of list) {
         specs.set(spec.name, spec)
         staged.delete(spec.name)
@@ -91,7 +109,12 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     const specOf = (table: string, runId: string) => {
       const spec = specs.get(table)
       if (spec === undefined) {
-        throw new WarehouseError({ reason: "SchemaConflict", table, runId, detail: `Table ${table} was not declared; call ensureTables with its spec before committing rows to it` })
+        throw new WarehouseError({
+          reason: "SchemaConflict",
+          table,
+          runId,
+          detail: `Table ${table} was not declared; call ensureTables with its spec before committing rows to it`
+        })
       }
       return spec
     }
@@ -100,121 +123,161 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
      * Lands pages in one transaction (a group commit): all of them or none. Raw bodies are archived
      * first, numbered in commit order. `commitPage` is the one-page case.
      */
-    const commitPages = Effect.fn("Warehouse.commitPages")(function*(commits: ReadonlyArray<PageCommit>) {
+    const commitPages = Effect.fn("Warehouse.commitPages")(function* (commits: ReadonlyArray<PageCommit>) {
       if (commits.length === 0) return [] as Array<PageSummary>
-      return yield* commitLock.withPermits(1)(Effect.gen(function*() {
-        const at = yield* now
-        // Staging tables are created outside the page's transaction: a rollback would drop them.
-        yield* db.use("Cannot create staging tables", async (conn) => {
+      return yield* commitLock.withPermits(1)(
+        Effect.gen(function* () {
+          const at = yield* now
+          // Staging tables are created outside the page's transaction: a rollback would drop them.
+          yield* db.use("Cannot create staging tables", async (conn) => {
+            for (const commit of commits) {
+              for (const table of commit.rows.keys()) {
+                if (staged.has(table)) continue
+                await createStage(conn, specOf(table, commit.runId))
+                staged.add(table)
+              }
+            }
+          })
+          // Each run's counters, read once; raw bodies first (numbered in commit order within their
+          // run), several at a time.
+          const runs = new Map<string, RunCounters>()
+          const seqs: Array<number> = []
+          const pagesOf = new Map<string, number>()
           for (const commit of commits) {
-            for (const table of commit.rows.keys()) {
-              if (staged.has(table)) continue
-              await createStage(conn, specOf(table, commit.runId))
-              staged.add(table)
-            }
+            if (!runs.has(commit.runId)) runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
+            const pages = (pagesOf.get(commit.runId) ?? runs.get(commit.runId)!.pages) + 1
+            pagesOf.set(commit.runId, pages)
+            seqs.push(pages)
           }
+          const raws = yield* Effect.forEach(
+            commits,
+            (commit, i) =>
+              commit.raw && archive
+                ? Effect.map(archive.write(commit.pipeline, commit.runId, seqs[i]!, commit.raw.body), (w): ArchivedRaw => ({
+                    seq: seqs[i]!,
+                    ...w
+                  }))
+                : Effect.succeed(undefined),
+            { concurrency: 4 }
+          )
+          return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
+            inTransaction(conn, async () => {
+              const out: Array<PageSummary> = []
+              // consecutive pages of one run land together
+              for (let i = 0; i < commits.length;) {
+                let j = i + 1
+                while (j < commits.length && commits[j]!.runId === commits[i]!.runId) j++
+                const runId = commits[i]!.runId
+                out.push(
+                  ...(await landGroup(conn, runId, runs.get(runId)!, commits.slice(i, j), raws.slice(i, j), at, (t) => specOf(t, runId)))
+                )
+                i = j
+              }
+              return out
+            })
+          )
         })
-        // Each run's counters, read once; raw bodies first (numbered in commit order within their
-        // run), several at a time.
-        const runs = new Map<string, RunCounters>()
-        const seqs: Array<number> = []
-        const pagesOf = new Map<string, number>()
-        for (const commit of commits) {
-          if (!runs.has(commit.runId)) runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
-          const pages = (pagesOf.get(commit.runId) ?? runs.get(commit.runId)!.pages) + 1
-          pagesOf.set(commit.runId, pages)
-          seqs.push(pages)
-        }
-        const raws = yield* Effect.forEach(commits, (commit, i) =>
-          commit.raw && archive
-            ? Effect.map(archive.write(commit.pipeline, commit.runId, seqs[i]!, commit.raw.body), (w): ArchivedRaw => ({ seq: seqs[i]!, ...w }))
-            : Effect.succeed(undefined), { concurrency: 4 })
-        return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
-          inTransaction(conn, async () => {
-            const out: Array<PageSummary> = []
-            // consecutive pages of one run land together
-            for (let i = 0; i < commits.length;) {
-              let j = i + 1
-              while (j < commits.length && commits[j]!.runId === commits[i]!.runId) j++
-              const runId = commits[i]!.runId
-              out.push(...await landGroup(conn, runId, runs.get(runId)!, commits.slice(i, j), raws.slice(i, j), at, (t) => specOf(t, runId)))
-              i = j
-            }
-            return out
-          }))
-      }))
+      )
     })
 
     /** Lands one page in one transaction; the raw body (if any) is archived first. */
     const commitPage = (commit: PageCommit) => Effect.map(commitPages([commit]), (summaries) => summaries[0]!)
 
-    const startRun = Effect.fn("Warehouse.startRun")(function*(run: StartRun) {
+    const startRun = Effect.fn("Warehouse.startRun")(function* (run: StartRun) {
       const at = yield* now
       yield* db.use("Cannot start the run", (conn) =>
         conn.run(
           `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur) VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?)
            ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, error = NULL`,
           [run.runId, run.pipeline, JSON.stringify(run.params ?? null), at, run.unitsPlanned ?? null, run.eur ?? null]
-        ))
+        )
+      )
     })
 
     /** Records how a run ended; `done` also swaps in the rows staged for the pipeline's replace tables. */
-    const finishRun = Effect.fn("Warehouse.finishRun")(function*(runId: string, status: Exclude<RunStatus, "running">, error?: string) {
+    const finishRun = Effect.fn("Warehouse.finishRun")(function* (runId: string, status: Exclude<RunStatus, "running">, error?: string) {
       const at = yield* now
-      yield* commitLock.withPermits(1)(db.use(`Cannot finish run ${runId}`, (conn) =>
-        inTransaction(conn, async () => {
-          const run = await readRun(conn, runId)
-          if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => specOf(t, runId))
-          await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [status, at, error ?? null, runId])
-        })))
+      yield* commitLock.withPermits(1)(
+        db.use(`Cannot finish run ${runId}`, (conn) =>
+          inTransaction(conn, async () => {
+            const run = await readRun(conn, runId)
+            if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => specOf(t, runId))
+            await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
+              status,
+              at,
+              error ?? null,
+              runId
+            ])
+          })
+        )
+      )
     })
 
     /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
     const updateRun = (runId: string, update: { readonly unitsPlanned?: number; readonly eur?: number }) =>
       db.use("Cannot update the run", (conn) =>
         conn.run(`UPDATE _runs SET units_planned = coalesce(?, units_planned), eur = coalesce(?, eur) WHERE run_id = ?`, [
-          update.unitsPlanned ?? null, update.eur ?? null, runId
-        ]))
+          update.unitsPlanned ?? null,
+          update.eur ?? null,
+          runId
+        ])
+      )
 
     const runs = (limit = 20): Effect.Effect<Array<RunRecord>, WarehouseError> =>
-      db.use("Cannot read runs", (conn) => rowsOf(conn, `SELECT * FROM _runs ORDER BY started_at DESC, run_id DESC LIMIT ?`, [limit]))
+      db
+        .use("Cannot read runs", (conn) => rowsOf(conn, `SELECT * FROM _runs ORDER BY started_at DESC, run_id DESC LIMIT ?`, [limit]))
         .pipe(Effect.map((rows) => rows.map(toRunRecord)))
 
     const lastRun = (pipeline: string): Effect.Effect<Option.Option<RunRecord>, WarehouseError> =>
-      db.use("Cannot read runs", (conn) => rowsOf(conn, `SELECT * FROM _runs WHERE pipeline = ? ORDER BY started_at DESC, run_id DESC LIMIT 1`, [pipeline]))
+      db
+        .use("Cannot read runs", (conn) =>
+          rowsOf(conn, `SELECT * FROM _runs WHERE pipeline = ? ORDER BY started_at DESC, run_id DESC LIMIT 1`, [pipeline])
+        )
         .pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toRunRecord)))
 
     const checkpoints = (pipeline: string): Effect.Effect<Array<CheckpointRecord>, WarehouseError> =>
-      db.use("Cannot read checkpoints", (conn) => rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? ORDER BY key`, [pipeline]))
+      db
+        .use("Cannot read checkpoints", (conn) => rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? ORDER BY key`, [pipeline]))
         .pipe(Effect.map((rows) => rows.map(toCheckpointRecord)))
 
     /** Full refresh: forgets the pipeline's checkpoints and the rows staged for its replace tables. */
     const clearCheckpoints = (pipeline: string) =>
-      commitLock.withPermits(1)(db.use("Cannot clear checkpoints", (conn) =>
-        inTransaction(conn, async () => {
-          await conn.run(`DELETE FROM _checkpoints WHERE pipeline = ?`, [pipeline])
-          await swapReplaceTables(conn, pipeline, (t) => specOf(t, ""), { discard: true })
-        })))
+      commitLock.withPermits(1)(
+        db.use("Cannot clear checkpoints", (conn) =>
+          inTransaction(conn, async () => {
+            await conn.run(`DELETE FROM _checkpoints WHERE pipeline = ?`, [pipeline])
+            await swapReplaceTables(conn, pipeline, (t) => specOf(t, ""), { discard: true })
+          })
+        )
+      )
 
     /** Units charged since an instant (ISO), over every run and pipeline: the daily cap's input. */
     const unitsSpentSince = (iso: string): Effect.Effect<number, WarehouseError> =>
-      db.use("Cannot sum the ledger", (conn) => rowsOf(conn, `SELECT coalesce(sum(units), 0) AS u FROM _ledger WHERE "at" >= ${TS("?")}`, [iso]))
+      db
+        .use("Cannot sum the ledger", (conn) =>
+          rowsOf(conn, `SELECT coalesce(sum(units), 0) AS u FROM _ledger WHERE "at" >= ${TS("?")}`, [iso])
+        )
         .pipe(Effect.map((rows) => Number(rows[0]!.u)))
 
     /** What each slice of a run was declared and landed (`_slices`), by slice key. */
     const slices = (runId: string): Effect.Effect<Array<SliceRecord>, WarehouseError> =>
-      db.use("Cannot read _slices", (conn) => rowsOf(conn, `SELECT * FROM _slices WHERE run_id = ? ORDER BY slice`, [runId]))
-        .pipe(Effect.map((rows) => rows.map((r) => ({
-          slice: String(r.slice),
-          declared: r.declared === null ? null : Number(r.declared),
-          received: Number(r.received),
-          landed: Number(r.landed),
-          rejected: Number(r.rejected),
-          pages: Number(r.pages),
-          endedBy: r.ended_by === null ? null : (String(r.ended_by) as SliceRecord["endedBy"]),
-          endDetail: r.end_detail === null ? null : String(r.end_detail),
-          done: r.done === true
-        }))))
+      db
+        .use("Cannot read _slices", (conn) => rowsOf(conn, `SELECT * FROM _slices WHERE run_id = ? ORDER BY slice`, [runId]))
+        .pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({
+              slice: String(r.slice),
+              declared: r.declared === null ? null : Number(r.declared),
+              received: Number(r.received),
+              landed: Number(r.landed),
+              rejected: Number(r.rejected),
+              pages: Number(r.pages),
+              endedBy: r.ended_by === null ? null : (String(r.ended_by) as SliceRecord["endedBy"]),
+              endDetail: r.end_detail === null ? null : String(r.end_detail),
+              done: r.done === true
+            }))
+          )
+        )
 
     /**
      * The distinct non-null values of `table.column` as text, ordered (keys of a fan-out fed by an
@@ -222,32 +285,52 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
      */
     const keysOf = (table: string, column: string): Effect.Effect<ReadonlyArray<string> | undefined, WarehouseError> =>
       db.use(`Cannot read keys from ${table}.${column}`, async (conn) => {
-        const found = await rowsOf(conn,
-          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`, [table])
+        const found = await rowsOf(
+          conn,
+          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`,
+          [table]
+        )
         if (Number(found[0]?.n ?? 0) === 0) return undefined
-        const rows = await rowsOf(conn, `SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS k FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL ORDER BY 1`)
+        const rows = await rowsOf(
+          conn,
+          `SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS k FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL ORDER BY 1`
+        )
         return rows.map((r) => String(r.k))
       })
 
     /** Fan-out keys of a run the service answered 404 for. */
     const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>
-      db.use("Cannot read _missing", (conn) => rowsOf(conn, `SELECT count(*) AS n FROM _missing WHERE run_id = ?`, [runId]))
+      db
+        .use("Cannot read _missing", (conn) => rowsOf(conn, `SELECT count(*) AS n FROM _missing WHERE run_id = ?`, [runId]))
         .pipe(Effect.map((rows) => Number(rows[0]!.n)))
 
     const rawPages = (runId: string): Effect.Effect<Array<RawPageRecord>, WarehouseError> =>
-      db.use("Cannot read _raw_pages", (conn) => rowsOf(conn, `SELECT * FROM _raw_pages WHERE run_id = ? ORDER BY seq`, [runId]))
-        .pipe(Effect.map((rows) => rows.map((r) => ({ runId: String(r.run_id), pipeline: String(r.pipeline), seq: Number(r.seq), pageKey: String(r.page_key), path: String(r.path) }))))
+      db
+        .use("Cannot read _raw_pages", (conn) => rowsOf(conn, `SELECT * FROM _raw_pages WHERE run_id = ? ORDER BY seq`, [runId]))
+        .pipe(
+          Effect.map((rows) =>
+            rows.map((r) => ({
+              runId: String(r.run_id),
+              pipeline: String(r.pipeline),
+              seq: Number(r.seq),
+              pageKey: String(r.page_key),
+              path: String(r.path)
+            }))
+          )
+        )
 
     /** Any SQL; rows as objects of JS values (see `jsValue`). */
     const query = (sql: string, params?: ReadonlyArray<string | number | boolean | bigint | null>) =>
-      db.use("Query failed", (conn) => rowsOf(conn, sql, params))
+      db
+        .use("Query failed", (conn) => rowsOf(conn, sql, params))
         .pipe(Effect.map((rows) => rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsValue(v)])))))
 
     /** Row counts of the declared tables. */
     const tableCounts = () =>
       db.use("Cannot count rows", async (conn) => {
         const out: Record<string, number> = {}
-        for (const name of [...specs.keys()].sort()) out[name] = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${ident(name)}`))[0]!.n)
+        for (const name of [...specs.keys()].sort())
+          out[name] = Number((await rowsOf(conn, `SELECT count(*) AS n FROM ${ident(name)}`))[0]!.n)
         return out
       })
 

@@ -31,8 +31,7 @@ export class WarehouseError extends Data.TaggedError("WarehouseError")<{
 }
 
 /** The underlying message of anything thrown by DuckDB or node. */
-export const causeMessage = (cause: unknown): string =>
-  cause instanceof Error ? firstLine(cause.message) : String(cause)
+export const causeMessage = (cause: unknown): string => (cause instanceof Error ? firstLine(cause.message) : String(cause))
 
 /** Maps an error thrown while opening a DuckDB file to a reason and a clear message. */
 export const openError = (path: string, cause: unknown): WarehouseError => {

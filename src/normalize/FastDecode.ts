@@ -62,7 +62,8 @@ const compileAst = (ast: SchemaAST.AST): Check | undefined => {
       return (u) => Array.isArray(u) && u.every(item)
     }
     case "TypeLiteral": {
-      const openAny = ast.indexSignatures.length === 1 &&
+      const openAny =
+        ast.indexSignatures.length === 1 &&
         ast.indexSignatures[0]!.parameter._tag === "StringKeyword" &&
         ast.indexSignatures[0]!.type._tag === "UnknownKeyword"
       if (ast.indexSignatures.length > 1 || (ast.indexSignatures.length === 1 && !openAny)) return undefined
@@ -96,9 +97,7 @@ export const compileCheck = (schema: Schema.Schema.Any): Check | undefined => co
  * A bulk decoder of a response record: the record itself when it passes the compiled checks,
  * else Effect's decode (a failure is Effect's ParseError).
  */
-export const makeRecordDecoder = <A, I>(
-  schema: Schema.Schema<A, I, never>
-): ((u: unknown) => Either.Either<A, ParseResult.ParseError>) => {
+export const makeRecordDecoder = <A, I>(schema: Schema.Schema<A, I, never>): ((u: unknown) => Either.Either<A, ParseResult.ParseError>) => {
   const slow = Schema.decodeUnknownEither(schema)
   const check = compileCheck(schema)
   if (check === undefined) return slow

@@ -36,7 +36,10 @@ export const describeParseError = (error: ParseResult.ParseError): string => {
     const path = i.path.length ? i.path.join(".") : "(record)"
     if (!byPath.has(path)) byPath.set(path, i.message) // a union reports each member; the first says it
   }
-  return [...byPath].slice(0, 5).map(([path, message]) => `${path}: ${message}`).join("; ")
+  return [...byPath]
+    .slice(0, 5)
+    .map(([path, message]) => `${path}: ${message}`)
+    .join("; ")
 }
 
 export const makeNormalizer = <R, Ctx>(mapping: RecordMapping<R, Ctx>) => {

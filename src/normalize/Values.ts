@@ -7,7 +7,7 @@
 export const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v))
 
 /** A nullable scalar: `undefined` becomes `null`. */
-export const opt = <A extends string | number | boolean | bigint>(v: A | null | undefined): A | null => (v ?? null)
+export const opt = <A extends string | number | boolean | bigint>(v: A | null | undefined): A | null => v ?? null
 
 /** A number or null, rejecting NaN. */
 export const num = (v: number | null | undefined): number | null => (typeof v === "number" && !Number.isNaN(v) ? v : null)

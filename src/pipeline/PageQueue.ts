@@ -21,7 +21,7 @@ const END: unique symbol = Symbol("PageQueue.end")
 export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32 }
 
 export const makePageQueue = <A>(options: PageQueueOptions = DEFAULT_PAGE_QUEUE) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const queue = yield* Queue.unbounded<A | typeof END>()
     const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
 
@@ -36,7 +36,7 @@ export const makePageQueue = <A>(options: PageQueueOptions = DEFAULT_PAGE_QUEUE)
 
     /** Lands queued pages group by group until `close`; a failed group ends it with the failure. */
     const drain = <E, R>(land: (group: ReadonlyArray<A>) => Effect.Effect<void, E, R>): Effect.Effect<void, E, R> =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         while (true) {
           const taken = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, Math.max(1, options.maxGroup)))
           const end = taken.indexOf(END)

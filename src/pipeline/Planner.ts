@@ -23,7 +23,6 @@ export interface Plan {
   readonly note?: string | undefined
 }
 
-
 /**
  * Units per request of an operation: the settings' cost table over the defaults
  * (`DEFAULT_UNIT_COSTS`), 0 on the token host (not metered).

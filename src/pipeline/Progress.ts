@@ -5,14 +5,36 @@
 import { Context, Effect, Layer } from "effect"
 
 export type RunEvent =
-  | { readonly type: "run_started"; readonly pipeline: string; readonly runId: string; readonly resumed: boolean; readonly slices: number; readonly planned: PlanFigures }
-  | { readonly type: "page_committed"; readonly pipeline: string; readonly runId: string; readonly slice: string; readonly seq: number; readonly records: number; readonly rows: number; readonly rejects: number; readonly units: number; readonly totals: Totals }
   | {
-    readonly type: "run_finished"; readonly pipeline: string; readonly runId: string; readonly status: string; readonly totals: Totals
-    /** The plan as refined by first pages (see `makePlanRefiner`). */
-    readonly expected?: { readonly pages: number; readonly units: number; readonly exact: boolean } | undefined
-    readonly error?: string | undefined
-  }
+      readonly type: "run_started"
+      readonly pipeline: string
+      readonly runId: string
+      readonly resumed: boolean
+      readonly slices: number
+      readonly planned: PlanFigures
+    }
+  | {
+      readonly type: "page_committed"
+      readonly pipeline: string
+      readonly runId: string
+      readonly slice: string
+      readonly seq: number
+      readonly records: number
+      readonly rows: number
+      readonly rejects: number
+      readonly units: number
+      readonly totals: Totals
+    }
+  | {
+      readonly type: "run_finished"
+      readonly pipeline: string
+      readonly runId: string
+      readonly status: string
+      readonly totals: Totals
+      /** The plan as refined by first pages (see `makePlanRefiner`). */
+      readonly expected?: { readonly pages: number; readonly units: number; readonly exact: boolean } | undefined
+      readonly error?: string | undefined
+    }
 
 export interface PlanFigures {
   readonly requests: number
@@ -34,9 +56,12 @@ export interface Totals {
   readonly expectedPages?: number | undefined
 }
 
-export class Progress extends Context.Tag("pipeline/Progress")<Progress, {
-  readonly emit: (event: RunEvent) => Effect.Effect<void>
-}>() {
+export class Progress extends Context.Tag("pipeline/Progress")<
+  Progress,
+  {
+    readonly emit: (event: RunEvent) => Effect.Effect<void>
+  }
+>() {
   /** Nothing shown (library use, tests). */
   static readonly Silent = Layer.succeed(Progress, { emit: () => Effect.void })
 
@@ -52,12 +77,11 @@ export class Progress extends Context.Tag("pipeline/Progress")<Progress, {
         if (event.type === "page_committed") {
           const t = event.totals
           const rate = t.elapsedMs > 0 ? (t.requests / (t.elapsedMs / 1000)).toFixed(1) : "0"
-          const eta = t.expectedPages && t.pages > 0 && t.pages < t.expectedPages
-            ? ` eta ${Math.round(((t.expectedPages - t.pages) * t.elapsedMs) / t.pages / 1000)}s`
-            : ""
-          process.stderr.write(
-            `\r\x1b[2K${event.pipeline}: ${t.pages} pages, ${t.rows} rows, ${t.units} units, ${rate} req/s${eta}`
-          )
+          const eta =
+            t.expectedPages && t.pages > 0 && t.pages < t.expectedPages
+              ? ` eta ${Math.round(((t.expectedPages - t.pages) * t.elapsedMs) / t.pages / 1000)}s`
+              : ""
+          process.stderr.write(`\r\x1b[2K${event.pipeline}: ${t.pages} pages, ${t.rows} rows, ${t.units} units, ${rate} req/s${eta}`)
         } else if (event.type === "run_finished") {
           process.stderr.write(`\r\x1b[2K${event.pipeline}: ${event.status}${event.error ? ` (${event.error})` : ""}\n`)
         } else {

@@ -20,10 +20,13 @@ export const makeRegistry = (pipelines: ReadonlyArray<Pipeline>, settings: Setti
   const allowed = () => [...byName.keys(), ...Object.keys(sets).map((s) => `${s} (set)`)].join(", ")
   const get = (name: string) => {
     const p = byName.get(name)
-    return p ? Either.right(p) : Either.left(new InvalidInput({ field: "pipeline", detail: `unknown pipeline "${name}"; allowed: ${allowed()}` }))
+    return p
+      ? Either.right(p)
+      : Either.left(new InvalidInput({ field: "pipeline", detail: `unknown pipeline "${name}"; allowed: ${allowed()}` }))
   }
   const resolve = (names: ReadonlyArray<string>) => {
-    if (names.length === 0) return Either.left(new InvalidInput({ field: "pipeline", detail: `name at least one pipeline or set; allowed: ${allowed()}` }))
+    if (names.length === 0)
+      return Either.left(new InvalidInput({ field: "pipeline", detail: `name at least one pipeline or set; allowed: ${allowed()}` }))
     const out: Array<Pipeline> = []
     for (const name of names) {
       const members = sets[name] ?? [name]

@@ -46,7 +46,10 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
   Effect.gen(function* () {
     const warehouse = yield* Warehouse
     if (pipeline.notReloadable !== undefined) {
-      return yield* new InvalidInput({ field: "reload", detail: `${pipeline.name} cannot be reloaded from its raw pages: ${pipeline.notReloadable}; run it again instead` })
+      return yield* new InvalidInput({
+        field: "reload",
+        detail: `${pipeline.name} cannot be reloaded from its raw pages: ${pipeline.notReloadable}; run it again instead`
+      })
     }
     if (warehouse.rawRoot === undefined) {
       return yield* new InvalidInput({ field: "reload", detail: "this warehouse keeps no raw archive (in-memory or archiving off)" })
@@ -82,7 +85,13 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
       const ctx: PageContext = { runId, slice: page.pageKey, extractedAt }
       const normalized = normalize(readRecords(body), ctx)
       yield* warehouse.commitPage({
-        runId, pipeline: pipeline.name, rows: normalized.rows, ledger: [], rejects: normalized.rejects, requests: 0, retries: 0
+        runId,
+        pipeline: pipeline.name,
+        rows: normalized.rows,
+        ledger: [],
+        rejects: normalized.rejects,
+        requests: 0,
+        retries: 0
       })
       records += normalized.records
       rejects += normalized.rejects.length

@@ -3,4 +3,7 @@
  * `20261123135300-plots-germany-k3j9x2`; a `reload` run is prefixed `reload-`.
  */
 export const newRunId = (pipeline: string, kind: "run" | "reload" = "run"): string =>
-  `${kind === "reload" ? "reload-" : ""}${new Date().toISOString().replace(/[-:.TZ]/g, "").slice(0, 14)}-${pipeline}-${Math.random().toString(36).slice(2, 8)}`
+  `${kind === "reload" ? "reload-" : ""}${new Date()
+    .toISOString()
+    .replace(/[-:.TZ]/g, "")
+    .slice(0, 14)}-${pipeline}-${Math.random().toString(36).slice(2, 8)}`

@@ -85,10 +85,24 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
     const state = yield* makeRunState({
       pageNo: pagesBefore,
       seen: { requests: before.requests, retries: before.retries },
-      totals: { pages: 0, records: 0, rows: 0, rejects: 0, units: 0, requests: 0, retries: 0, elapsedMs: 0, expectedPages: context.plan.pages }
+      totals: {
+        pages: 0,
+        records: 0,
+        rows: 0,
+        rejects: 0,
+        units: 0,
+        requests: 0,
+        retries: 0,
+        elapsedMs: 0,
+        expectedPages: context.plan.pages
+      }
     })
     yield* context.progress.emit({
-      type: "run_started", pipeline: context.pipeline.name, runId: context.runId, resumed: context.resumed, slices: context.plan.slices,
+      type: "run_started",
+      pipeline: context.pipeline.name,
+      runId: context.runId,
+      resumed: context.resumed,
+      slices: context.plan.slices,
       planned: { requests: context.plan.requests, pages: context.plan.pages, units: context.plan.units, exact: context.plan.exact }
     })
     const outcome = yield* fetchAndLand(context as RunContext, state).pipe(

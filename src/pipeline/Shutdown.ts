@@ -12,12 +12,15 @@ export type StopSignal = "SIGINT" | "SIGTERM"
 /** The conventional exit codes: 128 + the signal's number. */
 export const exitCodeOfSignal = (signal: StopSignal): 130 | 143 => (signal === "SIGINT" ? 130 : 143)
 
-export class Shutdown extends Context.Tag("pipeline/Shutdown")<Shutdown, {
-  /** Completes with the first signal received. */
-  readonly requested: Effect.Effect<StopSignal>
-  /** The signal received so far, if any. */
-  readonly received: () => StopSignal | undefined
-}>() {}
+export class Shutdown extends Context.Tag("pipeline/Shutdown")<
+  Shutdown,
+  {
+    /** Completes with the first signal received. */
+    readonly requested: Effect.Effect<StopSignal>
+    /** The signal received so far, if any. */
+    readonly received: () => StopSignal | undefined
+  }
+>() {}
 
 /** A shutdown switch: the service, and `trigger` for the signal handler. */
 export const makeShutdown = () => {

@@ -41,7 +41,15 @@ export const DialectFlags = Schema.Struct({
 export type DialectFlags = typeof DialectFlags.Type
 
 export const DIALECT_NAMES = [
-  "default", "capped-pages", "no-count", "no-next", "results-key", "strict-datetime", "missing-keys", "header-key", "payment-member"
+  "default",
+  "capped-pages",
+  "no-count",
+  "no-next",
+  "results-key",
+  "strict-datetime",
+  "missing-keys",
+  "header-key",
+  "payment-member"
 ] as const
 export const DialectName = Schema.Literal(...DIALECT_NAMES)
 export type DialectName = typeof DialectName.Type
@@ -146,8 +154,7 @@ const keyHash = (key: string): number => mix32(fnv1a(key))
  * token property ids in decimal (`"1000123"`), `prop_...`, `lead_...`; resolve tests the `prop_`
  * id it resolved to.
  */
-export const isMissingKey = (d: DialectFlags, key: string): boolean =>
-  d.missingEvery !== undefined && keyHash(key) % d.missingEvery === 0
+export const isMissingKey = (d: DialectFlags, key: string): boolean => d.missingEvery !== undefined && keyHash(key) % d.missingEvery === 0
 
 // ---------------------------------------------------------------------------------------------
 // Platform credentials and the 402 body

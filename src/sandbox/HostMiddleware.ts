@@ -42,8 +42,7 @@ export const tagRoutes = <E, R>(router: HttpRouter.HttpRouter<E, R>) =>
   )
 
 const PLOT_PATH = "/v1/ai/plots/search"
-const json = (body: unknown, status: number, headers: Record<string, string>) =>
-  HttpServerResponse.unsafeJson(body, { status, headers })
+const json = (body: unknown, status: number, headers: Record<string, string>) => HttpServerResponse.unsafeJson(body, { status, headers })
 
 /** An error answered by the middleware itself, in the host's (and route's) error body. */
 const hostError = (

@@ -98,8 +98,7 @@ const start = Effect.fn("Sandbox.start")(function* (options: SandboxOptions = {}
   return { platformUrl, apiUrl, control, context, webhooks } satisfies SandboxHandle
 })
 
-const definedOnly = <A extends object>(a: A): A =>
-  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
+const definedOnly = <A extends object>(a: A): A => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
 
 export const Sandbox = { start } as const
 

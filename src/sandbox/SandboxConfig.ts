@@ -67,7 +67,11 @@ export const SandboxConfig = Schema.Struct({
    */
   clock: Schema.optionalWith(Schema.Literal("wall", "fixed"), { default: () => "fixed" as const }),
   /** Rate limits per host (quota 0 disables). Defaults: platform 20/1 s, token 50/1 s (docs/ASSUMPTIONS.md). */
-  rateLimit: perHost(RateLimitPolicy, () => ({ quota: 20, windowSeconds: 1 }), () => ({ quota: 50, windowSeconds: 1 })),
+  rateLimit: perHost(
+    RateLimitPolicy,
+    () => ({ quota: 20, windowSeconds: 1 }),
+    () => ({ quota: 50, windowSeconds: 1 })
+  ),
   /** Fault settings per host. Default: none. */
   faults: perHost(FaultSettings, noFaults, noFaults),
   /** Access-token lifetime on the token host, seconds. Default 900. */

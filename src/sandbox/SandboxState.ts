@@ -48,7 +48,10 @@ export const makeSandboxState = (config: SandboxConfig, ctx: SandboxContext): Sa
   return state
 }
 
-const hex8 = (u: number) => Math.floor(u * 4294967296).toString(16).padStart(8, "0")
+const hex8 = (u: number) =>
+  Math.floor(u * 4294967296)
+    .toString(16)
+    .padStart(8, "0")
 
 /**
  * `req_` plus 24 hex digits: 8 random per sandbox start (`requestIdPrefix`), so request ids never

@@ -66,7 +66,13 @@ export interface Settlement {
 export const makeCostGuard = (options: CostGuardOptions) =>
   Effect.gen(function* () {
     const state = yield* Ref.make<State>({
-      charged: 0, reserved: 0, planned: 0, calls: 0, refused: 0, balance: undefined, learned: {}
+      charged: 0,
+      reserved: 0,
+      planned: 0,
+      calls: 0,
+      refused: 0,
+      balance: undefined,
+      learned: {}
     })
     const spentToday = options.spentToday ?? 0
     const slots = options.maxInFlight === undefined ? undefined : yield* Effect.makeSemaphore(Math.max(1, options.maxInFlight))
@@ -86,25 +92,31 @@ export const makeCostGuard = (options: CostGuardOptions) =>
         const cost = costOf(operation, s) ?? 1
         const used = s.charged + s.reserved
         if (options.maxUnits !== undefined && used + cost > options.maxUnits) {
-          return [new BudgetExhausted({ reason: "UnitCap", operation, limit: options.maxUnits, used, wanted: cost }), { ...s, refused: s.refused + 1 }]
+          return [
+            new BudgetExhausted({ reason: "UnitCap", operation, limit: options.maxUnits, used, wanted: cost }),
+            { ...s, refused: s.refused + 1 }
+          ]
         }
         if (options.dailyUnits !== undefined && spentToday + used + cost > options.dailyUnits) {
-          return [new BudgetExhausted({ reason: "DailyCap", operation, limit: options.dailyUnits, used: spentToday + used, wanted: cost }), { ...s, refused: s.refused + 1 }]
+          return [
+            new BudgetExhausted({ reason: "DailyCap", operation, limit: options.dailyUnits, used: spentToday + used, wanted: cost }),
+            { ...s, refused: s.refused + 1 }
+          ]
         }
         return [cost, { ...s, reserved: s.reserved + cost, planned: s.planned + cost, calls: s.calls + 1 }]
       }).pipe(Effect.flatMap((r) => (typeof r === "number" ? Effect.succeed(r) : Effect.fail(r))))
 
     const settle = (operation: string, reserved: number, result: Settlement | undefined) =>
       Ref.update(state, (s) => {
-          const next: State = { ...s, reserved: s.reserved - reserved }
-          if (result === undefined) return next
-          if (result.remaining !== undefined) next.balance = result.remaining
-          if (options.costs[operation] === undefined && s.learned[operation] === undefined && result.charged > 0) {
-            next.learned = { ...s.learned, [operation]: result.charged }
-          }
-          if (result.charged > 0) next.charged = s.charged + result.charged
-          return next
-        })
+        const next: State = { ...s, reserved: s.reserved - reserved }
+        if (result === undefined) return next
+        if (result.remaining !== undefined) next.balance = result.remaining
+        if (options.costs[operation] === undefined && s.learned[operation] === undefined && result.charged > 0) {
+          next.learned = { ...s.learned, [operation]: result.charged }
+        }
+        if (result.charged > 0) next.charged = s.charged + result.charged
+        return next
+      })
 
     /**
      * Runs a paid call under the guard. `settlement` reads the charge off a success;
@@ -116,16 +128,16 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       settlement: (a: A) => Settlement,
       failureCharge: (e: E) => Settlement | undefined = () => undefined
     ): Effect.Effect<A, E | BudgetExhausted, R> => {
-      const run = inFlight(Effect.flatMap(reserve(operation), (cost) =>
-        call.pipe(
-          Effect.tap((a) => settle(operation, cost, settlement(a))),
-          Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
-          Effect.onInterrupt(() => settle(operation, cost, undefined))
+      const run = inFlight(
+        Effect.flatMap(reserve(operation), (cost) =>
+          call.pipe(
+            Effect.tap((a) => settle(operation, cost, settlement(a))),
+            Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
+            Effect.onInterrupt(() => settle(operation, cost, undefined))
+          )
         )
-      ))
-      return Effect.flatMap(Ref.get(state), (s) =>
-        costOf(operation, s) === undefined ? learnLock(operation).withPermits(1)(run) : run
       )
+      return Effect.flatMap(Ref.get(state), (s) => (costOf(operation, s) === undefined ? learnLock(operation).withPermits(1)(run) : run))
     }
 
     return {
@@ -133,7 +145,12 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       /** The cost a call of `operation` is planned at (declared or learnt), if known. */
       costOf: (operation: string) => Effect.map(Ref.get(state), (s) => Option.fromNullable(costOf(operation, s))),
       totals: Effect.map(Ref.get(state), (s): CostTotals => ({
-        planned: s.planned, charged: s.charged, reserved: s.reserved, calls: s.calls, refused: s.refused, balance: s.balance
+        planned: s.planned,
+        charged: s.charged,
+        reserved: s.reserved,
+        calls: s.calls,
+        refused: s.refused,
+        balance: s.balance
       }))
     }
   })

@@ -51,7 +51,8 @@ export const DEFAULT_PAYMENT_LINK_MEMBER = "payment_url"
 /** Members of a problem whose value is an http(s) URL (the payment link by any name). */
 const urlMembers = (body: Record<string, unknown> | undefined, except: string): Array<string> =>
   Object.entries(body ?? {}).flatMap(([k, v]) =>
-    k !== except && k !== "type" && typeof v === "string" && /^https?:\/\//i.test(v) ? [`${k}: ${v.slice(0, 300)}`] : [])
+    k !== except && k !== "type" && typeof v === "string" && /^https?:\/\//i.test(v) ? [`${k}: ${v.slice(0, 300)}`] : []
+  )
 
 export const platformError = (
   operation: string,

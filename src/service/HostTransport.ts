@@ -66,10 +66,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
     const counters = yield* Ref.make<TransportStats>({ attempts: 0, retries: 0 })
 
     const toRequest = (req: HostRequest) => {
-      let r = HttpClientRequest.make(req.method)(req.url).pipe(
-        HttpClientRequest.setHeaders(req.headers),
-        HttpClientRequest.acceptJson
-      )
+      let r = HttpClientRequest.make(req.method)(req.url).pipe(HttpClientRequest.setHeaders(req.headers), HttpClientRequest.acceptJson)
       if (req.body !== undefined) r = HttpClientRequest.bodyUnsafeJson(r, req.body)
       return r
     }
@@ -104,7 +101,12 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           }),
           Effect.timeoutFail({
             duration: Duration.millis(options.timeoutMs),
-            onTimeout: () => new TransportError({ reason: "Timeout", operation: req.operation, detail: `no complete answer within ${options.timeoutMs} ms` })
+            onTimeout: () =>
+              new TransportError({
+                reason: "Timeout",
+                operation: req.operation,
+                detail: `no complete answer within ${options.timeoutMs} ms`
+              })
           })
         )
         const res = yield* exchange
@@ -118,16 +120,24 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         if (res.status >= 200 && res.status < 300) {
           if (res.text.length > 0 && !isJson(contentType)) {
             return yield* new TransportError({
-              reason: "WrongContentType", operation: req.operation, status: res.status, requestId,
-              detail: `expected JSON, got ${contentType?.split(";")[0]}`, ...chargedField
+              reason: "WrongContentType",
+              operation: req.operation,
+              status: res.status,
+              requestId,
+              detail: `expected JSON, got ${contentType?.split(";")[0]}`,
+              ...chargedField
             })
           }
           return res
         }
         if (/text\/html/i.test(contentType ?? "")) {
           return yield* new TransportError({
-            reason: "WrongContentType", operation: req.operation, status: res.status, requestId,
-            detail: "an HTML error page instead of the service's error body", ...chargedField
+            reason: "WrongContentType",
+            operation: req.operation,
+            status: res.status,
+            requestId,
+            detail: "an HTML error page instead of the service's error body",
+            ...chargedField
           })
         }
         // `Retry-After` wins; a 429 without it waits for the reset its `RateLimit` state names.

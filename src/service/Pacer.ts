@@ -138,7 +138,8 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
             windows[st.name] = { last: st.remaining, began }
             if (st.resetSeconds === undefined || st.resetSeconds <= 0) continue
             const resetAt = now + st.resetSeconds * 1000
-            if (st.remaining === 0) next.pausedUntil = Math.max(next.pausedUntil, Math.min(resetAt, nextWindow(info, st.name, began, now) ?? resetAt))
+            if (st.remaining === 0)
+              next.pausedUntil = Math.max(next.pausedUntil, Math.min(resetAt, nextWindow(info, st.name, began, now) ?? resetAt))
             else if (st.resetSeconds >= 2) {
               // `t` is whole seconds (rounded up): below 2 s spreading r over it would throttle a
               // fixed one-second window's normal saw-tooth for nothing; even pacing covers it.

@@ -111,7 +111,13 @@ export const makePlatformClient = Effect.gen(function* () {
   const urlOf = (spec: Pick<CallSpec<unknown>, "target" | "query" | "operation">) => {
     const url = /^https?:\/\//i.test(spec.target) ? new URL(spec.target) : new URL(settings.platformUrl + spec.target)
     if (url.origin !== base.origin) {
-      return Effect.fail(new InvalidRequest({ reason: "Url", operation: spec.operation, detail: `refusing to follow a link to another host (${url.origin})` }))
+      return Effect.fail(
+        new InvalidRequest({
+          reason: "Url",
+          operation: spec.operation,
+          detail: `refusing to follow a link to another host (${url.origin})`
+        })
+      )
     }
     for (const [k, v] of Object.entries(spec.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v))
     return Effect.succeed(url.toString())
@@ -120,7 +126,14 @@ export const makePlatformClient = Effect.gen(function* () {
   const decode = <A>(spec: CallSpec<A>, res: RawResponse): Effect.Effect<PlatformResponse<A>, TransportError> => {
     const units = readUnits(res.headers)
     const fail = (reason: "InvalidBody" | "UnexpectedShape", detail: string) =>
-      new TransportError({ reason, operation: spec.operation, status: res.status, requestId: units.requestId, detail, ...(units.charged > 0 ? { unitsCharged: units.charged } : {}) })
+      new TransportError({
+        reason,
+        operation: spec.operation,
+        status: res.status,
+        requestId: units.requestId,
+        detail,
+        ...(units.charged > 0 ? { unitsCharged: units.charged } : {})
+      })
     let json: unknown
     try {
       json = res.text === "" ? null : JSON.parse(res.text)
@@ -136,32 +149,44 @@ export const makePlatformClient = Effect.gen(function* () {
   const call = <A>(spec: CallSpec<A>): Effect.Effect<PlatformResponse<A>, ServiceError> =>
     Effect.gen(function* () {
       const key = yield* Option.match(settings.apiKey, {
-        onNone: () => Effect.fail(new AuthenticationFailed({ reason: "MissingCredentials", host: "platform", operation: spec.operation, detail: "no API key is configured (SVC_API_KEY)" })),
+        onNone: () =>
+          Effect.fail(
+            new AuthenticationFailed({
+              reason: "MissingCredentials",
+              host: "platform",
+              operation: spec.operation,
+              detail: "no API key is configured (SVC_API_KEY)"
+            })
+          ),
         onSome: Effect.succeed
       })
       if (spec.bodySchema) {
         const v = validateRequest(spec.bodySchema, spec.body)
-        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Body", operation: spec.operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left")
+          return yield* new InvalidRequest({ reason: "Body", operation: spec.operation, detail: oneLine(v.left.message) })
       }
       if (spec.querySchema) {
         const v = validateRequest(spec.querySchema, spec.query ?? {})
-        if (v._tag === "Left") return yield* new InvalidRequest({ reason: "Query", operation: spec.operation, detail: oneLine(v.left.message) })
+        if (v._tag === "Left")
+          return yield* new InvalidRequest({ reason: "Query", operation: spec.operation, detail: oneLine(v.left.message) })
       }
       const url = yield* urlOf(spec)
       // Spec: credentials in the URL are refused (400 key_in_query); never build such a request.
       if (credentialInUrl(url, Redacted.value(key))) {
         return yield* new InvalidRequest({ reason: "Url", operation: spec.operation, detail: "a credential must never be sent in a URL" })
       }
-      const send = transport.send({
-        operation: spec.operation,
-        method: spec.method,
-        url,
-        headers: Option.match(settings.apiKeyHeader, {
-          onNone: () => ({ authorization: `Bearer ${Redacted.value(key)}` }),
-          onSome: (name) => ({ [name.toLowerCase()]: Redacted.value(key) })
-        }),
-        ...(spec.body !== undefined ? { body: spec.body } : {})
-      }).pipe(Effect.flatMap((res) => decode(spec, res)))
+      const send = transport
+        .send({
+          operation: spec.operation,
+          method: spec.method,
+          url,
+          headers: Option.match(settings.apiKeyHeader, {
+            onNone: () => ({ authorization: `Bearer ${Redacted.value(key)}` }),
+            onSome: (name) => ({ [name.toLowerCase()]: Redacted.value(key) })
+          }),
+          ...(spec.body !== undefined ? { body: spec.body } : {})
+        })
+        .pipe(Effect.flatMap((res) => decode(spec, res)))
       return yield* guard.guard(
         spec.operation,
         send,
@@ -178,15 +203,27 @@ export const makePlatformClient = Effect.gen(function* () {
    * without the list fails `UnexpectedShape`, carrying the raw body and the units it cost so the
    * runner archives the paid page.
    */
-  const callList = (spec: Omit<CallSpec<unknown>, "response">, shapeKey: string = spec.operation): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+  const callList = (
+    spec: Omit<CallSpec<unknown>, "response">,
+    shapeKey: string = spec.operation
+  ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
     Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
       Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
         onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page) }),
-        onLeft: (detail) => Effect.fail(new UnexpectedShape({
-          operation: spec.operation, host: "platform", detail, bodyStart: scrub(bodyStart(r.raw)), requestId: r.requestId,
-          ...(r.units.charged > 0 ? { unitsCharged: r.units.charged } : {}), raw: r.raw
-        }))
-      }))
+        onLeft: (detail) =>
+          Effect.fail(
+            new UnexpectedShape({
+              operation: spec.operation,
+              host: "platform",
+              detail,
+              bodyStart: scrub(bodyStart(r.raw)),
+              requestId: r.requestId,
+              ...(r.units.charged > 0 ? { unitsCharged: r.units.charged } : {}),
+              raw: r.raw
+            })
+          )
+      })
+    )
 
   const R = PlatformRequests
   return {
@@ -198,19 +235,44 @@ export const makePlatformClient = Effect.gen(function* () {
       callList({ operation: "plot_search", method: "POST", target: "/v1/ai/plots/search", body, bodySchema: R.plotSearch }),
     /** POST /v1/property-sourcing/searches: structured search. */
     sourcingSearch: (body: Readonly<Record<string, unknown>>) =>
-      callList({ operation: "sourcing_search", method: "POST", target: "/v1/property-sourcing/searches", body, bodySchema: R.sourcingSearch }),
+      callList({
+        operation: "sourcing_search",
+        method: "POST",
+        target: "/v1/property-sourcing/searches",
+        body,
+        bodySchema: R.sourcingSearch
+      }),
     /** GET the `next` URL of a sourcing search (or describe) page. */
     sourcingNext: (nextUrl: string) => callList({ operation: "sourcing_next", method: "GET", target: nextUrl }),
     /** POST /v1/property-sourcing/searches/describe: plain-language search. */
     sourcingDescribe: (body: Readonly<Record<string, unknown>>) =>
-      callList({ operation: "sourcing_describe", method: "POST", target: "/v1/property-sourcing/searches/describe", body, bodySchema: R.sourcingDescribe }),
+      callList({
+        operation: "sourcing_describe",
+        method: "POST",
+        target: "/v1/property-sourcing/searches/describe",
+        body,
+        bodySchema: R.sourcingDescribe
+      }),
     /** GET /v1/property-sourcing/properties/{prop_id}. */
     sourcingProperty: (propertyId: string) =>
       Effect.flatMap(R.checkId("sourcing_property", propertyId, "prop_"), (id) =>
-        call({ operation: "sourcing_property", method: "GET", target: `/v1/property-sourcing/properties/${encodeURIComponent(id)}`, response: AnyObject })),
+        call({
+          operation: "sourcing_property",
+          method: "GET",
+          target: `/v1/property-sourcing/properties/${encodeURIComponent(id)}`,
+          response: AnyObject
+        })
+      ),
     /** POST /v1/property-sourcing/properties/resolve: exactly one of url, reference, listing_id. */
     sourcingResolve: (body: Readonly<Record<string, unknown>>) =>
-      call({ operation: "sourcing_resolve", method: "POST", target: "/v1/property-sourcing/properties/resolve", body, bodySchema: R.sourcingResolve, response: AnyObject }),
+      call({
+        operation: "sourcing_resolve",
+        method: "POST",
+        target: "/v1/property-sourcing/properties/resolve",
+        body,
+        bodySchema: R.sourcingResolve,
+        response: AnyObject
+      }),
     /** GET /v1/seller-leads around a point. */
     sellerLeads: (query: SellerLeadsQuery) =>
       callList({ operation: "seller_leads", method: "GET", target: "/v1/seller-leads", query, querySchema: R.sellerLeadsQuery }),
@@ -219,7 +281,8 @@ export const makePlatformClient = Effect.gen(function* () {
     /** GET /v1/seller-leads/{lead_id}. */
     sellerLead: (leadId: string) =>
       Effect.flatMap(R.checkId("seller_lead", leadId, "lead_"), (id) =>
-        call({ operation: "seller_lead", method: "GET", target: `/v1/seller-leads/${encodeURIComponent(id)}`, response: AnyObject })),
+        call({ operation: "seller_lead", method: "GET", target: `/v1/seller-leads/${encodeURIComponent(id)}`, response: AnyObject })
+      ),
     /** Low-level: any platform call (used by tests and new operations before they get a method). */
     call,
     /** Low-level: any list call, read through its response shape. */

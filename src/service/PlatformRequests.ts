@@ -13,7 +13,13 @@ import { InvalidRequest } from "./ServiceError.js"
 const checkId = (operation: string, id: string, prefix: string) =>
   id.startsWith(prefix) && id.length > prefix.length && !/[/?#\\]/.test(id) && !id.includes("..")
     ? Effect.succeed(id)
-    : Effect.fail(new InvalidRequest({ reason: "Path", operation, detail: `the id must look like ${prefix}<id> (got ${JSON.stringify(id.slice(0, 40))})` }))
+    : Effect.fail(
+        new InvalidRequest({
+          reason: "Path",
+          operation,
+          detail: `the id must look like ${prefix}<id> (got ${JSON.stringify(id.slice(0, 40))})`
+        })
+      )
 
 type AnySchema = Schema.Schema<any, any, never>
 

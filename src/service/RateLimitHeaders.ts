@@ -123,8 +123,7 @@ const parseDictionary = (value: string): Map<string, Bare> => {
   return out
 }
 
-const nonNegative = (v: Bare | undefined): number | undefined =>
-  typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined
+const nonNegative = (v: Bare | undefined): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined)
 const positive = (v: Bare | undefined): number | undefined => {
   const n = nonNegative(v)
   return n !== undefined && n > 0 ? n : undefined
@@ -142,14 +141,16 @@ export const parseRateLimitPolicy = (value: string | undefined): Array<RateLimit
     if (quota === undefined) return []
     const qu = item.params.get("qu")
     const pk = item.params.get("pk")
-    return [{
-      name: typeof item.value === "number" ? "default" : itemName(item.value),
-      quota,
-      // Assumed (draft 11): `w` defaults to 1 second when a policy omits it.
-      windowSeconds: window ?? 1,
-      ...(typeof qu === "string" ? { quotaUnit: qu } : {}),
-      ...(typeof pk === "string" ? { partitionKey: pk } : {})
-    }]
+    return [
+      {
+        name: typeof item.value === "number" ? "default" : itemName(item.value),
+        quota,
+        // Assumed (draft 11): `w` defaults to 1 second when a policy omits it.
+        windowSeconds: window ?? 1,
+        ...(typeof qu === "string" ? { quotaUnit: qu } : {}),
+        ...(typeof pk === "string" ? { partitionKey: pk } : {})
+      }
+    ]
   })
 }
 
@@ -162,7 +163,9 @@ export const parseRateLimit = (value: string | undefined): Array<RateLimitState>
     if (remaining === undefined) return []
     const reset = nonNegative(d.get("reset"))
     const limit = positive(d.get("limit"))
-    return [{ name: "default", remaining, ...(reset !== undefined ? { resetSeconds: reset } : {}), ...(limit !== undefined ? { limit } : {}) }]
+    return [
+      { name: "default", remaining, ...(reset !== undefined ? { resetSeconds: reset } : {}), ...(limit !== undefined ? { limit } : {}) }
+    ]
   }
   return parseSfList(value).flatMap((item) => {
     const remaining = nonNegative(item.params.get("r"))
@@ -198,7 +201,14 @@ export const parseSeparateHeaders = (
       ? { policy: { name: "default", quota: l, windowSeconds: Number(window) } }
       : {}),
     ...(r !== undefined
-      ? { state: { name: "default", remaining: r, ...(t !== undefined ? { resetSeconds: t } : {}), ...(l !== undefined ? { limit: l } : {}) } }
+      ? {
+          state: {
+            name: "default",
+            remaining: r,
+            ...(t !== undefined ? { resetSeconds: t } : {}),
+            ...(l !== undefined ? { limit: l } : {})
+          }
+        }
       : {})
   }
 }

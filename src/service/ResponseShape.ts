@@ -62,7 +62,9 @@ export const readList = (body: unknown, shape: ResponseShape): Either.Either<Lis
   const results = at(body, shape.results)
   if (!Array.isArray(results)) {
     const keys = typeof body === "object" && body !== null && !Array.isArray(body) ? Object.keys(body).slice(0, 12) : []
-    return Either.left(`expected a list at "${shape.results}", found ${describe(results)}${keys.length ? ` (members: ${keys.join(", ")})` : ""}`)
+    return Either.left(
+      `expected a list at "${shape.results}", found ${describe(results)}${keys.length ? ` (members: ${keys.join(", ")})` : ""}`
+    )
   }
   const count = shape.count === null ? MISSING : at(body, shape.count)
   const next = shape.next === null ? MISSING : at(body, shape.next)
@@ -83,7 +85,12 @@ export const withOverride = (shape: ResponseShape, override: ShapeOverride | und
     return v === undefined ? shape[k] : v === "" || v === null ? null : v
   }
   const results = override.results
-  return { results: results === undefined || results === null || results === "" ? shape.results : results, count: pick("count"), next: pick("next"), returned: pick("returned") }
+  return {
+    results: results === undefined || results === null || results === "" ? shape.results : results,
+    count: pick("count"),
+    next: pick("next"),
+    returned: pick("returned")
+  }
 }
 
 /**

@@ -27,8 +27,16 @@ export interface RetryPolicy {
 }
 
 /** The retry policy of the service settings (both host clients use it). */
-export const retryPolicyOf = (s: { readonly maxRetries: number; readonly retryBaseMs: number; readonly retryMaxMs: number; readonly retryMinMs: number }): RetryPolicy => ({
-  maxRetries: s.maxRetries, baseMs: s.retryBaseMs, maxMs: s.retryMaxMs, minMs: s.retryMinMs
+export const retryPolicyOf = (s: {
+  readonly maxRetries: number
+  readonly retryBaseMs: number
+  readonly retryMaxMs: number
+  readonly retryMinMs: number
+}): RetryPolicy => ({
+  maxRetries: s.maxRetries,
+  baseMs: s.retryBaseMs,
+  maxMs: s.retryMaxMs,
+  minMs: s.retryMinMs
 })
 
 import { firstLine, isTransient } from "../shared/ErrorClass.js"

@@ -36,8 +36,8 @@ export const makeRetryBudget = (options: RetryBudgetOptions) =>
         Ref.modify(state, (s) => {
           const limit = allowed(s.requests)
           return s.retries < limit
-            ? [undefined, { ...s, retries: s.retries + 1 }] as const
-            : [new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0, lastError }), s] as const
+            ? ([undefined, { ...s, retries: s.retries + 1 }] as const)
+            : ([new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0, lastError }), s] as const)
         }).pipe(Effect.flatMap((e) => (e === undefined ? Effect.void : Effect.fail(e)))),
       stats: Effect.map(Ref.get(state), (s): RetryBudgetStats => ({ ...s, allowed: allowed(s.requests) }))
     }

@@ -78,11 +78,13 @@ export type ServiceSettingsInput = Pick<ServiceSettingsShape, "platformUrl" | "a
   readonly apiKey?: Redacted.Redacted<string> | string
   readonly email?: string
   readonly password?: Redacted.Redacted<string> | string
-} & Partial<Omit<ServiceSettingsShape, "platformUrl" | "apiUrl" | "apiKey" | "email" | "password" | "maxUnits" | "dailyUnits" | "apiKeyHeader">> & {
-  readonly maxUnits?: number
-  readonly dailyUnits?: number
-  readonly apiKeyHeader?: string | undefined
-}
+} & Partial<
+    Omit<ServiceSettingsShape, "platformUrl" | "apiUrl" | "apiKey" | "email" | "password" | "maxUnits" | "dailyUnits" | "apiKeyHeader">
+  > & {
+    readonly maxUnits?: number
+    readonly dailyUnits?: number
+    readonly apiKeyHeader?: string | undefined
+  }
 
 export const DEFAULTS = {
   requestTimeoutMs: 30_000,
@@ -102,7 +104,6 @@ export const DEFAULTS = {
 const redact = (s: Redacted.Redacted<string> | string | undefined) =>
   s === undefined ? Option.none() : Option.some(typeof s === "string" ? Redacted.make(s) : s)
 
-
 export class ServiceSettings extends Context.Tag("service/ServiceSettings")<ServiceSettings, ServiceSettingsShape>() {
   /** Settings from values, defaults filled in. */
   static make = (input: ServiceSettingsInput): ServiceSettingsShape => ({
@@ -120,7 +121,10 @@ export class ServiceSettings extends Context.Tag("service/ServiceSettings")<Serv
   })
 
   static layer = (settings: ServiceSettingsShape | ServiceSettingsInput) =>
-    Layer.succeed(ServiceSettings, "requestTimeoutMs" in settings && Option.isOption(settings.apiKey)
-      ? (settings as ServiceSettingsShape)
-      : ServiceSettings.make(settings as ServiceSettingsInput))
+    Layer.succeed(
+      ServiceSettings,
+      "requestTimeoutMs" in settings && Option.isOption(settings.apiKey)
+        ? (settings as ServiceSettingsShape)
+        : ServiceSettings.make(settings as ServiceSettingsInput)
+    )
 }

@@ -87,7 +87,10 @@ export const makeTokenClient = Effect.gen(function* () {
     }
     const schema = (options.response ?? Schema.Unknown) as Schema.Schema<A, any, never>
     return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(json).pipe(
-      Effect.mapError(() => new TransportError({ reason: "UnexpectedShape", operation, status: res.status, detail: "the body is not the documented shape" })),
+      Effect.mapError(
+        () =>
+          new TransportError({ reason: "UnexpectedShape", operation, status: res.status, detail: "the body is not the documented shape" })
+      ),
       Effect.map((body) => ({ body, raw: res.text, status: res.status }))
     )
   }
@@ -96,7 +99,11 @@ export const makeTokenClient = Effect.gen(function* () {
    * Any token-host call. `target` is a path (`/api/v1/...`) or an absolute `next` link, which
    * must point at the token host (the bearer token is never sent elsewhere).
    */
-  const request = <A = unknown>(method: HttpMethod, target: string, options: RequestOptions<A> = {}): Effect.Effect<TokenResponse<A>, ServiceError> => {
+  const request = <A = unknown>(
+    method: HttpMethod,
+    target: string,
+    options: RequestOptions<A> = {}
+  ): Effect.Effect<TokenResponse<A>, ServiceError> => {
     const operation = options.operation ?? `${method} ${target.replace(/^https?:\/\/[^/]+/, "").split("?")[0]}`
     return Effect.gen(function* () {
       if (options.bodySchema) {
@@ -129,17 +136,30 @@ export const makeTokenClient = Effect.gen(function* () {
               (e) => e._tag === "AuthenticationFailed",
               (e) =>
                 renewals >= MAX_RENEWALS
-                  ? Effect.fail(new AuthenticationFailed({ reason: "StillUnauthorized", host: "token", operation, detail: (e as AuthenticationFailed).detail }))
+                  ? Effect.fail(
+                      new AuthenticationFailed({
+                        reason: "StillUnauthorized",
+                        host: "token",
+                        operation,
+                        detail: (e as AuthenticationFailed).detail
+                      })
+                    )
                   : Effect.zipRight(session.renew(current.generation), attempt(renewals + 1))
             )
-          ))
+          )
+        )
       const res = yield* attempt(0)
       return yield* decode(operation, res, options)
     }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation } }))
   }
 
-  const post = <A>(path: string, body: unknown, bodySchema: AnySchema | undefined, response: Schema.Schema<A, any, never>, extra: Partial<RequestOptions<A>> = {}) =>
-    request<A>("POST", path, { body, ...(bodySchema ? { bodySchema } : {}), response, ...extra })
+  const post = <A>(
+    path: string,
+    body: unknown,
+    bodySchema: AnySchema | undefined,
+    response: Schema.Schema<A, any, never>,
+    extra: Partial<RequestOptions<A>> = {}
+  ) => request<A>("POST", path, { body, ...(bodySchema ? { bodySchema } : {}), response, ...extra })
   const get = <A>(path: string, response: Schema.Schema<A, any, never>, query?: Query, querySchema?: AnySchema) =>
     request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
 
@@ -147,24 +167,38 @@ export const makeTokenClient = Effect.gen(function* () {
     new UnexpectedShape({ operation, host: "token", detail, bodyStart: bodyStart(r.raw), status: r.status, raw: r.raw })
 
   /** A list answer read through the operation's response shape (`service.shapes`); 204 is an empty list. */
-  const list = (operation: string, call: Effect.Effect<TokenResponse<unknown>, ServiceError>): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+  const list = (
+    operation: string,
+    call: Effect.Effect<TokenResponse<unknown>, ServiceError>
+  ): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
     Effect.flatMap(call, (r) =>
       r.status === 204 || r.raw === ""
         ? Effect.succeed({ ...r, page: { records: [] } as ListPage })
         : Either.match(readList(r.body, shapeOf(operation, settings.shapes)), {
-          onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.apiUrl, page) }),
-          onLeft: (detail) => Effect.fail(shapeError(operation, r, detail))
-        }))
+            onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.apiUrl, page) }),
+            onLeft: (detail) => Effect.fail(shapeError(operation, r, detail))
+          })
+    )
 
   /** One object answer (a not-shown record) at its shape's `results` path. */
-  const record = (operation: string, call: Effect.Effect<TokenResponse<unknown>, ServiceError>): Effect.Effect<TokenResponse<Record<string, unknown>>, ServiceError> =>
+  const record = (
+    operation: string,
+    call: Effect.Effect<TokenResponse<unknown>, ServiceError>
+  ): Effect.Effect<TokenResponse<Record<string, unknown>>, ServiceError> =>
     Effect.flatMap(call, (r) => {
       const path = shapeOf(operation, settings.shapes).results
       let v: unknown = r.body
-      if (path !== "." && path !== "") for (const part of path.split(".")) v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[part] : undefined
+      if (path !== "." && path !== "")
+        for (const part of path.split(".")) v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[part] : undefined
       return typeof v === "object" && v !== null && !Array.isArray(v)
         ? Effect.succeed({ ...r, body: v as Record<string, unknown> })
-        : Effect.fail(shapeError(operation, r, `expected an object at "${path}", found ${Array.isArray(v) ? "a list" : v === null ? "null" : typeof v}`))
+        : Effect.fail(
+            shapeError(
+              operation,
+              r,
+              `expected an object at "${path}", found ${Array.isArray(v) ? "a list" : v === null ? "null" : typeof v}`
+            )
+          )
     })
 
   return {
@@ -177,8 +211,10 @@ export const makeTokenClient = Effect.gen(function* () {
     matchByListings: (body: Body) => post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List),
     propertyById: (propertyId: string | number, query: S.PropertyByIdQuery = {}) =>
       get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery),
-    propertiesSearchV1: (body: Body) => list("properties_search", post("/api/v1/properties/search", body, S.PropertySearchV1Request, Schema.Unknown)),
-    propertiesSearchV2: (body: Body) => list("properties_search", post("/api/v2/properties/search", body, S.PropertySearchV2Request, Schema.Unknown)),
+    propertiesSearchV1: (body: Body) =>
+      list("properties_search", post("/api/v1/properties/search", body, S.PropertySearchV1Request, Schema.Unknown)),
+    propertiesSearchV2: (body: Body) =>
+      list("properties_search", post("/api/v2/properties/search", body, S.PropertySearchV2Request, Schema.Unknown)),
     /** Follows a properties-search `next` link: the same body is POSTed to it (Assumed, docs/ASSUMPTIONS.md). */
     propertiesSearchNext: (nextUrl: string, body: Body) =>
       list("properties_search", post(nextUrl, body, undefined, Schema.Unknown, { operation: "POST /api/properties/search (next)" })),
@@ -190,16 +226,30 @@ export const makeTokenClient = Effect.gen(function* () {
     valuationPrices: (body: Body) => post("/api/v1/valuation/comparables-prices", body, S.ComparablesRequest, Obj),
     // Area insights
     /** 204 (no data) gives an empty list. */
-    timeSeries: (body: Body) => list("market_time_series", post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, Schema.Unknown, { empty: [] })),
+    timeSeries: (body: Body) =>
+      list("market_time_series", post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, Schema.Unknown, { empty: [] })),
     distributionBedrooms: (body: Body) =>
-      list("market_distribution_bedrooms", post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
+      list(
+        "market_distribution_bedrooms",
+        post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+      ),
     distributionPrices: (body: Body) =>
-      list("market_distribution_prices", post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
+      list(
+        "market_distribution_prices",
+        post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+      ),
     distributionProperties: (body: Body) =>
-      record("market_distribution_properties", post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Schema.Unknown)),
+      record(
+        "market_distribution_properties",
+        post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Schema.Unknown)
+      ),
     distributionTimeOnMarket: (body: Body) =>
-      list("market_distribution_time_on_market", post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })),
-    analysis: (body: Body) => record("market_analysis", post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Schema.Unknown)),
+      list(
+        "market_distribution_time_on_market",
+        post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+      ),
+    analysis: (body: Body) =>
+      record("market_analysis", post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Schema.Unknown)),
     // Alerts, legacy family
     legacyFeeds: () => list("legacy_feeds", get("/api/v1/listing-alerts/feeds", Schema.Unknown)),
     legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj),
@@ -213,7 +263,8 @@ export const makeTokenClient = Effect.gen(function* () {
     alertsApiFeeds: (query: Query = {}) => list("alerts_api_feeds", get("/alerts-api/feeds", Schema.Unknown, query)),
     alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj),
     alertsApiFeed: (feedId: string) => get(`/alerts-api/feeds/${seg(feedId)}`, Obj),
-    alertsApiFeedDelete: (feedId: string) => request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),
+    alertsApiFeedDelete: (feedId: string) =>
+      request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),
     setWebhook: (body: Body) => request("PUT", "/alerts-api/webhooks", { body, bodySchema: S.WebhookUrlRequest, response: Obj }),
     rotateSecret: (body: Body = {}) => post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret),
     // References

@@ -37,28 +37,46 @@ export const makeTokenSession = (transport: HostTransport, settings: ServiceSett
     const decode = <A>(operation: string, schema: Schema.Schema<A, any, never>, text: string) =>
       Effect.try(() => JSON.parse(text) as unknown).pipe(
         Effect.flatMap(Schema.decodeUnknown(schema)),
-        Effect.mapError(() => new TransportError({ reason: "UnexpectedShape", operation, detail: "the token answer is not the documented shape" }))
+        Effect.mapError(
+          () => new TransportError({ reason: "UnexpectedShape", operation, detail: "the token answer is not the documented shape" })
+        )
       )
 
     const login = Effect.gen(function* () {
       const operation = "login"
       if (Option.isNone(settings.email) || Option.isNone(settings.password)) {
-        return yield* new AuthenticationFailed({ reason: "MissingCredentials", host: "token", operation, detail: "no e-mail and password are configured (SVC_EMAIL, SVC_PASSWORD)" })
+        return yield* new AuthenticationFailed({
+          reason: "MissingCredentials",
+          host: "token",
+          operation,
+          detail: "no e-mail and password are configured (SVC_EMAIL, SVC_PASSWORD)"
+        })
       }
       yield* Ref.update(counts, (c) => ({ ...c, logins: c.logins + 1 }))
-      const res = yield* transport.send({
-        operation,
-        method: "POST",
-        url: `${settings.apiUrl}/login`,
-        headers: {},
-        body: { email: settings.email.value, password: Redacted.value(settings.password.value) }
-      }).pipe(
-        Effect.catchIf(
-          (e): e is Extract<ServiceError, { _tag: "AuthenticationFailed" | "TokenProblem" }> =>
-            e._tag === "AuthenticationFailed" || (e._tag === "TokenProblem" && (e.status === 400 || e.status === 403 || e.status === 422)),
-          (e) => Effect.fail(new AuthenticationFailed({ reason: "LoginRejected", host: "token", operation, detail: e.detail ?? "the e-mail or password was refused" }))
+      const res = yield* transport
+        .send({
+          operation,
+          method: "POST",
+          url: `${settings.apiUrl}/login`,
+          headers: {},
+          body: { email: settings.email.value, password: Redacted.value(settings.password.value) }
+        })
+        .pipe(
+          Effect.catchIf(
+            (e): e is Extract<ServiceError, { _tag: "AuthenticationFailed" | "TokenProblem" }> =>
+              e._tag === "AuthenticationFailed" ||
+              (e._tag === "TokenProblem" && (e.status === 400 || e.status === 403 || e.status === 422)),
+            (e) =>
+              Effect.fail(
+                new AuthenticationFailed({
+                  reason: "LoginRejected",
+                  host: "token",
+                  operation,
+                  detail: e.detail ?? "the e-mail or password was refused"
+                })
+              )
+          )
         )
-      )
       const body = yield* decode(operation, LoginTokens, res.text)
       return { access: Redacted.make(body.access_token), refresh: Redacted.make(body.refresh_token) } satisfies Tokens
     })
@@ -80,7 +98,10 @@ export const makeTokenSession = (transport: HostTransport, settings: ServiceSett
         } satisfies Tokens
       }).pipe(
         // Spec: a 401 on refresh means log in again.
-        Effect.catchIf((e) => e._tag === "AuthenticationFailed", () => login)
+        Effect.catchIf(
+          (e) => e._tag === "AuthenticationFailed",
+          () => login
+        )
       )
 
     /** Replaces the tokens of generation `seen` (no-op when another request already did). */

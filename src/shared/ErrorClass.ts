@@ -28,8 +28,10 @@ export const ExitCode = {
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode]
 
 type Fields = { readonly reason?: string; readonly status?: number; readonly unitsCharged?: number; readonly signal?: string }
-const is = (...tags: ReadonlyArray<string>) => (e: unknown): e is { readonly _tag: string } & Fields =>
-  tags.some((tag) => Predicate.isTagged(e, tag))
+const is =
+  (...tags: ReadonlyArray<string>) =>
+  (e: unknown): e is { readonly _tag: string } & Fields =>
+    tags.some((tag) => Predicate.isTagged(e, tag))
 
 const isTransport = is("TransportError")
 const isPlatformProblem = is("PlatformProblem")
@@ -51,9 +53,13 @@ export const chargedOf = (e: unknown): number => {
 export const isTransient = (e: unknown): boolean => {
   if (chargedOf(e) > 0) return false
   if (isTransport(e)) {
-    return e.reason === "Network" || e.reason === "Timeout" || e.reason === "TruncatedBody" ||
+    return (
+      e.reason === "Network" ||
+      e.reason === "Timeout" ||
+      e.reason === "TruncatedBody" ||
       // an HTML page from a proxy in front of a 502/503 is a transient outage too
       (e.reason === "WrongContentType" && transientStatus(e.status))
+    )
   }
   if (isPlatformProblem(e)) return e.reason !== "quota_reached" && transientStatus(e.status)
   if (isTokenProblem(e)) return transientStatus(e.status)
@@ -97,6 +103,8 @@ export const firstLine = (text: string): string => text.split("\n")[0]!
 
 /** A one-line message of any error, never a stack trace. */
 export const messageOf = (error: unknown): string =>
-  firstLine(error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-    ? String((error as { message: unknown }).message)
-    : String(error))
+  firstLine(
+    error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+      ? String((error as { message: unknown }).message)
+      : String(error)
+  )

@@ -207,9 +207,10 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
   const maxConnections = Math.max(1, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
   const maxPending = Math.max(1, options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES)
   const keepAlive = Math.max(1, options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS)
-  const secrets: SecretSource = options.secretsFile !== undefined
-    ? yield* fileSecretSource(options.secretsFile, options.secrets ?? [])
-    : staticSecrets(options.secrets ?? [])
+  const secrets: SecretSource =
+    options.secretsFile !== undefined
+      ? yield* fileSecretSource(options.secretsFile, options.secrets ?? [])
+      : staticSecrets(options.secrets ?? [])
   const spool = yield* openSpool(options.spoolPath)
   const seen = new Set(spool.existingIds)
   const conns = new Map<Net.Socket, ConnState>() // insertion order: oldest first
@@ -233,18 +234,20 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
 
   /** Claims the id (a concurrent duplicate is refused), spools, acknowledges; not interruptible. */
   const store = (id: string, timestamp: number, now: number, text: string) =>
-    Effect.uninterruptible(Effect.gen(function* () {
-      if (seen.has(id)) return refuse("Replayed")
-      seen.add(id)
-      const written = yield* Effect.either(spool.append({ id, timestamp, receivedAt: now, body: text }))
-      if (written._tag === "Left") {
-        seen.delete(id)
-        yield* Effect.logError(written.left.message)
-        return refuse("SpoolFailed")
-      }
-      stats.accepted += 1
-      return HttpServerResponse.empty({ status: 204 })
-    }))
+    Effect.uninterruptible(
+      Effect.gen(function* () {
+        if (seen.has(id)) return refuse("Replayed")
+        seen.add(id)
+        const written = yield* Effect.either(spool.append({ id, timestamp, receivedAt: now, body: text }))
+        if (written._tag === "Left") {
+          seen.delete(id)
+          yield* Effect.logError(written.left.message)
+          return refuse("SpoolFailed")
+        }
+        stats.accepted += 1
+        return HttpServerResponse.empty({ status: 204 })
+      })
+    )
 
   /** Reads and verifies the body of a request whose headers passed: the body's text, or the refusal. */
   const verifyBody = (req: HttpServerRequest.HttpServerRequest, headers: DeliveryHeaders) =>
@@ -296,12 +299,13 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
           break
         }
       }
-      if (victim === undefined) for (const [s, c] of conns) {
-        if (c.busy === 0) {
-          victim = s
-          break
+      if (victim === undefined)
+        for (const [s, c] of conns) {
+          if (c.busy === 0) {
+            victim = s
+            break
+          }
         }
-      }
       if (victim === undefined) {
         stats.connections.dropped += 1
         return void socket.destroy()
@@ -344,7 +348,8 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
     Effect.sync(() => {
       closing = true
       for (const [s, c] of conns) if (c.busy === 0) s.destroy()
-    }))
+    })
+  )
   yield* server.serve(app)
   const address = server.address
   const boundPort = address._tag === "TcpAddress" ? address.port : port

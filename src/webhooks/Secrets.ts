@@ -122,13 +122,17 @@ export const staticSecrets = (secrets: ReadonlyArray<Redacted.Redacted<string>>)
   origin: "static"
 })
 
-const inForce = (held: ReadonlyArray<HeldSecret>, nowMs: number) => held.filter((s) => s.until === undefined || s.until > nowMs).map((s) => s.secret)
+const inForce = (held: ReadonlyArray<HeldSecret>, nowMs: number) =>
+  held.filter((s) => s.until === undefined || s.until > nowMs).map((s) => s.secret)
 
 /**
  * Secrets from `path`, re-read whenever the file changes (checked with one `stat` per call of
  * `current`); `fallback` while the file does not exist.
  */
-export const fileSecretSource = (path: string, fallback: ReadonlyArray<Redacted.Redacted<string>> = []): Effect.Effect<SecretSource, SecretsError> =>
+export const fileSecretSource = (
+  path: string,
+  fallback: ReadonlyArray<Redacted.Redacted<string>> = []
+): Effect.Effect<SecretSource, SecretsError> =>
   Effect.gen(function* () {
     let held: ReadonlyArray<HeldSecret> = fallback.map((secret) => ({ secret }))
     let seen = "" // "<ino>:<size>:<mtimeMs>" of the content `held` came from ("" = not read yet)
@@ -160,7 +164,16 @@ export const fileSecretSource = (path: string, fallback: ReadonlyArray<Redacted.
       } catch (e) {
         return e
       }
-    }).pipe(Effect.flatMap((e) => (e === undefined ? Effect.void : Effect.logWarning(`${new SecretsError({ reason: "Read", path, cause: e }).message}; keeping the secrets in force`))))
-    const current = Effect.zipRight(refresh, Effect.map(Clock.currentTimeMillis, (now) => inForce(held, now)))
+    }).pipe(
+      Effect.flatMap((e) =>
+        e === undefined
+          ? Effect.void
+          : Effect.logWarning(`${new SecretsError({ reason: "Read", path, cause: e }).message}; keeping the secrets in force`)
+      )
+    )
+    const current = Effect.zipRight(
+      refresh,
+      Effect.map(Clock.currentTimeMillis, (now) => inForce(held, now))
+    )
     return { current, origin: path } satisfies SecretSource
   })

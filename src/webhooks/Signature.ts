@@ -41,7 +41,12 @@ export const signatureHeader = (secrets: ReadonlyArray<string>, id: string, time
   secrets.map((s) => sign(s, id, timestamp, body)).join(" ")
 
 /** The three headers of a delivery signed with every given secret. */
-export const signedHeaders = (secrets: ReadonlyArray<string>, id: string, timestamp: number, body: string | Uint8Array): Record<string, string> => ({
+export const signedHeaders = (
+  secrets: ReadonlyArray<string>,
+  id: string,
+  timestamp: number,
+  body: string | Uint8Array
+): Record<string, string> => ({
   [HEADER_ID]: id,
   [HEADER_TIMESTAMP]: String(timestamp),
   [HEADER_SIGNATURE]: signatureHeader(secrets, id, timestamp, body)
@@ -56,8 +61,7 @@ export type VerifyFailure =
   | "Forged" // no entry matches any secret
 
 export type Verification =
-  | { readonly ok: true; readonly id: string; readonly timestamp: number }
-  | { readonly ok: false; readonly reason: VerifyFailure }
+  { readonly ok: true; readonly id: string; readonly timestamp: number } | { readonly ok: false; readonly reason: VerifyFailure }
 
 /** What the headers alone show: checked before a byte of the body is read. */
 export interface DeliveryHeaders {
@@ -69,9 +73,7 @@ export interface DeliveryHeaders {
   readonly offered: ReadonlyArray<Buffer>
 }
 
-export type HeaderCheck =
-  | { readonly ok: true; readonly headers: DeliveryHeaders }
-  | { readonly ok: false; readonly reason: VerifyFailure }
+export type HeaderCheck = { readonly ok: true; readonly headers: DeliveryHeaders } | { readonly ok: false; readonly reason: VerifyFailure }
 
 export interface HeaderInput {
   /** Header lookup (case-insensitive names are the caller's business; Node lower-cases them). */
@@ -131,4 +133,7 @@ export const verify = (input: VerifyInput): Verification => {
 
 /** Secrets from one configuration value: whitespace- or comma-separated (old and new during a rotation). */
 export const parseSecrets = (value: Redacted.Redacted<string>): ReadonlyArray<Redacted.Redacted<string>> =>
-  Redacted.value(value).split(/[\s,]+/).filter((s) => s.length > 0).map((s) => Redacted.make(s))
+  Redacted.value(value)
+    .split(/[\s,]+/)
+    .filter((s) => s.length > 0)
+    .map((s) => Redacted.make(s))

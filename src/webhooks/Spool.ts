@@ -55,8 +55,12 @@ export interface SpoolRead {
 const NL = 0x0a
 
 const isEntry = (v: unknown): v is SpoolEntry =>
-  typeof v === "object" && v !== null && typeof (v as SpoolEntry).id === "string" && typeof (v as SpoolEntry).body === "string" &&
-  typeof (v as SpoolEntry).timestamp === "number" && typeof (v as SpoolEntry).receivedAt === "number"
+  typeof v === "object" &&
+  v !== null &&
+  typeof (v as SpoolEntry).id === "string" &&
+  typeof (v as SpoolEntry).body === "string" &&
+  typeof (v as SpoolEntry).timestamp === "number" &&
+  typeof (v as SpoolEntry).receivedAt === "number"
 
 /** Parses complete lines of `buf`, which starts at file offset `base`. */
 const parseLines = (buf: Buffer, base: number): SpoolRead => {
@@ -169,7 +173,10 @@ export const openSpool = (path: string): Effect.Effect<Spool, SpoolError, Scope.
 
     const append = (entry: SpoolEntry) =>
       Effect.async<void, SpoolError>((resume) => {
-        const line = Buffer.from(JSON.stringify({ id: entry.id, timestamp: entry.timestamp, receivedAt: entry.receivedAt, body: entry.body }) + "\n", "utf8")
+        const line = Buffer.from(
+          JSON.stringify({ id: entry.id, timestamp: entry.timestamp, receivedAt: entry.receivedAt, body: entry.body }) + "\n",
+          "utf8"
+        )
         queue.push({
           line,
           done: (error) => resume(error === undefined ? Effect.void : Effect.fail(new SpoolError({ reason: "Write", path, cause: error })))

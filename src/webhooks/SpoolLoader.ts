@@ -50,29 +50,37 @@ interface EventRow extends Delivery {
 
 const iso = (ms: number) => new Date(ms).toISOString()
 
-export const webhookDeliveriesTable = flatTable<Delivery>("webhook_deliveries", {
-  delivery_id: ["VARCHAR", (d) => d.entry.id],
-  event_type: ["VARCHAR", (d) => d.type],
-  event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
-  alert_id: ["BIGINT", (d) => d.alertId],
-  webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
-  received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
-  status: "VARCHAR"
-}, { primaryKey: ["delivery_id"], disposition: "merge" })
+export const webhookDeliveriesTable = flatTable<Delivery>(
+  "webhook_deliveries",
+  {
+    delivery_id: ["VARCHAR", (d) => d.entry.id],
+    event_type: ["VARCHAR", (d) => d.type],
+    event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
+    alert_id: ["BIGINT", (d) => d.alertId],
+    webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
+    received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
+    status: "VARCHAR"
+  },
+  { primaryKey: ["delivery_id"], disposition: "merge" }
+)
 
 /** Every verified delivery, once (append-only; a redelivered id is skipped, never added again). */
-export const alertEventsTable = flatTable<EventRow>("alert_events", {
-  delivery_id: ["VARCHAR", (d) => d.entry.id],
-  event_type: ["VARCHAR", (d) => d.type],
-  event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
-  alert_id: ["BIGINT", (d) => d.alertId],
-  alert_time: ["TIMESTAMP", (d) => (d.alertTime === null ? null : iso(d.alertTime))],
-  applied: "BOOLEAN",
-  status: "VARCHAR",
-  webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
-  received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
-  body: ["VARCHAR", (d) => d.entry.body]
-}, { primaryKey: ["delivery_id"], disposition: "append" })
+export const alertEventsTable = flatTable<EventRow>(
+  "alert_events",
+  {
+    delivery_id: ["VARCHAR", (d) => d.entry.id],
+    event_type: ["VARCHAR", (d) => d.type],
+    event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
+    alert_id: ["BIGINT", (d) => d.alertId],
+    alert_time: ["TIMESTAMP", (d) => (d.alertTime === null ? null : iso(d.alertTime))],
+    applied: "BOOLEAN",
+    status: "VARCHAR",
+    webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
+    received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
+    body: ["VARCHAR", (d) => d.entry.body]
+  },
+  { primaryKey: ["delivery_id"], disposition: "append" }
+)
 
 /**
  * An instant as epoch ms; a date-time without a zone is read as UTC (the service's times are
@@ -87,8 +95,14 @@ export const instantOf = (value: unknown): number | null => {
 }
 
 /** The alert's own time: `updated_at`, else `created_at`, else `alert_date_and_time`, else the envelope's `timestamp`. */
-export const alertTimeOf = (event: { readonly timestamp?: string | null | undefined; readonly data: Record<string, unknown> }): number | null =>
-  instantOf(event.data.updated_at) ?? instantOf(event.data.created_at) ?? instantOf(event.data.alert_date_and_time) ?? instantOf(event.timestamp)
+export const alertTimeOf = (event: {
+  readonly timestamp?: string | null | undefined
+  readonly data: Record<string, unknown>
+}): number | null =>
+  instantOf(event.data.updated_at) ??
+  instantOf(event.data.created_at) ??
+  instantOf(event.data.alert_date_and_time) ??
+  instantOf(event.timestamp)
 
 /** Whether an event of time `incoming` may replace a row of time `held` (`undefined`: no row). */
 const supersedes = (incoming: number | null, held: number | null | undefined) =>
@@ -198,7 +212,11 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
     yield* w.commitPage({
       runId,
       pipeline: WEBHOOK_PIPELINE,
-      rows: new Map([["alerts", alerts], ["webhook_deliveries", deliveries], ["alert_events", events]]),
+      rows: new Map([
+        ["alerts", alerts],
+        ["webhook_deliveries", deliveries],
+        ["alert_events", events]
+      ]),
       checkpoint: { key, value: { offset }, done: false },
       ledger: [],
       rejects,

@@ -101,15 +101,21 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     options.sandbox
       ? Effect.succeed(Option.some(options.sandbox))
       : settings.service.target === "sandbox"
-      ? Effect.map(Sandbox.start({
-        seed: settings.sandbox.seed,
-        world: { properties: settings.sandbox.properties },
-        legacyFeeds: settings.sandbox.legacyFeeds,
-        dialect: settings.sandbox.dialect
-      }), Option.some)
-      : Effect.succeed(Option.none())
+        ? Effect.map(
+            Sandbox.start({
+              seed: settings.sandbox.seed,
+              world: { properties: settings.sandbox.properties },
+              legacyFeeds: settings.sandbox.legacyFeeds,
+              dialect: settings.sandbox.dialect
+            }),
+            Option.some
+          )
+        : Effect.succeed(Option.none())
   )
-  const settingsLayer = Layer.effect(ServiceSettings, Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb)))
+  const settingsLayer = Layer.effect(
+    ServiceSettings,
+    Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb))
+  )
   const warehouseLayer = Warehouse.Default({
     path: options.warehouse ?? settings.warehouse,
     memoryLimit: settings.duckdb.memoryLimit,
@@ -131,18 +137,25 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
       })
     })
   )
-  const tableKeys = Layer.effect(TableKeys, Effect.map(Warehouse, (w) => ({
-    read: (table: string, column: string) =>
-      Effect.gen(function* () {
-        const keys = yield* w.keysOf(table, column)
-        if (keys !== undefined) return keys
-        if (options.onMissingKeyTable === undefined) {
-          return yield* Effect.fail(new Error(`keys come from ${table}.${column}, but the warehouse has no table ${table} yet; run the pipeline that writes it first`))
-        }
-        options.onMissingKeyTable(table, column)
-        return [] as ReadonlyArray<string>
-      }).pipe(Effect.mapError((e) => new Error(e.message)))
-  })))
+  const tableKeys = Layer.effect(
+    TableKeys,
+    Effect.map(Warehouse, (w) => ({
+      read: (table: string, column: string) =>
+        Effect.gen(function* () {
+          const keys = yield* w.keysOf(table, column)
+          if (keys !== undefined) return keys
+          if (options.onMissingKeyTable === undefined) {
+            return yield* Effect.fail(
+              new Error(
+                `keys come from ${table}.${column}, but the warehouse has no table ${table} yet; run the pipeline that writes it first`
+              )
+            )
+          }
+          options.onMissingKeyTable(table, column)
+          return [] as ReadonlyArray<string>
+        }).pipe(Effect.mapError((e) => new Error(e.message)))
+    }))
+  )
   return Layer.mergeAll(ServiceLayer.clients(guardLayer), tableKeys, options.progress).pipe(
     Layer.provideMerge(warehouseLayer),
     Layer.provideMerge(settingsLayer),

@@ -18,7 +18,7 @@ const ROOT = path.resolve(import.meta.dirname, "../..")
 const readmeExitCodes = (): Map<number, string> => {
   const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
   const start = readme.indexOf("- **Exit codes.**")
-  expect(start, "README has an \"Exit codes\" bullet").toBeGreaterThan(0)
+  expect(start, 'README has an "Exit codes" bullet').toBeGreaterThan(0)
   const rows = new Map<number, string>()
   let inTable = false
   for (const line of readme.slice(start).split("\n").slice(1)) {
@@ -26,7 +26,8 @@ const readmeExitCodes = (): Map<number, string> => {
     if (m) {
       rows.set(Number(m[1]), m[2]!)
       inTable = true
-    } else if (/^\s*\|/.test(line)) continue // header and rule
+    } else if (/^\s*\|/.test(line))
+      continue // header and rule
     else if (inTable || /^- /.test(line)) break
   }
   return rows
@@ -49,7 +50,7 @@ describe("one table of exit codes", () => {
     expect(r.code).toBe(0)
     const text = plain(r.stdout).replace(/\s+/g, " ")
     const m = /Exit codes: (.*?)\.(?: |$)/.exec(text)
-    expect(m, "--help has an \"Exit codes:\" sentence").not.toBeNull()
+    expect(m, '--help has an "Exit codes:" sentence').not.toBeNull()
     const listed = m![1]!.split(";").map((entry) => Number(/^\s*(\d+) /.exec(entry)?.[1]))
     expect(listed.every(Number.isInteger)).toBe(true)
     expect(codesOf(listed)).toEqual(codesOf(Object.values(ExitCode)))

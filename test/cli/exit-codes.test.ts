@@ -67,7 +67,9 @@ describe("exit codes", () => {
     expect(paused.code).toBe(3)
     const refused = await runCli(["run", "plots-germany", "--config", config, "-p", "pageSize=10"], sandboxEnv())
     expect(refused.code).toBe(2)
-    expect(refused.stderr).toMatch(/has other parameters \(pageSize: 20 -> 10\); --resume goes on with its saved parameters, --restart drops its checkpoints/)
+    expect(refused.stderr).toMatch(
+      /has other parameters \(pageSize: 20 -> 10\); --resume goes on with its saved parameters, --restart drops its checkpoints/
+    )
     const resumed = await runCli(["run", "plots-germany", "--config", config, "-p", "pageSize=10", "--resume"], sandboxEnv())
     expect(resumed.code).toBe(0)
     expect(resumed.stdout).toMatch(/done \(resumed\)/)

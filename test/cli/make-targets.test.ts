@@ -103,7 +103,9 @@ describe("every make target works on a fresh clone", () => {
     const a = fs.mkdtempSync(path.join(dir, "sets-"))
     const configA = settingsIn(a)
     const plan = await expectOk("plan", configA)
-    expect(plan.stdout).toMatch(/properties-match .*keys pending .*0 keys yet: alerts\.listing_id is written by alerts, earlier in this plan/)
+    expect(plan.stdout).toMatch(
+      /properties-match .*keys pending .*0 keys yet: alerts\.listing_id is written by alerts, earlier in this plan/
+    )
     expect(fs.existsSync(path.join(a, "warehouse.duckdb")), "plan created no warehouse").toBe(false)
     await expectOk("nightly", configA)
     expect(fs.existsSync(path.join(a, "out", "parquet", "alerts"))).toBe(true)

@@ -36,7 +36,7 @@ const killAfterPages = (args: Array<string>, pages: number) =>
       buffer += d
       const lines = buffer.split("\n")
       buffer = lines.pop()!
-      for (const l of lines) if (l.includes("\"page_committed\"")) seen++
+      for (const l of lines) if (l.includes('"page_committed"')) seen++
       if (seen >= pages && child.exitCode === null && !child.killed) child.kill("SIGKILL")
     })
     child.on("close", () => resolve(seen))
@@ -82,7 +82,10 @@ describe("crash and resume from the CLI", () => {
     expect(b).toEqual(a)
     expect(b!.n).toBe(b!.d)
     // the ledger holds each committed page once; what a kill lost in flight is at most one page each
-    const [ledger] = await readWarehouse(path.join(crashDir, "warehouse.duckdb"), `SELECT sum(units) AS u, count(*) AS c, count(DISTINCT request_id) AS d FROM _ledger`)
+    const [ledger] = await readWarehouse(
+      path.join(crashDir, "warehouse.duckdb"),
+      `SELECT sum(units) AS u, count(*) AS c, count(DISTINCT request_id) AS d FROM _ledger`
+    )
     expect(ledger!.c).toBe(ledger!.d)
     expect(Number(ledger!.u)).toBe(cleanUnits)
     expect(crashUnits).toBeLessThanOrEqual(cleanUnits + kills)
@@ -102,7 +105,10 @@ describe("crash and resume from the CLI", () => {
     const r = await firstDone
     sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 40 })
     expect(r.code).toBe(0)
-    const [row] = await readWarehouse(path.join(d, "warehouse.duckdb"), `SELECT count(*) AS n, count(DISTINCT id) AS d FROM sourcing_properties`)
+    const [row] = await readWarehouse(
+      path.join(d, "warehouse.duckdb"),
+      `SELECT count(*) AS n, count(DISTINCT id) AS d FROM sourcing_properties`
+    )
     expect(row!.n).toBe(row!.d)
     expect(Number(row!.n)).toBeGreaterThan(0)
   })

@@ -59,7 +59,10 @@ describe("signals", () => {
     return { file, warehouse: path.join(d, "warehouse.duckdb") }
   }
 
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (const [signal, code] of [
+    ["SIGINT", 130],
+    ["SIGTERM", 143]
+  ] as const) {
     it(`${signal} exits ${code} within 2 s, marks the run interrupted, prints the summary, and the next run resumes`, async () => {
       const { file, warehouse } = config()
       const child = spawnCli(["run", "sourcing-search", "--config", file], sandboxEnv())
@@ -72,7 +75,10 @@ describe("signals", () => {
       expect(r.code).toBe(code)
       expect(took).toBeLessThan(2_000)
       expect(r.stdout).toMatch(/sourcing-search\s+interrupted/)
-      const finished = r.stderr.split("\n").filter((l) => l.includes('"run_finished"')).map((l) => JSON.parse(l) as { status: string })
+      const finished = r.stderr
+        .split("\n")
+        .filter((l) => l.includes('"run_finished"'))
+        .map((l) => JSON.parse(l) as { status: string })
       expect(finished.at(-1)?.status).toBe("interrupted")
       expect(await runStatus(warehouse)).toBe("interrupted")
 

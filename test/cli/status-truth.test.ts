@@ -24,8 +24,11 @@ const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, 
 const references = {
   references: {
     params: {
-      location_countries: ["ES", "PT", "DE"], source_location_ids: [18], points: [{ latitude: 40.4168, longitude: -3.7038 }],
-      typeahead: [{ country: "ES", query: "Mad" }], zip_codes: [{ country_code: "ES", zip_code: "28001" }]
+      location_countries: ["ES", "PT", "DE"],
+      source_location_ids: [18],
+      points: [{ latitude: 40.4168, longitude: -3.7038 }],
+      typeahead: [{ country: "ES", query: "Mad" }],
+      zip_codes: [{ country_code: "ES", zip_code: "28001" }]
     }
   }
 }
@@ -78,8 +81,13 @@ describe("status is the truth", () => {
       const r = await runCli(["run", "plots-germany", "--config", config], sandboxEnv())
       expect(r.code, r.stderr).toBe(0)
     }
-    const runs = await runCli(["query", "--config", config, "--json",
-      "SELECT count(*) AS runs, sum(units_charged) AS units, (SELECT count(DISTINCT request_id) FROM _ledger) AS ids FROM _runs"])
+    const runs = await runCli([
+      "query",
+      "--config",
+      config,
+      "--json",
+      "SELECT count(*) AS runs, sum(units_charged) AS units, (SELECT count(DISTINCT request_id) FROM _ledger) AS ids FROM _runs"
+    ])
     expect(runs.code, runs.stderr).toBe(0)
     const q = json(runs.stdout)
     expect(q).toMatchObject({ runs: 2, ids: 3 }) // the same three ids in both runs
@@ -98,13 +106,20 @@ describe("status is the truth", () => {
     const d = fs.mkdtempSync(path.join(dir, "checkpoints-"))
     const config = remoteConfig(d, sandbox, { pipelines: { ...plots, ...references } })
     for (const p of ["references", "plots-germany"]) expect((await runCli(["run", p, "--config", config], sandboxEnv())).code).toBe(0)
-    const slices = Number(json((await runCli(["query", "--config", config, "--json", "SELECT count(*) AS n FROM _checkpoints WHERE pipeline = 'references'"])).stdout).n)
+    const slices = Number(
+      json(
+        (await runCli(["query", "--config", config, "--json", "SELECT count(*) AS n FROM _checkpoints WHERE pipeline = 'references'"]))
+          .stdout
+      ).n
+    )
     expect(slices).toBeGreaterThan(5)
     const short = await runCli(["status", "--config", config])
     expect(short.code, short.stderr).toBe(0)
     const perPipeline = (out: string, p: string) => lines(out).filter((l) => l.startsWith(`${p} `))
     expect(perPipeline(short.stdout, "references")).toHaveLength(1)
-    expect(perPipeline(short.stdout, "references")[0]).toMatch(new RegExp(`^references\\s+${slices} / ${slices}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`))
+    expect(perPipeline(short.stdout, "references")[0]).toMatch(
+      new RegExp(`^references\\s+${slices} / ${slices}\\s+\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ$`)
+    )
     expect(perPipeline(short.stdout, "plots-germany")).toHaveLength(1)
     const verbose = await runCli(["status", "--config", config, "--verbose"])
     expect(verbose.code, verbose.stderr).toBe(0)
@@ -150,12 +165,19 @@ describe("status is the truth", () => {
     db.closeSync()
     const before = await runCli(["status", "--config", config])
     expect(before.code, before.stderr).toBe(0)
-    expect(json((await runCli(["query", "--config", config, "--json", "SELECT value FROM _meta WHERE key = 'format_version'"])).stdout)).toEqual({ value: "1" })
+    expect(
+      json((await runCli(["query", "--config", config, "--json", "SELECT value FROM _meta WHERE key = 'format_version'"])).stdout)
+    ).toEqual({ value: "1" })
     proxy.reset() // req-1.. again: the new run's charges, kept beside the first run's
     const run = await runCli(["run", "plots-germany", "--config", config], sandboxEnv())
     expect(run.code, run.stderr).toBe(0)
-    const after = await runCli(["query", "--config", config, "--json",
-      "SELECT (SELECT value FROM _meta WHERE key = 'format_version') AS version, (SELECT count(*) FROM _ledger) AS charges, (SELECT count(*) FROM _ledger WHERE request_id = 'req-1') AS first"])
+    const after = await runCli([
+      "query",
+      "--config",
+      config,
+      "--json",
+      "SELECT (SELECT value FROM _meta WHERE key = 'format_version') AS version, (SELECT count(*) FROM _ledger) AS charges, (SELECT count(*) FROM _ledger WHERE request_id = 'req-1') AS first"
+    ])
     expect(json(after.stdout)).toEqual({ version: "2", charges: 6, first: 2 })
   }, 180_000)
 })

@@ -44,28 +44,39 @@ describe("suggestions", () => {
     expect(closest("remot", ["sandbox", "remote"])).toBe("remote")
     expect(closest("plot-germany", ["sourcing-search", "plots-germany"])).toBe("plots-germany")
     expect(closest("cloud", ["sandbox", "remote"])).toBeUndefined()
-    expect(closest("ghost", catalogue.map((p) => p.name))).toBeUndefined()
+    expect(
+      closest(
+        "ghost",
+        catalogue.map((p) => p.name)
+      )
+    ).toBeUndefined()
   })
 })
 
 describe("settings decode", () => {
   it("a misspelt key anywhere names the closest allowed key", () => {
     expect(errorOf(decodeSettings({ warehous: "x.duckdb" }, "s.json"))).toBe(`s.json: warehous: unknown key; did you mean "warehouse"?`)
-    expect(errorOf(decodeSettings({ budget: { maxUnit: 5 } }, "s.json"))).toBe(`s.json: budget.maxUnit: unknown key; did you mean "maxUnits"?`)
+    expect(errorOf(decodeSettings({ budget: { maxUnit: 5 } }, "s.json"))).toBe(
+      `s.json: budget.maxUnit: unknown key; did you mean "maxUnits"?`
+    )
     expect(errorOf(decodeSettings({ pipelines: { "plots-germany": { parms: {} } } }, "s.json"))).toBe(
       `s.json: pipelines.plots-germany.parms: unknown key; did you mean "params"?`
     )
-    expect(errorOf(decodeSettings({ service: { colour: "red" } }, "s.json"))).toMatch(/^s\.json: service\.colour: unknown key; allowed: target, platformUrl, apiUrl, /)
+    expect(errorOf(decodeSettings({ service: { colour: "red" } }, "s.json"))).toMatch(
+      /^s\.json: service\.colour: unknown key; allowed: target, platformUrl, apiUrl, /
+    )
   })
 
   it("an enumeration lists the allowed values and suggests the closest", () => {
     expect(errorOf(decodeSettings({ service: { target: "remot" } }, "s.json"))).toBe(
       `s.json: service.target: expected one of sandbox, remote; did you mean "remote"?`
     )
-    expect(errorOf(decodeSettings({ service: { target: "cloud" } }, "s.json"))).toBe(`s.json: service.target: expected one of sandbox, remote (got "cloud")`)
+    expect(errorOf(decodeSettings({ service: { target: "cloud" } }, "s.json"))).toBe(
+      `s.json: service.target: expected one of sandbox, remote (got "cloud")`
+    )
   })
 
-  it("an optional section's \"Expected undefined\" is left out (it showed the whole section)", () => {
+  it('an optional section\'s "Expected undefined" is left out (it showed the whole section)', () => {
     const message = errorOf(decodeSettings({ service: { target: "remot", timeoutMs: 0 } }, "s.json"))
     expect(message).not.toMatch(/undefined/)
     expect(message).toMatch(/service\.timeoutMs: /)
@@ -74,11 +85,15 @@ describe("settings decode", () => {
   it("unknown pipelines under `pipelines` and in `sets` are refused when the known names are given", () => {
     const input = { pipelines: { "plot-germany": { params: { pageSize: 5 } } } }
     expect(Either.isRight(decodeSettings(input, "s.json"))).toBe(true) // the schema alone cannot know
-    expect(errorOf(decodeSettings(input, "s.json", known))).toBe(`s.json: pipelines.plot-germany: unknown pipeline; did you mean "plots-germany"?`)
+    expect(errorOf(decodeSettings(input, "s.json", known))).toBe(
+      `s.json: pipelines.plot-germany: unknown pipeline; did you mean "plots-germany"?`
+    )
     expect(errorOf(decodeSettings({ sets: { nightly: ["plots-germany", "sourcing-serch"] } }, "s.json", known))).toBe(
       `s.json: sets.nightly: unknown pipeline "sourcing-serch"; did you mean "sourcing-search"?`
     )
-    expect(errorOf(decodeSettings({ sets: { broken: ["ghost"] } }, "s.json", known))).toMatch(/^s\.json: sets\.broken: unknown pipeline "ghost"; allowed: plots-germany, /)
+    expect(errorOf(decodeSettings({ sets: { broken: ["ghost"] } }, "s.json", known))).toMatch(
+      /^s\.json: sets\.broken: unknown pipeline "ghost"; allowed: plots-germany, /
+    )
     const shipped = JSON.parse(fs.readFileSync(path.join(import.meta.dirname, "../../config/sandbox.json"), "utf8"))
     expect(Either.isRight(decodeSettings(shipped, "config/sandbox.json", known))).toBe(true)
   })
@@ -94,15 +109,26 @@ describe("credentials", () => {
   const SECRET = "sk-live-4f9a8b7c6d5e"
 
   it("credential-looking names: key, token, secret, password in any case; the settings' own env-var fields are not", () => {
-    for (const k of ["apiKey", "api_key", "SVC_API_KEY", "refreshToken", "clientSecret", "PASSWORD", "passwd"]) expect(isCredentialKey(k), k).toBe(true)
-    for (const k of ["apiKeyEnv", "passwordEnv", "emailEnv", "apiKeyHeader", "keywords", "target", "email"]) expect(isCredentialKey(k), k).toBe(false)
+    for (const k of ["apiKey", "api_key", "SVC_API_KEY", "refreshToken", "clientSecret", "PASSWORD", "passwd"])
+      expect(isCredentialKey(k), k).toBe(true)
+    for (const k of ["apiKeyEnv", "passwordEnv", "emailEnv", "apiKeyHeader", "keywords", "target", "email"])
+      expect(isCredentialKey(k), k).toBe(false)
   })
 
   it("a credential in the settings file is refused, naming the environment variable, never the value", () => {
     const cases: Array<[unknown, string]> = [
-      [{ service: { apiKey: SECRET } }, "s.json: service.apiKey: credentials are never read from the settings file; remove it and set the environment variable SVC_API_KEY instead"],
-      [{ service: { password: SECRET } }, "s.json: service.password: credentials are never read from the settings file; remove it and set the environment variable SVC_PASSWORD instead"],
-      [{ service: { apiKeyEnv: "ACME_KEY", api_key: SECRET } }, "s.json: service.api_key: credentials are never read from the settings file; remove it and set the environment variable ACME_KEY instead"],
+      [
+        { service: { apiKey: SECRET } },
+        "s.json: service.apiKey: credentials are never read from the settings file; remove it and set the environment variable SVC_API_KEY instead"
+      ],
+      [
+        { service: { password: SECRET } },
+        "s.json: service.password: credentials are never read from the settings file; remove it and set the environment variable SVC_PASSWORD instead"
+      ],
+      [
+        { service: { apiKeyEnv: "ACME_KEY", api_key: SECRET } },
+        "s.json: service.api_key: credentials are never read from the settings file; remove it and set the environment variable ACME_KEY instead"
+      ],
       [
         { service: { refreshToken: SECRET } },
         "s.json: service.refreshToken: credentials are never read from the settings file; remove it: tokens come from signing in with the environment variables SVC_EMAIL and SVC_PASSWORD"
@@ -129,12 +155,17 @@ describe("credentials", () => {
       `limit: Expected number, actual {"apiKey":"<redacted>","n":1}`
     )
     // a message a filter builds from the values itself
-    const Login = Schema.Struct({ user: Schema.String, password: Schema.String }).pipe(Schema.filter((l) => l.password.length > 40 || `user ${l.user} with password ${l.password} refused`))
+    const Login = Schema.Struct({ user: Schema.String, password: Schema.String }).pipe(
+      Schema.filter((l) => l.password.length > 40 || `user ${l.user} with password ${l.password} refused`)
+    )
     const line = lineOf(Login, { user: "ann", password: SECRET })
     expect(line).not.toContain(SECRET)
     expect(line).toContain("<redacted>")
     expect(scrub(`"${SECRET}" and ${SECRET}`, { k: { secret: SECRET } })).toBe(`"<redacted>" and <redacted>`)
-    expect(redactValue({ a: [{ password: "x" }], apiKeyEnv: "SVC_API_KEY" })).toEqual({ a: [{ password: "<redacted>" }], apiKeyEnv: "SVC_API_KEY" })
+    expect(redactValue({ a: [{ password: "x" }], apiKeyEnv: "SVC_API_KEY" })).toEqual({
+      a: [{ password: "<redacted>" }],
+      apiKeyEnv: "SVC_API_KEY"
+    })
   })
 
   it("the settings' errors for a section holding a non-string credential show no value either", () => {
@@ -146,7 +177,9 @@ describe("credentials", () => {
 
 describe("pipeline parameters", () => {
   it("unknown parameters and enumeration values suggest the closest", () => {
-    expect(errorOf(resolveParams(pipeline("plots-germany"), {}, ["pagesize=5"]))).toBe(`plots-germany.pagesize: unknown key; did you mean "pageSize"?`)
+    expect(errorOf(resolveParams(pipeline("plots-germany"), {}, ["pagesize=5"]))).toBe(
+      `plots-germany.pagesize: unknown key; did you mean "pageSize"?`
+    )
     expect(errorOf(resolveParams(pipeline("plots-germany"), { criteria: { sort: "price_m2_ac" } }, []))).toBe(
       `plots-germany.criteria.sort: must be one of commercial_use, newest, price_asc, area_desc, price_m2_asc (got "price_m2_ac"); did you mean "price_m2_asc"?`
     )
@@ -166,9 +199,15 @@ describe("flags", () => {
   const argv = (...args: Array<string>) => ["node", "estate-etl", ...args]
   it("a misspelt flag is named as a flag, with the closest of the command's flags", () => {
     expect(unknownFlag(commands, argv("run", "--confg", "x", "nightly"))?.message).toBe("run: unknown flag --confg; did you mean --config?")
-    expect(unknownFlag(commands, argv("run", "nightly", "--max-unit=5"))?.message).toBe("run: unknown flag --max-unit; did you mean --max-units?")
-    expect(unknownFlag(commands, argv("alerts", "feeds", "list", "--jsn"))?.message).toBe("alerts feeds list: unknown flag --jsn; did you mean --json?")
-    expect(unknownFlag(commands, argv("run", "nightly", "--frobnicate"))?.message).toMatch(/^run: unknown flag --frobnicate; flags of run: --config, /)
+    expect(unknownFlag(commands, argv("run", "nightly", "--max-unit=5"))?.message).toBe(
+      "run: unknown flag --max-unit; did you mean --max-units?"
+    )
+    expect(unknownFlag(commands, argv("alerts", "feeds", "list", "--jsn"))?.message).toBe(
+      "alerts feeds list: unknown flag --jsn; did you mean --json?"
+    )
+    expect(unknownFlag(commands, argv("run", "nightly", "--frobnicate"))?.message).toMatch(
+      /^run: unknown flag --frobnicate; flags of run: --config, /
+    )
   })
   it("declared flags, their values, short aliases, built-ins and arguments after -- pass", () => {
     for (const args of [
@@ -180,7 +219,8 @@ describe("flags", () => {
       ["query", "-- a comment\nSELECT 1"],
       ["run", "nightly", "--", "--not-a-flag"],
       ["alerts", "feeds", "list", "--config", "x.json", "--json"]
-    ]) expect(unknownFlag(commands, argv(...args)), args.join(" ")).toBeUndefined()
+    ])
+      expect(unknownFlag(commands, argv(...args)), args.join(" ")).toBeUndefined()
   })
 })
 
@@ -200,22 +240,30 @@ describe("the CLI (child process): exit 2, one line, before any request", () => 
     const file = settings("pipeline-key.json", { pipelines: { "plot-germany": { params: { pageSize: 5 } } } })
     const r = await runCli(["run", "plots-germany", "--config", file])
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
-      code: 2, stdout: "", stderr: `error: ${file}: pipelines.plot-germany: unknown pipeline; did you mean "plots-germany"?\n`
+      code: 2,
+      stdout: "",
+      stderr: `error: ${file}: pipelines.plot-germany: unknown pipeline; did you mean "plots-germany"?\n`
     })
     expect(fs.existsSync(path.join(dir, "warehouse.duckdb"))).toBe(false)
   })
 
-  it("target: \"remot\"", async () => {
+  it('target: "remot"', async () => {
     const file = settings("target.json", { service: { target: "remot" } })
     const r = await runCli(["run", "plots-germany", "--config", file])
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
-      code: 2, stdout: "", stderr: `error: ${file}: service.target: expected one of sandbox, remote; did you mean "remote"?\n`
+      code: 2,
+      stdout: "",
+      stderr: `error: ${file}: service.target: expected one of sandbox, remote; did you mean "remote"?\n`
     })
   })
 
   it("--confg", async () => {
     const r = await runCli(["run", "--confg", "x", "nightly"])
-    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 2, stdout: "", stderr: "error: run: unknown flag --confg; did you mean --config?\n" })
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({
+      code: 2,
+      stdout: "",
+      stderr: "error: run: unknown flag --confg; did you mean --config?\n"
+    })
   })
 
   it("an API key in the settings file: the environment variable is named, the key shown nowhere", async () => {

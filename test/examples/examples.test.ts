@@ -33,9 +33,15 @@ describe("examples", () => {
 
   it("commercial-plots: GE/GI plots under 100 EUR/m² with their evidence quotes", async () => {
     const world = sandbox.context.world
-    const truth = world.searchPlots(plots.CRITERIA as never).filter((p) =>
-      (plots.ZONES as ReadonlyArray<string>).includes(String(p.facts_from_text?.zoning_class)) &&
-      p.sale_eur_per_m2 !== null && p.sale_eur_per_m2 !== undefined && p.sale_eur_per_m2 < plots.MAX_EUR_M2)
+    const truth = world
+      .searchPlots(plots.CRITERIA as never)
+      .filter(
+        (p) =>
+          (plots.ZONES as ReadonlyArray<string>).includes(String(p.facts_from_text?.zoning_class)) &&
+          p.sale_eur_per_m2 !== null &&
+          p.sale_eur_per_m2 !== undefined &&
+          p.sale_eur_per_m2 < plots.MAX_EUR_M2
+      )
     expect(truth.length).toBeGreaterThan(0)
     const result = await plots.main(options())
     const file = path.join(dir, "commercial-plots.arrow")
@@ -56,7 +62,13 @@ describe("examples", () => {
     const world = sandbox.context.world
     const c = homes.CITY
     const truth = world
-      .sellerLeads({ latitude: c.latitude, longitude: c.longitude, radius_km: c.radius_km, min_price_cuts: homes.MIN_PRICE_CUTS, min_price_cut_pct: 5 })
+      .sellerLeads({
+        latitude: c.latitude,
+        longitude: c.longitude,
+        radius_km: c.radius_km,
+        min_price_cuts: homes.MIN_PRICE_CUTS,
+        min_price_cut_pct: 5
+      })
       .filter((lead) => {
         const property = world.propertyById(Number(lead.property_id.replace("prop_", "")))
         return property?.locations_structure.some((l) => l.name === c.name && l.administrative_level === "municipality")
@@ -79,8 +91,9 @@ describe("examples", () => {
 
   it("price-per-m2-trend: monthly EUR/m² for ten cities as an Arrow file and an SVG chart", async () => {
     const world = sandbox.context.world
-    const cities = world.locations.filter((l) =>
-      l.country === "ES" && l.administrative_level === "municipality" && (trend.CITIES as ReadonlyArray<string>).includes(l.name))
+    const cities = world.locations.filter(
+      (l) => l.country === "ES" && l.administrative_level === "municipality" && (trend.CITIES as ReadonlyArray<string>).includes(l.name)
+    )
     expect(cities.length).toBe(10)
     const result = await trend.main(options())
     const file = path.join(dir, "price-per-m2.arrow")
@@ -90,8 +103,12 @@ describe("examples", () => {
     let expected = 0
     for (const city of cities) {
       const points = world.timeSeries({
-        types: s.types, business_type: s.business_type, custom_location_boundary: { location_ids: [city.location_id] },
-        data_point: s.data_points[0], date_interval: s.date_interval, date_range: s.date_range
+        types: s.types,
+        business_type: s.business_type,
+        custom_location_boundary: { location_ids: [city.location_id] },
+        data_point: s.data_points[0],
+        date_interval: s.date_interval,
+        date_range: s.date_range
       })
       expected += points.length
       const mine = result.rows.filter((r) => r.location_id === city.location_id)

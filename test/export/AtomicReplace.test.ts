@@ -40,8 +40,14 @@ describe("atomic replace", () => {
     fs.mkdirSync(path.join(dir, ".plots.tmp-999999999-a-c")) // a dead process's half-written folder
     fs.mkdirSync(path.join(dir, `.plots.tmp-${process.pid}-a-d`)) // a live process's: left alone
     let seenBeforeWrite: string | undefined
-    await Effect.runPromise(replaceAtomically(target, (tmp) =>
-      Effect.zipRight(Effect.sync(() => (seenBeforeWrite = fs.readFileSync(path.join(target, "part-0.parquet"), "utf8"))), writeFolder("v2")(tmp))))
+    await Effect.runPromise(
+      replaceAtomically(target, (tmp) =>
+        Effect.zipRight(
+          Effect.sync(() => (seenBeforeWrite = fs.readFileSync(path.join(target, "part-0.parquet"), "utf8"))),
+          writeFolder("v2")(tmp)
+        )
+      )
+    )
     expect(seenBeforeWrite).toBe("v1") // restored before the new export was written
     expect(fs.readFileSync(path.join(target, "part-0.parquet"), "utf8")).toBe("v2")
     expect(fs.readdirSync(dir).sort()).toEqual([`.plots.tmp-${process.pid}-a-d`, "plots"])

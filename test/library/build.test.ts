@@ -22,10 +22,14 @@ describe("package build", () => {
 
   it("emits the CLI, the entry point and their declarations where package.json says", async () => {
     const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-    execFileSync(process.execPath, [tsc, "-p", "tsconfig.build.json", "--outDir", out, "--declarationMap", "false", "--sourceMap", "false"], {
-      cwd: root,
-      stdio: "pipe"
-    })
+    execFileSync(
+      process.execPath,
+      [tsc, "-p", "tsconfig.build.json", "--outDir", out, "--declarationMap", "false", "--sourceMap", "false"],
+      {
+        cwd: root,
+        stdio: "pipe"
+      }
+    )
     const bin = built(pkg.bin["estate-etl"])
     expect(fs.existsSync(bin)).toBe(true)
     expect(fs.readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")).toBe(true)

@@ -10,8 +10,21 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  definePipeline, Etl, extract, fanOut, fetchedOf, flatTable, LibraryError, openSession, query, rows,
-  single, TokenClient, withSession, writeArrow, writeParquet
+  definePipeline,
+  Etl,
+  extract,
+  fanOut,
+  fetchedOf,
+  flatTable,
+  LibraryError,
+  openSession,
+  query,
+  rows,
+  single,
+  TokenClient,
+  withSession,
+  writeArrow,
+  writeParquet
 } from "../../src/index.js"
 import type { PlotResult } from "../../src/sandbox/world/World.js"
 import { startTestSandbox } from "../support/sandbox.js"
@@ -60,7 +73,13 @@ describe("library API", () => {
 
   it("an in-memory extraction leaves a given warehouse file untouched", async () => {
     const warehouse = path.join(dir, "nightly.duckdb")
-    const first = await extract("plots-germany", { sandbox, into: "warehouse", warehouse, params: { ...plotParams, maxPages: 1 }, read: ["plot_agency_links"] })
+    const first = await extract("plots-germany", {
+      sandbox,
+      into: "warehouse",
+      warehouse,
+      params: { ...plotParams, maxPages: 1 },
+      read: ["plot_agency_links"]
+    })
     expect(first.tableNames).toEqual(["plot_agency_links"])
     expect(() => first.table()).toThrow(/no table plots/)
     const before = { bytes: fs.readFileSync(warehouse), mtime: fs.statSync(warehouse).mtimeMs }
@@ -77,7 +96,10 @@ describe("library API", () => {
   it("refuses a plan over the unit cap before any paid call", async () => {
     const before = sandbox.control.stats()
     const spent = Object.values(before.unitsSpent).reduce((a, b) => a + b, 0)
-    const err = await extract("plots-germany", { sandbox, maxUnits: 3, params: plotParams }).then(() => undefined, (e) => e)
+    const err = await extract("plots-germany", { sandbox, maxUnits: 3, params: plotParams }).then(
+      () => undefined,
+      (e) => e
+    )
     expect(err._tag).toBe("InvalidInput")
     expect(err.field).toBe("--max-units")
     expect(err.detail).toMatch(/plans 4 units, above the cap of 3/)
@@ -88,7 +110,10 @@ describe("library API", () => {
 
   it("rejects bad parameters naming the field, before any request", async () => {
     const before = sandbox.control.stats().requests
-    const err = await extract("plots-germany", { sandbox, params: { pageSize: 1000 } }).then(() => undefined, (e) => e)
+    const err = await extract("plots-germany", { sandbox, params: { pageSize: 1000 } }).then(
+      () => undefined,
+      (e) => e
+    )
     expect(err?._tag).toBe("InvalidInput")
     expect(err.field).toBe("plots-germany.pageSize")
     expect(sandbox.control.stats().requests).toEqual(before)
@@ -96,7 +121,10 @@ describe("library API", () => {
 
   it("reads never create a warehouse file", async () => {
     const missing = path.join(dir, "typo.duckdb")
-    const err = await query("SELECT 1", { warehouse: missing }).then(() => undefined, (e) => e)
+    const err = await query("SELECT 1", { warehouse: missing }).then(
+      () => undefined,
+      (e) => e
+    )
     expect(err?._tag).toBe("InvalidInput")
     expect(fs.existsSync(missing)).toBe(false)
   })
@@ -133,7 +161,11 @@ describe("library API", () => {
     const ids = [1, 2, 3, 4, 5].map((i) => sandbox.context.world.propertyIdOf(i * 7))
     // An inline source: two fields of the token host's property record, by id.
     const Prop = Schema.Struct({ property_id: Schema.Number, address: Schema.String })
-    const t = flatTable<typeof Prop.Type>("adhoc_addresses", { property_id: "BIGINT", address: "VARCHAR" }, { primaryKey: ["property_id"], disposition: "merge" })
+    const t = flatTable<typeof Prop.Type>(
+      "adhoc_addresses",
+      { property_id: "BIGINT", address: "VARCHAR" },
+      { primaryKey: ["property_id"], disposition: "merge" }
+    )
     const addresses = definePipeline({
       name: "adhoc-addresses",
       description: "addresses of some properties",
@@ -143,9 +175,12 @@ describe("library API", () => {
         keys: (p: { ids: ReadonlyArray<number> }) => p.ids,
         key: (id) => `id=${id}`,
         concurrency: 2,
-        pager: (id) => single(() => Effect.flatMap(TokenClient, (c) => c.propertyById(String(id))).pipe(
-          Effect.map((r) => fetchedOf(r, "property_by_id", [(r.body as { results: unknown }).results]))
-        ))
+        pager: (id) =>
+          single(() =>
+            Effect.flatMap(TokenClient, (c) => c.propertyById(String(id))).pipe(
+              Effect.map((r) => fetchedOf(r, "property_by_id", [(r.body as { results: unknown }).results]))
+            )
+          )
       }),
       cost: { operation: "property_by_id", estimate: (p) => Effect.succeed({ requests: p.ids.length, exact: true }) },
       tables: [t.spec],
@@ -154,7 +189,12 @@ describe("library API", () => {
     const joined = await withSession({ sandbox }, async (s) => {
       expect(s.into).toBe("memory")
       const a = await s.run(addresses, { params: { ids } })
-      expect(a.rows().map((r) => r.property_id).sort()).toEqual([...ids].sort())
+      expect(
+        a
+          .rows()
+          .map((r) => r.property_id)
+          .sort()
+      ).toEqual([...ids].sort())
       await s.run("properties-by-id", { params: { ids } })
       return s.rows(`SELECT a.property_id, a.address, p.zip_code FROM adhoc_addresses a JOIN properties p USING (property_id) ORDER BY 1`)
     })
@@ -167,14 +207,16 @@ describe("library API", () => {
   })
 
   it("offers the same through Effect (Etl.session, Etl.extract) and fails a paused run with LibraryError", async () => {
-    const program = Effect.scoped(Effect.gen(function*() {
-      const s = yield* Etl.session({ sandbox, maxUnits: 2 })
-      const x = yield* s.run("plots-germany", { params: { ...plotParams, maxPages: 1 } })
-      const counts = yield* s.tableCounts()
-      // the session's cap is 2 units; a run planned at 2 pages passes the plan check but stops at the cap
-      const paused = yield* Effect.flip(s.run("plots-germany", { params: { ...plotParams, maxPages: 2 }, untilCap: true, maxUnits: 100 }))
-      return { x, counts, paused }
-    }))
+    const program = Effect.scoped(
+      Effect.gen(function* () {
+        const s = yield* Etl.session({ sandbox, maxUnits: 2 })
+        const x = yield* s.run("plots-germany", { params: { ...plotParams, maxPages: 1 } })
+        const counts = yield* s.tableCounts()
+        // the session's cap is 2 units; a run planned at 2 pages passes the plan check but stops at the cap
+        const paused = yield* Effect.flip(s.run("plots-germany", { params: { ...plotParams, maxPages: 2 }, untilCap: true, maxUnits: 100 }))
+        return { x, counts, paused }
+      })
+    )
     const { counts, paused, x } = await Effect.runPromise(program)
     expect(x.table().numRows).toBe(50)
     expect(counts.plots).toBe(50)

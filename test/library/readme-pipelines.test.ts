@@ -11,7 +11,15 @@ import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
 
 const README = fs.readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8")
 const section = README.slice(README.indexOf("## Pipelines"), README.indexOf("## Running"))
-const rows = section.split("\n").filter((l) => /^\| `[a-z-]+` \|/.test(l)).map((l) => l.split("|").slice(1, -1).map((c) => c.trim()))
+const rows = section
+  .split("\n")
+  .filter((l) => /^\| `[a-z-]+` \|/.test(l))
+  .map((l) =>
+    l
+      .split("|")
+      .slice(1, -1)
+      .map((c) => c.trim())
+  )
 
 describe("README's pipeline table", () => {
   it("lists exactly the catalogue's pipelines, in its order", () => {

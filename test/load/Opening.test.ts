@@ -11,15 +11,19 @@ import { plots, tempDir } from "./fixtures.js"
 const holder = (path: string) =>
   Effect.acquireRelease(
     Effect.async<ChildProcess, Error>((resume) => {
-      const child = spawn(process.execPath, [
-        "--input-type=module",
-        "-e",
-        `import { DuckDBInstance } from "@duckdb/node-api"
+      const child = spawn(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          `import { DuckDBInstance } from "@duckdb/node-api"
          const db = await DuckDBInstance.create(${JSON.stringify(path)})
          await db.connect()
          console.log("ready")
          setInterval(() => {}, 1000)`
-      ], { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] })
+        ],
+        { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] }
+      )
       child.stdout!.on("data", (d: Buffer) => {
         if (d.toString().includes("ready")) resume(Effect.succeed(child))
       })
@@ -36,41 +40,50 @@ const exited = (child: ChildProcess) =>
 
 describe("opening the warehouse", () => {
   it.scoped("DuckDB's memory limit and threads come from the options (settings duckdb.memoryLimit, duckdb.threads)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), memoryLimit: "48MB", threads: 1 })
       const [row] = yield* wh.query(`SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t`)
       expect(String(row!.m)).toMatch(/^4[5-8](\.\d+)? MiB$/) // DuckDB reports it in MiB
       expect(Number(row!.t)).toBe(1)
-    }))
+    })
+  )
 
   it.live("a second process gets a clear Locked error, and a bounded wait succeeds once it lets go", () =>
-    Effect.scoped(Effect.gen(function*() {
-      const path = nodePath.join(tempDir(), "warehouse.duckdb")
-      const child = yield* holder(path)
-      const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
-      expect(err.reason).toBe("Locked")
-      expect(err.message).toMatch(new RegExp(`Warehouse .*warehouse.duckdb is in use by another process \\(PID ${child.pid}\\)`))
-      const waited = yield* Effect.flip(Effect.scoped(makeWarehouse({ path, lockTimeout: "300 millis", lockPoll: "100 millis" })))
-      expect(waited.message).toMatch(/in use by another process.*\(waited/)
-      // Waiting: the holder goes away while we poll.
-      const opening = yield* Effect.fork(Effect.scoped(Effect.flatMap(makeWarehouse({ path, lockTimeout: "20 seconds", lockPoll: "100 millis" }), (wh) => wh.tableCounts())))
-      yield* Effect.sleep("300 millis")
-      child.kill("SIGKILL")
-      yield* exited(child)
-      expect(yield* Fiber.join(opening)).toEqual({})
-    })))
+    Effect.scoped(
+      Effect.gen(function* () {
+        const path = nodePath.join(tempDir(), "warehouse.duckdb")
+        const child = yield* holder(path)
+        const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
+        expect(err.reason).toBe("Locked")
+        expect(err.message).toMatch(new RegExp(`Warehouse .*warehouse.duckdb is in use by another process \\(PID ${child.pid}\\)`))
+        const waited = yield* Effect.flip(Effect.scoped(makeWarehouse({ path, lockTimeout: "300 millis", lockPoll: "100 millis" })))
+        expect(waited.message).toMatch(/in use by another process.*\(waited/)
+        // Waiting: the holder goes away while we poll.
+        const opening = yield* Effect.fork(
+          Effect.scoped(
+            Effect.flatMap(makeWarehouse({ path, lockTimeout: "20 seconds", lockPoll: "100 millis" }), (wh) => wh.tableCounts())
+          )
+        )
+        yield* Effect.sleep("300 millis")
+        child.kill("SIGKILL")
+        yield* exited(child)
+        expect(yield* Fiber.join(opening)).toEqual({})
+      })
+    )
+  )
 
   it.scoped("a second open in the same process is refused (it would drop the first one's lock)", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const path = nodePath.join(tempDir(), "warehouse.duckdb")
       yield* makeWarehouse({ path })
       const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))
       expect(err.reason).toBe("Locked")
       expect(err.message).toMatch(/already open in this process/)
-    }))
+    })
+  )
 
   it.scoped("a garbage file at the path is refused and left untouched", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const path = nodePath.join(tempDir(), "warehouse.duckdb")
       const garbage = "this is not a database\n".repeat(500)
       fs.writeFileSync(path, garbage)
@@ -81,10 +94,11 @@ describe("opening the warehouse", () => {
       // A short file, too small to hold a header.
       fs.writeFileSync(path, "x")
       expect((yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))).reason).toBe("Corrupt")
-    }))
+    })
+  )
 
   it.scoped("a DuckDB file of someone else, or of a newer format, is refused as Foreign", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = tempDir()
       const other = nodePath.join(dir, "other.duckdb")
       yield* Effect.promise(async () => {
@@ -110,24 +124,27 @@ describe("opening the warehouse", () => {
       const err2 = yield* Effect.flip(Effect.scoped(makeWarehouse({ path: newer })))
       expect(err2.reason).toBe("Foreign")
       expect(err2.message).toMatch(/version 99/)
-    }))
+    })
+  )
 
   it.scoped("an empty path is created, with its folder", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const path = nodePath.join(tempDir(), "deep", "er", "warehouse.duckdb")
       const wh = yield* makeWarehouse({ path })
       yield* wh.ensureTables([plots])
       expect(fs.existsSync(path)).toBe(true)
       expect(yield* wh.tableCounts()).toEqual({ plots: 0 })
-    }))
+    })
+  )
 
-  it.scoped("\":memory:\" opens a private database with no raw archive", () =>
-    Effect.gen(function*() {
+  it.scoped('":memory:" opens a private database with no raw archive', () =>
+    Effect.gen(function* () {
       const a = yield* makeWarehouse({ path: ":memory:" })
       const b = yield* makeWarehouse({ path: ":memory:" })
       yield* a.ensureTables([plots])
       expect(a.rawRoot).toBeUndefined()
       expect(yield* a.tableCounts()).toEqual({ plots: 0 })
       expect(yield* b.tableCounts()).toEqual({})
-    }))
+    })
+  )
 })

@@ -5,10 +5,16 @@ import { afterEach, describe, expect, it } from "vitest"
 import { type JournalEntry, makePageJournal, SEGMENT_PAGES } from "../../src/load/PageJournal.js"
 
 const entry = (seq: number): JournalEntry => ({
-  seq, slice: "ES", sliceSeq: seq - 1, records: [{ id: `p${seq}`, price: seq * 1000 }],
+  seq,
+  slice: "ES",
+  sliceSeq: seq - 1,
+  records: [{ id: `p${seq}`, price: seq * 1000 }],
   checkpoint: { key: "ES", value: { next: `c${seq}` }, done: false },
   ledger: [{ requestId: `req-${seq}`, operation: "sourcing_next", units: 1, at: "2026-11-21T00:00:00.000Z" }],
-  units: 1, requests: 1, retries: 0, raw: { pageKey: String(seq - 1), body: `{"results":[{"id":"p${seq}"}]}` }
+  units: 1,
+  requests: 1,
+  retries: 0,
+  raw: { pageKey: String(seq - 1), body: `{"results":[{"id":"p${seq}"}]}` }
 })
 
 const dirs: Array<string> = []

@@ -9,7 +9,7 @@ import { agencies, page, plotRow, plots, snapshots, tempDir } from "./fixtures.j
 
 describe("raw archive", () => {
   it.scoped("each page's body is archived gzip-compressed before the commit and read back by run", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = tempDir()
       const wh = yield* makeWarehouse({ path: nodePath.join(dir, "warehouse.duckdb") })
       expect(wh.rawRoot).toBe(nodePath.join(dir, "raw"))
@@ -20,39 +20,56 @@ describe("raw archive", () => {
         yield* wh.commitPage(page("r1", { plots: [plotRow(i)] }, { key: "ES", value: i }, { raw: { pageKey: `ES|${i}`, body } }))
       }
       // A page whose commit fails still leaves its body on disk, but not in _raw_pages.
-      yield* Effect.flip(wh.commitPage(page("r1", { plots: [plotRow(9, { area_m2: "x" })] }, { key: "ES", value: 9 }, { raw: { pageKey: "ES|bad", body: "{}" } })))
+      yield* Effect.flip(
+        wh.commitPage(
+          page("r1", { plots: [plotRow(9, { area_m2: "x" })] }, { key: "ES", value: 9 }, { raw: { pageKey: "ES|bad", body: "{}" } })
+        )
+      )
       const archive = makeRawArchive(wh.rawRoot!)
       const files = yield* archive.list("plots", "r1")
       expect(files.map((f) => f.seq)).toEqual([1, 2, 3])
       expect(fs.readFileSync(files[0]!.path).subarray(0, 2)).toEqual(Buffer.from([0x1f, 0x8b]))
       expect(yield* Effect.forEach(files.slice(0, 2), archive.read)).toEqual(bodies)
       const committed = yield* wh.rawPages("r1")
-      expect(committed.map((p) => [p.seq, p.pageKey])).toEqual([[1, "ES|0"], [2, "ES|1"]])
+      expect(committed.map((p) => [p.seq, p.pageKey])).toEqual([
+        [1, "ES|0"],
+        [2, "ES|1"]
+      ])
       expect(yield* archive.read(committed[1]!.path)).toBe(bodies[1])
       expect(yield* archive.runs("plots")).toEqual(["r1"])
       expect(yield* archive.list("plots", "none")).toEqual([])
       expect((yield* Effect.flip(archive.write("../escape", "r", 1, "x"))).reason).toBe("Io")
-    }))
+    })
+  )
 })
 
 describe("mergeWarehouses", () => {
   it.scoped("folds shards into one warehouse honouring primary keys and concatenating bookkeeping", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = tempDir()
       const shard = (i: number, ids: ReadonlyArray<number>) =>
-        Effect.scoped(Effect.gen(function*() {
-          const wh = yield* makeWarehouse({ path: nodePath.join(dir, `shard${i}.duckdb`), rawDir: false })
-          yield* wh.ensureTables([plots, snapshots, agencies])
-          yield* wh.startRun({ runId: `run${i}`, pipeline: "plots" })
-          yield* wh.commitPage(page(`run${i}`, {
-            plots: ids.map((n) => plotRow(n, { price_eur: i * 1000 + n })),
-            price_snapshots: ids.map((n) => ({ plot_id: `plot_${n}`, price_eur: n })),
-            agencies: [{ agency_id: "a", name: `from shard ${i}` }]
-          }, { key: `slice${i}`, value: { offset: ids.length }, done: true }, {
-            ledger: [{ requestId: `q${i}`, operation: "plots.search", units: 2, at: "2026-11-21T10:00:00Z" }]
-          }))
-          yield* wh.finishRun(`run${i}`, "done")
-        }))
+        Effect.scoped(
+          Effect.gen(function* () {
+            const wh = yield* makeWarehouse({ path: nodePath.join(dir, `shard${i}.duckdb`), rawDir: false })
+            yield* wh.ensureTables([plots, snapshots, agencies])
+            yield* wh.startRun({ runId: `run${i}`, pipeline: "plots" })
+            yield* wh.commitPage(
+              page(
+                `run${i}`,
+                {
+                  plots: ids.map((n) => plotRow(n, { price_eur: i * 1000 + n })),
+                  price_snapshots: ids.map((n) => ({ plot_id: `plot_${n}`, price_eur: n })),
+                  agencies: [{ agency_id: "a", name: `from shard ${i}` }]
+                },
+                { key: `slice${i}`, value: { offset: ids.length }, done: true },
+                {
+                  ledger: [{ requestId: `q${i}`, operation: "plots.search", units: 2, at: "2026-11-21T10:00:00Z" }]
+                }
+              )
+            )
+            yield* wh.finishRun(`run${i}`, "done")
+          })
+        )
       yield* shard(0, [1, 2, 3])
       yield* shard(1, [3, 4])
       const target = nodePath.join(dir, "merged.duckdb")
@@ -63,7 +80,10 @@ describe("mergeWarehouses", () => {
       expect((yield* mergeWarehouses(target, sources)).tables).toEqual(summary.tables)
       const wh = yield* makeWarehouse({ path: target })
       expect(yield* wh.query(`SELECT id, price_eur FROM plots ORDER BY id`)).toEqual([
-        { id: "plot_1", price_eur: 1 }, { id: "plot_2", price_eur: 2 }, { id: "plot_3", price_eur: 1003 }, { id: "plot_4", price_eur: 1004 }
+        { id: "plot_1", price_eur: 1 },
+        { id: "plot_2", price_eur: 2 },
+        { id: "plot_3", price_eur: 1003 },
+        { id: "plot_4", price_eur: 1004 }
       ])
       expect(yield* wh.query(`SELECT name FROM agencies`)).toEqual([{ name: "from shard 1" }])
       expect((yield* wh.runs(10)).map((r) => r.runId).sort()).toEqual(["run0", "run1"])
@@ -71,5 +91,6 @@ describe("mergeWarehouses", () => {
       expect((yield* wh.checkpoints("plots")).map((c) => c.key)).toEqual(["slice0", "slice1"])
       const err = yield* Effect.flip(mergeWarehouses(nodePath.join(dir, "other.duckdb"), [target]))
       expect(err.reason).toBe("Locked")
-    }))
+    })
+  )
 })

@@ -9,16 +9,18 @@ const withColumn = (spec: TableSpec, column: TableSpec["columns"][number]): Tabl
 
 describe("schema evolution", () => {
   it.scoped("a new nullable column is added; old rows read NULL, new rows carry it, also after reopening", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dir = tempDir()
       const path = nodePath.join(dir, "warehouse.duckdb")
       const grown = withColumn(plots, { name: "bedrooms", type: "INTEGER" })
-      yield* Effect.scoped(Effect.gen(function*() {
-        const wh = yield* makeWarehouse({ path })
-        yield* wh.ensureTables([plots])
-        yield* wh.startRun({ runId: "r1", pipeline: "plots" })
-        yield* wh.commitPage(page("r1", { plots: [plotRow(1)] }, { key: "k", value: 1 }))
-      }))
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const wh = yield* makeWarehouse({ path })
+          yield* wh.ensureTables([plots])
+          yield* wh.startRun({ runId: "r1", pipeline: "plots" })
+          yield* wh.commitPage(page("r1", { plots: [plotRow(1)] }, { key: "k", value: 1 }))
+        })
+      )
       const wh = yield* makeWarehouse({ path })
       yield* wh.ensureTables([grown])
       yield* wh.startRun({ runId: "r2", pipeline: "plots" })
@@ -31,14 +33,18 @@ describe("schema evolution", () => {
       yield* wh.ensureTables([plots])
       yield* wh.commitPage(page("r2", { plots: [plotRow(3)] }, { key: "k", value: 3 }))
       expect(yield* wh.query(`SELECT bedrooms FROM plots WHERE id = 'plot_3'`)).toEqual([{ bedrooms: null }])
-    }))
+    })
+  )
 
   it.scoped("incompatible changes are refused with a SchemaConflict naming the table and column", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb") })
       yield* wh.ensureTables([plots])
       const cases: ReadonlyArray<[TableSpec, RegExp]> = [
-        [{ ...plots, columns: plots.columns.map((c) => (c.name === "area_m2" ? { ...c, type: "VARCHAR" as const } : c)) }, /column area_m2 is INTEGER in the warehouse but VARCHAR in the spec/],
+        [
+          { ...plots, columns: plots.columns.map((c) => (c.name === "area_m2" ? { ...c, type: "VARCHAR" as const } : c)) },
+          /column area_m2 is INTEGER in the warehouse but VARCHAR in the spec/
+        ],
         [{ ...plots, primaryKey: ["id", "country"] }, /primary key changed from \(id\) to \(id, country\)/],
         [{ ...plots, disposition: "append", primaryKey: [] }, /disposition changed from merge to append/],
         [withColumn(plots, { name: "required", type: "BIGINT", nullable: false }), /new column required is NOT NULL/],
@@ -52,6 +58,9 @@ describe("schema evolution", () => {
         expect(err.message).toMatch(message)
       }
       // A refused change leaves the table as it was.
-      expect((yield* wh.query(`SELECT data_type FROM duckdb_columns() WHERE table_name = 'plots' AND column_name = 'area_m2'`))[0]).toEqual({ data_type: "INTEGER" })
-    }))
+      expect((yield* wh.query(`SELECT data_type FROM duckdb_columns() WHERE table_name = 'plots' AND column_name = 'area_m2'`))[0]).toEqual(
+        { data_type: "INTEGER" }
+      )
+    })
+  )
 })

@@ -7,7 +7,7 @@ import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { page, plotRow, plots } from "./fixtures.js"
 
 const path = process.argv[2]!
-const program = Effect.gen(function*() {
+const program = Effect.gen(function* () {
   const wh = yield* makeWarehouse({ path, rawDir: false })
   yield* wh.ensureTables([plots])
   yield* wh.startRun({ runId: "r1", pipeline: "plots" })

@@ -14,10 +14,7 @@ const n = Number(process.argv[2] ?? 100_000)
 const kinds = ["VARCHAR", "DOUBLE", "BIGINT", "INTEGER", "BOOLEAN"] as const
 const spec = (disposition: "merge" | "append"): TableSpec => ({
   name: `wide_${disposition}`,
-  columns: [
-    { name: "id", type: "VARCHAR" },
-    ...Array.from({ length: 24 }, (_, i) => ({ name: `c${i}`, type: kinds[i % kinds.length]! }))
-  ],
+  columns: [{ name: "id", type: "VARCHAR" }, ...Array.from({ length: 24 }, (_, i) => ({ name: `c${i}`, type: kinds[i % kinds.length]! }))],
   primaryKey: disposition === "merge" ? ["id"] : [],
   disposition
 })
@@ -30,7 +27,7 @@ const rows: Array<Row> = Array.from({ length: n }, (_, r) => {
   return row
 })
 
-const program = Effect.gen(function*() {
+const program = Effect.gen(function* () {
   const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "w.duckdb") })
   for (const d of ["merge", "append"] as const) {
     const s = spec(d)
@@ -42,7 +39,9 @@ const program = Effect.gen(function*() {
       yield* wh.commitPage(page(`run_${d}`, { [s.name]: rows }, { key: "k", value: attempt }))
       const ms = performance.now() - t0
       const cpu = process.cpuUsage(c0)
-      console.log(`${d} ${attempt}: ${n} rows x 25 columns in ${ms.toFixed(0)} ms wall (${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU, all threads) = ${Math.round(n / (ms / 1000)).toLocaleString("en")} rows/s`)
+      console.log(
+        `${d} ${attempt}: ${n} rows x 25 columns in ${ms.toFixed(0)} ms wall (${((cpu.user + cpu.system) / 1000).toFixed(0)} ms CPU, all threads) = ${Math.round(n / (ms / 1000)).toLocaleString("en")} rows/s`
+      )
     }
   }
   // Pages of a realistic size: the fixed cost per transaction dominates.
@@ -53,7 +52,9 @@ const program = Effect.gen(function*() {
     yield* wh.commitPage(page("run_small", { [small.name]: rows.slice(p * 500, p * 500 + 500) }, { key: "k", value: p }))
   }
   const ms = performance.now() - t0
-  console.log(`merge, 200 pages of 500 rows: ${ms.toFixed(0)} ms = ${(ms / 200).toFixed(1)} ms a page, ${Math.round(100_000 / (ms / 1000)).toLocaleString("en")} rows/s`)
+  console.log(
+    `merge, 200 pages of 500 rows: ${ms.toFixed(0)} ms = ${(ms / 200).toFixed(1)} ms a page, ${Math.round(100_000 / (ms / 1000)).toLocaleString("en")} rows/s`
+  )
 })
 
 Effect.runPromise(Effect.scoped(program)).catch((e) => {

@@ -57,17 +57,26 @@ describe("engine", () => {
     const sourcing = pipelineByName("sourcing-search")
     const run = await h.run(sourcing, { params: { places: [{ country: "AD" }, { country: "CY" }], operation: "sale", pageSize: 20 } })
     expect(run.totals.pages).toBeGreaterThan(2)
-    const before = [await h.query(checksum("sourcing_properties", "id")), await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)]
+    const before = [
+      await h.query(checksum("sourcing_properties", "id")),
+      await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)
+    ]
     await h.query(`DELETE FROM sourcing_property_agencies`)
     await h.query(`DELETE FROM sourcing_properties`)
     const spent = unitsSpent(h)
     const summary = await h.use(reloadPipeline(sourcing))
     expect(summary).toMatchObject({ pages: run.totals.pages, records: run.totals.records, rejects: 0 })
-    expect([await h.query(checksum("sourcing_properties", "id")), await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)]).toEqual(before)
+    expect([
+      await h.query(checksum("sourcing_properties", "id")),
+      await h.query(`SELECT count(*) AS n, sum(hash(t)) AS h FROM sourcing_property_agencies t`)
+    ]).toEqual(before)
     expect(unitsSpent(h)).toBe(spent)
 
     // seller-leads' records carry the point they were found around: not in the response
-    const refused = await h.use(reloadPipeline(pipelineByName("seller-leads"))).then(() => undefined, (e: unknown) => e)
+    const refused = await h.use(reloadPipeline(pipelineByName("seller-leads"))).then(
+      () => undefined,
+      (e: unknown) => e
+    )
     expect(refused).toMatchObject({ _tag: "InvalidInput", field: "reload" })
     expect(String((refused as { detail: string }).detail)).toMatch(/seller-leads cannot be reloaded.*point.*run it again/)
   })
@@ -85,7 +94,9 @@ describe("engine", () => {
     }
     // a value survives the round trip (partition column region comes back from the folder names)
     const [sample] = await h.query(`SELECT id, region, sale_eur FROM plots ORDER BY id LIMIT 1`)
-    const r = await conn.runAndReadAll(`SELECT region, sale_eur FROM read_parquet('${path.join(h.dir, "parquet", "plots")}/**/*.parquet', hive_partitioning = true) WHERE id = '${sample!.id}'`)
+    const r = await conn.runAndReadAll(
+      `SELECT region, sale_eur FROM read_parquet('${path.join(h.dir, "parquet", "plots")}/**/*.parquet', hive_partitioning = true) WHERE id = '${sample!.id}'`
+    )
     expect(r.getRowObjects()[0]).toEqual({ region: sample!.region, sale_eur: sample!.sale_eur })
     conn.closeSync()
   })

@@ -9,7 +9,6 @@ import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
 import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
 
-
 describe("page journal", () => {
   let h: Harness
   beforeAll(async () => {
@@ -38,7 +37,9 @@ describe("page journal", () => {
     expect(paidFirst).toBeGreaterThan(0)
     expect((await h.query(`SELECT count(*)::INTEGER AS n FROM sourcing_properties`))[0]!.n).toBe(0)
     const journalDir = path.join(`${h.settings.warehouse}.journal`, "sourcing-search", failed.runId)
-    const journaled = fs.readdirSync(journalDir).flatMap((f) => fs.readFileSync(path.join(journalDir, f), "utf8").split("\n").filter(Boolean)).length
+    const journaled = fs
+      .readdirSync(journalDir)
+      .flatMap((f) => fs.readFileSync(path.join(journalDir, f), "utf8").split("\n").filter(Boolean)).length
     // every page that came back is in the journal; at most the one call in flight was lost
     expect(journaled).toBeGreaterThan(0)
     expect(paidFirst - journaled).toBeGreaterThanOrEqual(0)

@@ -34,7 +34,10 @@ describe("saved links and a new base URL", () => {
     const warehouse = path.join(dir, "w.duckdb")
     const paused = await a.run("sourcing-search", { params, maxUnits: 2, untilCap: true, warehouse })
     expect(paused.status).toBe("paused")
-    const [cp] = await a.query(`SELECT json_extract_string(value, '$.next') AS next FROM _checkpoints WHERE pipeline = 'sourcing-search'`, warehouse)
+    const [cp] = await a.query(
+      `SELECT json_extract_string(value, '$.next') AS next FROM _checkpoints WHERE pipeline = 'sourcing-search'`,
+      warehouse
+    )
     expect(String(cp!.next)).toMatch(/^\/v1\/property-sourcing\/searches\//)
 
     const resumed = await b.run("sourcing-search", { params, warehouse })
@@ -47,8 +50,14 @@ describe("saved links and a new base URL", () => {
   it("a saved link to another host is refused", async () => {
     const warehouse = path.join(dir, "foreign.duckdb")
     await a.run("sourcing-search", { params, maxUnits: 2, untilCap: true, warehouse })
-    await a.use(Effect.flatMap(Warehouse, (w) =>
-      w.query(`UPDATE _checkpoints SET value = json_object('next', 'http://elsewhere.test/v1/property-sourcing/searches/x', 'pages', 1) WHERE pipeline = 'sourcing-search'`)), warehouse)
+    await a.use(
+      Effect.flatMap(Warehouse, (w) =>
+        w.query(
+          `UPDATE _checkpoints SET value = json_object('next', 'http://elsewhere.test/v1/property-sourcing/searches/x', 'pages', 1) WHERE pipeline = 'sourcing-search'`
+        )
+      ),
+      warehouse
+    )
     const r = await b.run("sourcing-search", { params, warehouse })
     expect(r.status).not.toBe("done")
     expect(r.error).toMatch(/refusing to follow a link to another host \(http:\/\/elsewhere\.test\)/)

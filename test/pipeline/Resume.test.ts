@@ -17,10 +17,18 @@ describe("resume", () => {
   afterAll(() => h.close())
 
   it("refuses other parameters for an unfinished run, then resumes or restarts as asked", async () => {
-    const paused = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
+    const paused = await h.run("plots-germany", {
+      params: { criteria, pageSize: 20, maxPages: 5 },
+      maxUnits: 1,
+      untilCap: true,
+      fullRefresh: true
+    })
     expect(paused.status).toBe("paused")
 
-    const refused = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } }).then(() => undefined, (e) => e)
+    const refused = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } }).then(
+      () => undefined,
+      (e) => e
+    )
     expect(refused?._tag).toBe("InvalidInput")
     expect(refused.message).toMatch(/unfinished run .* \(paused\) has other parameters \(pageSize: 20 -> 30\)/)
     expect(refused.message).toMatch(/--resume goes on with its saved parameters, --restart drops its checkpoints/)
@@ -47,7 +55,12 @@ describe("resume", () => {
   })
 
   it("a run that failed on a non-resumable error does not stick", async () => {
-    const first = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
+    const first = await h.run("plots-germany", {
+      params: { criteria, pageSize: 20, maxPages: 5 },
+      maxUnits: 1,
+      untilCap: true,
+      fullRefresh: true
+    })
     await h.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`).catch(() => undefined)
     const { Effect } = await import("effect")
     const { Warehouse } = await import("../../src/load/Warehouse.js")

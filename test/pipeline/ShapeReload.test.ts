@@ -15,7 +15,9 @@ describe("an unexpected shape, then reload after the settings fix", () => {
   let fixed: Harness
   beforeAll(async () => {
     h = await makeHarness({ sandbox: { world: { properties: 1500 }, dialect: "results-key" } })
-    fixed = await makeHarness({ settings: { service: { shapes: { sourcing_search: { results: "items" }, sourcing_next: { results: "items" } } } } })
+    fixed = await makeHarness({
+      settings: { service: { shapes: { sourcing_search: { results: "items" }, sourcing_next: { results: "items" } } } }
+    })
   })
   afterAll(async () => {
     await h.close()
@@ -40,7 +42,10 @@ describe("an unexpected shape, then reload after the settings fix", () => {
     expect(unitsSpent(h)).toBe(spent)
     expect(reloaded.pages).toBe(1)
     const world = h.sandbox.context.world
-    const firstPage = world.searchProperties({ country: "PT", operation: "sale" }, 0, 20).results.map((r: { id: string }) => r.id).sort()
+    const firstPage = world
+      .searchProperties({ country: "PT", operation: "sale" }, 0, 20)
+      .results.map((r: { id: string }) => r.id)
+      .sort()
     const rows = await h.query(`SELECT id FROM sourcing_properties ORDER BY id`, warehouse)
     expect(rows.map((r) => r.id)).toEqual(firstPage)
   })

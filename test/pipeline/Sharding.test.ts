@@ -28,8 +28,10 @@ describe("sharding", () => {
     const whole = path.join(h.dir, "whole.duckdb")
     const shards = [0, 1].map((i) => path.join(h.dir, `shard-${i}.duckdb`))
     const full = await h.run("market-time-series", { params, warehouse: whole })
-    const parts = [await h.run("market-time-series", { params, warehouse: shards[0]!, shard: { index: 0, count: 2 } }),
-      await h.run("market-time-series", { params, warehouse: shards[1]!, shard: { index: 1, count: 2 } })]
+    const parts = [
+      await h.run("market-time-series", { params, warehouse: shards[0]!, shard: { index: 0, count: 2 } }),
+      await h.run("market-time-series", { params, warehouse: shards[1]!, shard: { index: 1, count: 2 } })
+    ]
     expect(full.plan.slices).toBe(12)
     expect(parts.every((p) => p.totals.pages > 0)).toBe(true)
     expect(parts[0]!.totals.pages + parts[1]!.totals.pages).toBe(full.totals.pages)

@@ -19,11 +19,19 @@ describe("alert-feeds", () => {
   it("lands the feeds of both families, following the alerts-api pages; a rerun replaces the table", async () => {
     const legacy: Array<number> = []
     for (const name of ["madrid", "lisbon"]) {
-      legacy.push(await client((c) => c.legacyFeedCreate({ name, filter: { location_ids: [1], alert_subtypes: ["new"] } })).then((r) => (r.body as { id: number }).id))
+      legacy.push(
+        await client((c) => c.legacyFeedCreate({ name, filter: { location_ids: [1], alert_subtypes: ["new"] } })).then(
+          (r) => (r.body as { id: number }).id
+        )
+      )
     }
     const hooks: Array<string> = []
     for (const name of ["a", "b", "c"]) {
-      hooks.push(await client((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } })).then((r) => (r.body as { feed_id: string }).feed_id))
+      hooks.push(
+        await client((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } })).then(
+          (r) => (r.body as { feed_id: string }).feed_id
+        )
+      )
     }
     const before = made()
     const summary = await h.run(pipeline, { params: { page_size: 2 } })
@@ -32,15 +40,21 @@ describe("alert-feeds", () => {
     expect(made() - before).toBe(3)
     const rows = await h.query(`SELECT family, feed_id, name, alert_subtypes FROM alert_feeds ORDER BY family, feed_id`)
     expect(rows.map((r) => [r.family, r.feed_id])).toEqual([
-      ...hooks.slice().sort().map((id) => ["alerts_api", id]),
-      ...legacy.map(String).sort().map((id) => ["legacy", id])
+      ...hooks
+        .slice()
+        .sort()
+        .map((id) => ["alerts_api", id]),
+      ...legacy
+        .map(String)
+        .sort()
+        .map((id) => ["legacy", id])
     ])
     expect(rows.find((r) => r.feed_id === String(legacy[0]))).toMatchObject({ name: "madrid", alert_subtypes: JSON.stringify(["new"]) })
 
     await client((c) => c.legacyFeedDelete(legacy[1]!))
     const again = await h.run(pipeline, { params: { page_size: 2 } })
     expect(again.status).toBe("done")
-    const [{ n }] = await h.query(`SELECT count(*) AS n FROM alert_feeds`) as Array<{ n: number }>
+    const [{ n }] = (await h.query(`SELECT count(*) AS n FROM alert_feeds`)) as Array<{ n: number }>
     expect(Number(n)).toBe(4)
   })
 

@@ -10,7 +10,11 @@ describe("alerts-search", () => {
   const made = () => h.sandbox.control.stats().requests[ROUTE] ?? 0
   const truth = (offset = 0, limit = 0) =>
     h.sandbox.context.world.alerts({
-      nowMs: h.sandbox.control.now(), createdFrom: Date.parse(`${FROM}Z`), subtypes: ["new", "price_down"], offset, limit
+      nowMs: h.sandbox.control.now(),
+      createdFrom: Date.parse(`${FROM}Z`),
+      subtypes: ["new", "price_down"],
+      offset,
+      limit
     })
   beforeAll(async () => {
     h = await makeHarness({ sandbox: { world: { properties: 600 } } })
@@ -21,21 +25,28 @@ describe("alerts-search", () => {
     const { count } = truth()
     expect(count).toBeGreaterThan(150)
     const before = made()
-    const summary = await h.run(pipeline, { params: { search: { alert_subtypes: ["new", "price_down"], created_at_from: FROM }, page_size: 100 } })
+    const summary = await h.run(pipeline, {
+      params: { search: { alert_subtypes: ["new", "price_down"], created_at_from: FROM }, page_size: 100 }
+    })
     expect(summary.status).toBe("done")
     expect(summary.plan.requests).toBe(Math.ceil(count / 100))
     expect(summary.plan.records).toBe(count)
     // the plan's count call, then the pages
     expect(made() - before).toBe(summary.plan.requests + 1)
     expect(summary.totals.pages).toBe(summary.plan.requests)
-    const [{ n, ids }] = await h.query(`SELECT count(*) AS n, count(DISTINCT alert_id) AS ids FROM alerts`) as Array<{ n: number; ids: number }>
+    const [{ n, ids }] = (await h.query(`SELECT count(*) AS n, count(DISTINCT alert_id) AS ids FROM alerts`)) as Array<{
+      n: number
+      ids: number
+    }>
     expect(Number(n)).toBe(count)
     expect(Number(ids)).toBe(count)
     const sample = truth(17, 1).results[0]!
     const [row] = await h.query(`SELECT alert_subtype, listing_id, sale_price, rent_price FROM alerts WHERE alert_id = ${sample.alert_id}`)
     expect(row).toEqual({
-      alert_subtype: sample.alert_subtype, listing_id: sample.listing_id,
-      sale_price: sample.sale_price ?? null, rent_price: sample.rent_price ?? null
+      alert_subtype: sample.alert_subtype,
+      listing_id: sample.listing_id,
+      sale_price: sample.sale_price ?? null,
+      rent_price: sample.rent_price ?? null
     })
   })
 

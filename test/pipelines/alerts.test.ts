@@ -18,8 +18,12 @@ describe("alerts", () => {
   /** The world's count of alerts created in [SINCE, now), optionally of some subtypes. */
   const truth = (subtypes?: ReadonlyArray<string>) =>
     h.sandbox.context.world.alerts({
-      nowMs: h.sandbox.control.now(), createdFrom: Date.parse(SINCE), createdTo: h.sandbox.control.now(),
-      subtypes, offset: 0, limit: 0
+      nowMs: h.sandbox.control.now(),
+      createdFrom: Date.parse(SINCE),
+      createdTo: h.sandbox.control.now(),
+      subtypes,
+      offset: 0,
+      limit: 0
     }).count
 
   beforeAll(async () => {
@@ -47,7 +51,11 @@ describe("alerts", () => {
 
     // a sample alert as the world has it
     const sample = h.sandbox.context.world.alerts({
-      nowMs: h.sandbox.control.now(), createdFrom: Date.parse(SINCE), orderBy: "alert_id", offset: 7, limit: 1
+      nowMs: h.sandbox.control.now(),
+      createdFrom: Date.parse(SINCE),
+      orderBy: "alert_id",
+      offset: 7,
+      limit: 1
     }).results[0]!
     const [row] = await h.query(`SELECT *, CAST(alert_date AS VARCHAR) AS d FROM alerts WHERE alert_id = ${sample.alert_id}`)
     expect(row!.listing_id).toBe(sample.listing_id)
@@ -69,8 +77,12 @@ describe("alerts", () => {
     expect(await count(`SELECT count(*) AS n FROM alerts`)).toBe(truth())
     expect(await count(`SELECT count(*) AS n FROM alert_feed_links`)).toBe(truth() + truth(["price_down"]))
     // the watermark is the newest created_at landed, not this machine's clock
-    const [mark] = await h.query(`SELECT json_extract_string(value, '$.watermark') AS w FROM _checkpoints WHERE pipeline = 'alerts' AND key = 'feed=${all}'`)
-    const [newest] = await h.query(`SELECT strftime(max(a.created_at), '%Y-%m-%dT%H:%M:%S') AS t FROM alerts a JOIN alert_feed_links l USING (alert_id) WHERE l.feed_id = ${all}`)
+    const [mark] = await h.query(
+      `SELECT json_extract_string(value, '$.watermark') AS w FROM _checkpoints WHERE pipeline = 'alerts' AND key = 'feed=${all}'`
+    )
+    const [newest] = await h.query(
+      `SELECT strftime(max(a.created_at), '%Y-%m-%dT%H:%M:%S') AS t FROM alerts a JOIN alert_feed_links l USING (alert_id) WHERE l.feed_id = ${all}`
+    )
     expect(String(mark!.w).slice(0, 19)).toBe(newest!.t)
 
     // the clock has not moved: only the overlap is read again (one request per feed), nothing changes
@@ -89,7 +101,10 @@ describe("alerts", () => {
       warehouse
     })
     expect(summary.status).toBe("done")
-    const [{ n, ids }] = await h.query(`SELECT count(*) AS n, count(DISTINCT alert_id) AS ids FROM alerts`, warehouse) as Array<{ n: number; ids: number }>
+    const [{ n, ids }] = (await h.query(`SELECT count(*) AS n, count(DISTINCT alert_id) AS ids FROM alerts`, warehouse)) as Array<{
+      n: number
+      ids: number
+    }>
     expect(Number(n)).toBe(truth())
     expect(Number(ids)).toBe(truth())
     // the whole range (more than 150 alerts) was probed once and split: one request more than the pages landed

@@ -29,14 +29,18 @@ describe("comparables", () => {
     expect(summary.plan.requests).toBe(6)
     const world = h.sandbox.context.world
     for (const t of targets) {
-      const truth = world.comparables({
-        comparables_count: 10,
-        operation: "sale",
-        comparables_types: params.comparables_types,
-        location_boundary: { circle: { distance: 25, target_point: { coordinates: { latitude: t.latitude, longitude: t.longitude } } } }
-      } as never, h.sandbox.context.clock.now())
+      const truth = world.comparables(
+        {
+          comparables_count: 10,
+          operation: "sale",
+          comparables_types: params.comparables_types,
+          location_boundary: { circle: { distance: 25, target_point: { coordinates: { latitude: t.latitude, longitude: t.longitude } } } }
+        } as never,
+        h.sandbox.context.clock.now()
+      )
       const rows = await h.query(`SELECT property_id FROM comparables WHERE target_id = '${t.id}' ORDER BY rank`)
-      const expected = "results" in truth ? (truth as unknown as { results: Array<{ property_id: number }> }).results.map((r) => r.property_id) : []
+      const expected =
+        "results" in truth ? (truth as unknown as { results: Array<{ property_id: number }> }).results.map((r) => r.property_id) : []
       expect(expected.length).toBeGreaterThan(0)
       expect(rows.map((r) => r.property_id)).toEqual(expected)
       const [v] = await h.query(`SELECT count(*) AS n FROM valuations WHERE target_id = '${t.id}'`)
@@ -46,10 +50,12 @@ describe("comparables", () => {
 
   it("refuses a target whose request breaks a rule, before any request", async () => {
     const before = JSON.stringify(h.sandbox.control.stats().requests)
-    await expect(h.run(comparables, { params: { targets: [{ id: "a", latitude: 40, longitude: -3 }], comparables_count: 60 } }))
-      .rejects.toMatchObject({ _tag: "InvalidInput", field: "comparables.targets.0" })
-    await expect(h.run(comparables, { params: { targets: [{ id: "b", latitude: 40, longitude: -3 }], comparables_types: ["apartment", "villa"] } }))
-      .rejects.toMatchObject({ _tag: "InvalidInput" })
+    await expect(
+      h.run(comparables, { params: { targets: [{ id: "a", latitude: 40, longitude: -3 }], comparables_count: 60 } })
+    ).rejects.toMatchObject({ _tag: "InvalidInput", field: "comparables.targets.0" })
+    await expect(
+      h.run(comparables, { params: { targets: [{ id: "b", latitude: 40, longitude: -3 }], comparables_types: ["apartment", "villa"] } })
+    ).rejects.toMatchObject({ _tag: "InvalidInput" })
     expect(JSON.stringify(h.sandbox.control.stats().requests)).toBe(before)
   })
 })

@@ -13,7 +13,7 @@ describe("plots-germany", () => {
     const truth = h.sandbox.context.world.searchPlots(criteria as never)
     const summary = await h.run("plots-germany", { params: { criteria, pageSize: 40 } })
     expect(summary.status).toBe("done")
-    const [{ n, ids }] = await h.query(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM plots`) as Array<{ n: number; ids: number }>
+    const [{ n, ids }] = (await h.query(`SELECT count(*) AS n, count(DISTINCT id) AS ids FROM plots`)) as Array<{ n: number; ids: number }>
     expect(n).toBe(truth.length)
     expect(ids).toBe(truth.length)
     const links = await h.query(`SELECT count(*) AS n FROM plot_agency_links`)

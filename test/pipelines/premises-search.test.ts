@@ -67,7 +67,12 @@ describe("premises-search", () => {
     expect(resumed.status).toBe("done")
     expect(resumed.totals.units).toBe(120)
     const ids = await h.query(`SELECT id FROM premises ORDER BY id`, warehouse)
-    expect(ids.map((r) => r.id)).toEqual(truth.slice(0, 100).map((t) => t.id).sort())
+    expect(ids.map((r) => r.id)).toEqual(
+      truth
+        .slice(0, 100)
+        .map((t) => t.id)
+        .sort()
+    )
     const [ledger] = await h.query(`SELECT count(*)::INTEGER AS calls, sum(units)::INTEGER AS units FROM _ledger`, warehouse)
     expect(ledger).toEqual({ calls: 5, units: 200 })
     expect(unitsSpent(h) - before).toBe(200)
@@ -75,9 +80,18 @@ describe("premises-search", () => {
 
   it("refuses a page size above 200 and a body offset before any request", async () => {
     const before = requestCount(h)
-    await expect(h.run(premisesSearch, { params: { body: { limit: 201 } } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "premises-search.body.limit" })
-    await expect(h.run(premisesSearch, { params: { body: { offset: 20 } } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "premises-search.body.offset" })
-    await expect(h.run(premisesSearch, { params: { maxPages: 0 } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "premises-search.maxPages" })
+    await expect(h.run(premisesSearch, { params: { body: { limit: 201 } } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "premises-search.body.limit"
+    })
+    await expect(h.run(premisesSearch, { params: { body: { offset: 20 } } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "premises-search.body.offset"
+    })
+    await expect(h.run(premisesSearch, { params: { maxPages: 0 } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "premises-search.maxPages"
+    })
     expect(requestCount(h)).toBe(before)
   })
 })

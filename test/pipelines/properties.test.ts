@@ -55,14 +55,20 @@ describe("properties pipelines", () => {
       expect(summary.totals.records).toBe(truth.length)
       expect(summary.totals.pages).toBe(Math.ceil(truth.length / 50))
     }
-    const [n] = await h.query(`SELECT count(*) AS n, count(DISTINCT property_id) AS d FROM properties WHERE type IN ('apartment', 'penthouse') AND operations::VARCHAR LIKE '%sale%'`)
+    const [n] = await h.query(
+      `SELECT count(*) AS n, count(DISTINCT property_id) AS d FROM properties WHERE type IN ('apartment', 'penthouse') AND operations::VARCHAR LIKE '%sale%'`
+    )
     expect(n!.d).toBe(truth.length)
   })
 
   it("refuses bad parameters before any request", async () => {
     const before = h.sandbox.control.stats().requests
-    const total = (m: Record<string, number> | Map<string, number>) => [...(m instanceof Map ? m.values() : Object.values(m))].reduce((s, v) => s + v, 0)
-    await expect(h.run(propertiesMatch, { params: { listingIds: [1], batchSize: 101 } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "properties-match.batchSize" })
+    const total = (m: Record<string, number> | Map<string, number>) =>
+      [...(m instanceof Map ? m.values() : Object.values(m))].reduce((s, v) => s + v, 0)
+    await expect(h.run(propertiesMatch, { params: { listingIds: [1], batchSize: 101 } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "properties-match.batchSize"
+    })
     await expect(h.run(propertiesSearch, { params: { types: ["castle"] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
     expect(total(h.sandbox.control.stats().requests)).toBe(total(before))
   })

@@ -5,7 +5,9 @@ import { makeHarness, type Harness } from "../support/pipelines.js"
 describe("references", () => {
   let h: Harness
   const refRequests = () =>
-    Object.entries(h.sandbox.control.stats().requests).filter(([k]) => k.includes("/api/v1/references/")).reduce((s, [, n]) => s + n, 0)
+    Object.entries(h.sandbox.control.stats().requests)
+      .filter(([k]) => k.includes("/api/v1/references/"))
+      .reduce((s, [, n]) => s + n, 0)
   const count = async (table: string) => Number((await h.query(`SELECT count(*) AS n FROM ${table}`))[0]!.n)
   beforeAll(async () => {
     h = await makeHarness({ sandbox: { world: { properties: 1000 } } })
@@ -23,7 +25,10 @@ describe("references", () => {
       source_location_ids: [district.location_id],
       points: [center, far],
       typeahead: [{ country: "ES", query: district.name.slice(0, 3) }],
-      zip_codes: [{ country_code: "ES", zip_code: district.zip_codes[0]! }, { country_code: "ES", zip_code: "no-such-zip" }]
+      zip_codes: [
+        { country_code: "ES", zip_code: district.zip_codes[0]! },
+        { country_code: "ES", zip_code: "no-such-zip" }
+      ]
     }
     const before = refRequests()
     const summary = await h.run(pipeline, { params })
@@ -47,7 +52,10 @@ describe("references", () => {
     const [loc] = await h.query(`SELECT * FROM reference_locations WHERE location_id = ${district.location_id}`)
     expect(loc).toMatchObject({ name: district.name, parent_id: district.parent_id, country: "ES", administrative_level: "district" })
     const points = await h.query(`SELECT found, location_id FROM reference_locations_by_coordinates ORDER BY latitude`)
-    expect(points).toEqual([{ found: false, location_id: null }, { found: true, location_id: w.locationByCoordinates(center)!.location_id }])
+    expect(points).toEqual([
+      { found: false, location_id: null },
+      { found: true, location_id: w.locationByCoordinates(center)!.location_id }
+    ])
     const zips = await h.query(`SELECT zip_code, found, polygon FROM reference_zipcode_boundaries ORDER BY found`)
     expect(zips.map((z) => z.found)).toEqual([false, true])
     expect(JSON.parse(String(zips[1]!.polygon))).toEqual(w.zipcodeBoundary("ES", district.zip_codes[0]!))
@@ -62,7 +70,9 @@ describe("references", () => {
 
   it("refuses bad parameters before any request", async () => {
     const before = refRequests()
-    await expect(h.run(pipeline, { params: { typeahead: [{ country: "FR", query: "Pa" }] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
+    await expect(h.run(pipeline, { params: { typeahead: [{ country: "FR", query: "Pa" }] } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
     await expect(h.run(pipeline, { params: { points: [{ latitude: 91, longitude: 0 }] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
     await expect(h.run(pipeline, { params: { location_countries: ["es"] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
     expect(refRequests()).toBe(before)

@@ -51,7 +51,9 @@ describe("sourcing-describe", () => {
   })
 
   it("merges the same phrases sent as one description into the same rows", async () => {
-    const summary = await h.run(sourcingDescribe, { params: { description: "2 bedrooms, Apartment and under 300k", country: "ES", maxPages: 1, pageSize: 25 } })
+    const summary = await h.run(sourcingDescribe, {
+      params: { description: "2 bedrooms, Apartment and under 300k", country: "ES", maxPages: 1, pageSize: 25 }
+    })
     expect(summary.status).toBe("done")
     expect(summary.totals.records).toBe(25)
     const keys = await h.query(`SELECT search_key, count(*)::INTEGER AS n FROM sourcing_describe_results GROUP BY search_key`)
@@ -61,11 +63,17 @@ describe("sourcing-describe", () => {
 
   it("refuses bad parameters before any request", async () => {
     const before = requestCount(h)
-    await expect(h.run(sourcingDescribe, { params: { tags, description: "flat", country: "ES" } })).rejects.toMatchObject({ _tag: "InvalidInput" })
+    await expect(h.run(sourcingDescribe, { params: { tags, description: "flat", country: "ES" } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
     await expect(h.run(sourcingDescribe, { params: { country: "ES" } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingDescribe, { params: { tags: Array.from({ length: 21 }, (_, i) => `phrase ${i}`), country: "ES" } }))
-      .rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-describe.tags" })
-    await expect(h.run(sourcingDescribe, { params: { tags } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-describe.country" })
+    await expect(
+      h.run(sourcingDescribe, { params: { tags: Array.from({ length: 21 }, (_, i) => `phrase ${i}`), country: "ES" } })
+    ).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-describe.tags" })
+    await expect(h.run(sourcingDescribe, { params: { tags } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "sourcing-describe.country"
+    })
     expect(requestCount(h)).toBe(before)
   })
 })

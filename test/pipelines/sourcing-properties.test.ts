@@ -28,7 +28,9 @@ describe("sourcing-properties", () => {
     expect(summary.status).toBe("done")
     expect(summary.totals.units).toBe(plan.units)
     expect(unitsSpent(h) - before).toBe(plan.units)
-    const [ledger] = await h.query(`SELECT count(*)::INTEGER AS calls, sum(units)::INTEGER AS units FROM _ledger WHERE operation = 'sourcing_property'`)
+    const [ledger] = await h.query(
+      `SELECT count(*)::INTEGER AS calls, sum(units)::INTEGER AS units FROM _ledger WHERE operation = 'sourcing_property'`
+    )
     expect(ledger).toEqual({ calls: ids.length, units: ids.length })
 
     const [{ n }] = (await h.query(`SELECT count(DISTINCT id)::INTEGER AS n FROM sourcing_property_details`)) as Array<{ n: number }>
@@ -64,10 +66,17 @@ describe("sourcing-properties", () => {
 
   it("refuses bad parameters before any request", async () => {
     const before = requestCount(h)
-    await expect(h.run(sourcingProperties, { params: { ids: ["123"] } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-properties.ids.0" })
+    await expect(h.run(sourcingProperties, { params: { ids: ["123"] } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "sourcing-properties.ids.0"
+    })
     await expect(h.run(sourcingProperties, { params: { ids: ["prop_1/../x"] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingProperties, { params: { ids: ["prop_1"], fromTable: { table: "t", column: "c" } } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingProperties, { params: { fromTable: { table: "x; DROP", column: "id" } } })).rejects.toMatchObject({ _tag: "InvalidInput" })
+    await expect(h.run(sourcingProperties, { params: { ids: ["prop_1"], fromTable: { table: "t", column: "c" } } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
+    await expect(h.run(sourcingProperties, { params: { fromTable: { table: "x; DROP", column: "id" } } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
     expect(requestCount(h)).toBe(before)
   })
 })

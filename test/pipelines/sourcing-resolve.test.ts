@@ -22,8 +22,10 @@ describe("sourcing-resolve", () => {
   }
 
   it("parses quoted CSV cells", () => {
-    expect(csvRows("kind,value\r\nurl,\"https://x.test/a,b\"\n\nreference,\"say \"\"hi\"\"\"\n")).toEqual([
-      ["kind", "value"], ["url", "https://x.test/a,b"], ["reference", "say \"hi\""]
+    expect(csvRows('kind,value\r\nurl,"https://x.test/a,b"\n\nreference,"say ""hi"""\n')).toEqual([
+      ["kind", "value"],
+      ["url", "https://x.test/a,b"],
+      ["reference", 'say "hi"']
     ])
   })
 
@@ -32,14 +34,17 @@ describe("sourcing-resolve", () => {
     const byUrl = world.property(12).listings![0]!.listing_url!
     const byRef = world.property(10).listings![0]!.ref_numbers![0]!
     const byListing = world.listingIdsOf(13)[1]!
-    const file = write("pairs.csv", [
-      "kind,value",
-      `url,${byUrl}`,
-      `reference,${byRef}`,
-      `listing_id,${byListing}`,
-      "url,https://nowhere.example/listing/none",
-      `url,${byUrl}` // a duplicate: asked once
-    ].join("\n") + "\n")
+    const file = write(
+      "pairs.csv",
+      [
+        "kind,value",
+        `url,${byUrl}`,
+        `reference,${byRef}`,
+        `listing_id,${byListing}`,
+        "url,https://nowhere.example/listing/none",
+        `url,${byUrl}` // a duplicate: asked once
+      ].join("\n") + "\n"
+    )
     const before = unitsSpent(h)
     const summary = await h.run(sourcingResolve, { params: { file } })
     expect(summary.status).toBe("done")
@@ -47,7 +52,11 @@ describe("sourcing-resolve", () => {
     const rows = await h.query(`SELECT * FROM sourcing_resolutions ORDER BY input_kind, input_value`)
     expect(rows).toHaveLength(4)
     const of = (kind: string, value: string) => rows.find((r) => r.input_kind === kind && r.input_value === value)!
-    const expected = [["url", byUrl, 12], ["reference", byRef, 10], ["listing_id", String(byListing), 13]] as const
+    const expected = [
+      ["url", byUrl, 12],
+      ["reference", byRef, 10],
+      ["listing_id", String(byListing), 13]
+    ] as const
     for (const [kind, value, index] of expected) {
       const truth = world.sourcingDetail(index)
       const row = of(kind, value)
@@ -76,7 +85,10 @@ describe("sourcing-resolve", () => {
     const file = write("columns.csv", `listing_id,reference\n${ids[0]},\n${ids[1]},REF-${ids[0]}\n`)
     const summary = await h.run(sourcingResolve, { params: { file }, warehouse })
     expect(summary.status).toBe("done")
-    const rows = await h.query(`SELECT input_kind, input_value, property_id FROM sourcing_resolutions ORDER BY input_kind, input_value`, warehouse)
+    const rows = await h.query(
+      `SELECT input_kind, input_value, property_id FROM sourcing_resolutions ORDER BY input_kind, input_value`,
+      warehouse
+    )
     expect(rows).toEqual([
       { input_kind: "listing_id", input_value: String(ids[0]), property_id: world.sourcingProperty(20).id },
       { input_kind: "listing_id", input_value: String(ids[1]), property_id: world.sourcingProperty(21).id },

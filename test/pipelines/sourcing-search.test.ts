@@ -1,4 +1,3 @@
-
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
@@ -28,7 +27,9 @@ describe("sourcing-search", () => {
     const summary = await h.run(sourcingSearch, { params: { places, operation: "sale", pageSize, concurrency: 2 } })
     expect(summary.status).toBe("done")
 
-    const byCountry = await h.query(`SELECT country, count(*)::INTEGER AS n, count(DISTINCT id)::INTEGER AS ids FROM sourcing_properties GROUP BY country ORDER BY country`)
+    const byCountry = await h.query(
+      `SELECT country, count(*)::INTEGER AS n, count(DISTINCT id)::INTEGER AS ids FROM sourcing_properties GROUP BY country ORDER BY country`
+    )
     expect(byCountry).toEqual([
       { country: "AD", n: truth[0]!.length, ids: truth[0]!.length },
       { country: "CY", n: truth[2]!.length, ids: truth[2]!.length },
@@ -56,7 +57,10 @@ describe("sourcing-search", () => {
     expect(ledger!.units).toBe(unitsSpent(h) - unitsBefore)
     expect(ledger!.units).toBe(expectedPages)
     const ops = await h.query(`SELECT operation, count(*)::INTEGER AS n FROM _ledger GROUP BY operation ORDER BY operation`)
-    expect(ops).toEqual([{ operation: "sourcing_next", n: expectedPages - places.length }, { operation: "sourcing_search", n: places.length }])
+    expect(ops).toEqual([
+      { operation: "sourcing_next", n: expectedPages - places.length },
+      { operation: "sourcing_search", n: places.length }
+    ])
   })
 
   it("stops each place at maxPages, and the plan bounds the run by places x maxPages", async () => {
@@ -74,14 +78,27 @@ describe("sourcing-search", () => {
 
   it("refuses bad parameters before any request", async () => {
     const before = requestCount(h)
-    await expect(h.run(sourcingSearch, { params: { country: "XX" } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-search.country" })
-    await expect(h.run(sourcingSearch, { params: { country: "ES", price_min: 500, price_max: 100 } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingSearch, { params: { country: "ES", places: [{ country: "PT" }] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingSearch, { params: { places: [{ country: "PT" }, { country: "PT" }] } })).rejects.toMatchObject({ _tag: "InvalidInput" })
-    await expect(h.run(sourcingSearch, { params: { country: "ES", pageSize: 201 } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-search.pageSize" })
-    await expect(h.run(sourcingSearch, { params: { country: "ES", types: ["apartment", "warehouse"] } })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-search.types" })
+    await expect(h.run(sourcingSearch, { params: { country: "XX" } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "sourcing-search.country"
+    })
+    await expect(h.run(sourcingSearch, { params: { country: "ES", price_min: 500, price_max: 100 } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
+    await expect(h.run(sourcingSearch, { params: { country: "ES", places: [{ country: "PT" }] } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
+    await expect(h.run(sourcingSearch, { params: { places: [{ country: "PT" }, { country: "PT" }] } })).rejects.toMatchObject({
+      _tag: "InvalidInput"
+    })
+    await expect(h.run(sourcingSearch, { params: { country: "ES", pageSize: 201 } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "sourcing-search.pageSize"
+    })
+    await expect(h.run(sourcingSearch, { params: { country: "ES", types: ["apartment", "warehouse"] } })).rejects.toMatchObject({
+      _tag: "InvalidInput",
+      field: "sourcing-search.types"
+    })
     expect(requestCount(h)).toBe(before)
   })
 })
-
-

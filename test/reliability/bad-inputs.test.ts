@@ -34,7 +34,8 @@ describe("bad inputs", () => {
     fs.writeFileSync(path.join(dir, "not-a-folder"), "a file where a folder is expected\n")
     const shipped = shippedSettings()
     good = {
-      warehouse, output: dir,
+      warehouse,
+      output: dir,
       service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
       ...shipped,
       pipelines: { ...shipped.pipelines, "plots-germany": { params: { pageSize: 5, maxPages: 1 } } }
@@ -65,7 +66,13 @@ describe("bad inputs", () => {
       const units = totalUnits(sandbox)
       const r = await cli(argsOf(c, dir, good, i))
       const after = sha(warehouse)
-      outcomes.push({ input: c.name, exit: r.code, message: r.messages.join(" | "), requests: totalRequests(sandbox) - requests, knownGap: c.knownGap !== undefined })
+      outcomes.push({
+        input: c.name,
+        exit: r.code,
+        message: r.messages.join(" | "),
+        requests: totalRequests(sandbox) - requests,
+        knownGap: c.knownGap !== undefined
+      })
       fingerprint = after // a known gap may write to the warehouse: the next case compares with what it left
       expect({ code: r.code, messages: r.messages }).toMatchObject({ code: 2, messages: [expect.stringMatching(c.message)] })
       expect(r.messages).toHaveLength(1)
@@ -77,12 +84,19 @@ describe("bad inputs", () => {
   }
 
   it("a warehouse locked by another run: exit 2, one line saying it is in use, nothing sent", async () => {
-    const holder = spawn(process.execPath, ["--input-type=module", "-e",
-      `import { DuckDBInstance } from "@duckdb/node-api"
+    const holder = spawn(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        `import { DuckDBInstance } from "@duckdb/node-api"
        const db = await DuckDBInstance.create(${JSON.stringify(warehouse)}, { access_mode: "READ_ONLY" })
        await db.connect()
        console.log("ready")
-       setInterval(() => {}, 1000)`], { stdio: ["ignore", "pipe", "inherit"] })
+       setInterval(() => {}, 1000)`
+      ],
+      { stdio: ["ignore", "pipe", "inherit"] }
+    )
     try {
       await new Promise<void>((resolve, reject) => {
         holder.stdout!.on("data", (d) => String(d).includes("ready") && resolve())
@@ -98,15 +112,19 @@ describe("bad inputs", () => {
       expect(totalRequests(sandbox)).toBe(requests)
     } finally {
       holder.kill("SIGKILL")
-      await new Promise((resolve) => holder.exitCode !== null || holder.signalCode !== null ? resolve(null) : holder.on("exit", resolve))
+      await new Promise((resolve) => (holder.exitCode !== null || holder.signalCode !== null ? resolve(null) : holder.on("exit", resolve)))
     }
     expect(sha(warehouse)).toBe(fingerprint)
   })
 
   it("11 location ids: the pipelines split them into requests of at most 10, and the request schema refuses 11", () => {
     const body = {
-      types: ["apartment"], business_type: "sale", data_point: "avg_price_psqm", date_interval: "month",
-      date_range: { min: "2025-01-06" }, custom_location_boundary: { location_ids: [18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58] }
+      types: ["apartment"],
+      business_type: "sale",
+      data_point: "avg_price_psqm",
+      date_interval: "month",
+      date_range: { min: "2025-01-06" },
+      custom_location_boundary: { location_ids: [18, 22, 26, 30, 34, 38, 42, 46, 50, 54, 58] }
     }
     const v = validateRequest(TimeSeriesRequest, body)
     expect(Either.isLeft(v)).toBe(true)

@@ -19,7 +19,13 @@ export interface BadInput {
   readonly knownGap?: string
 }
 
-const run = (pipeline: string, ...params: Array<string>) => ["run", pipeline, "--config", "{config}", ...params.flatMap((p) => ["--param", p])]
+const run = (pipeline: string, ...params: Array<string>) => [
+  "run",
+  pipeline,
+  "--config",
+  "{config}",
+  ...params.flatMap((p) => ["--param", p])
+]
 
 export const badInputs: ReadonlyArray<BadInput> = [
   // paging and sizes
@@ -34,68 +40,150 @@ export const badInputs: ReadonlyArray<BadInput> = [
   { name: "location id 0", args: run("market-time-series", "location_ids=[0]"), message: /market-time-series\.location_ids/ },
   {
     name: "an open polygon",
-    args: run("market-time-series", `polygons=[[{"latitude":40.4,"longitude":-3.7},{"latitude":40.5,"longitude":-3.7},{"latitude":40.5,"longitude":-3.6},{"latitude":40.4,"longitude":-3.6}]]`),
+    args: run(
+      "market-time-series",
+      `polygons=[[{"latitude":40.4,"longitude":-3.7},{"latitude":40.5,"longitude":-3.7},{"latitude":40.5,"longitude":-3.6},{"latitude":40.4,"longitude":-3.6}]]`
+    ),
     message: /market-time-series\.polygons.*clos/i
   },
-  { name: "circle below 50 m", args: run("market-time-series", `circles=[{"target_point":{"latitude":40.4,"longitude":-3.7},"distance":10}]`), message: /market-time-series\.circles.*distance/ },
+  {
+    name: "circle below 50 m",
+    args: run("market-time-series", `circles=[{"target_point":{"latitude":40.4,"longitude":-3.7},"distance":10}]`),
+    message: /market-time-series\.circles.*distance/
+  },
   { name: "latitude 95", args: run("seller-leads", `points=[{"latitude":95,"longitude":0}]`), message: /seller-leads\.points.*latitude/ },
   { name: "radius over 50 km", args: run("seller-leads", "radius_km=60"), message: /seller-leads\.radius_km.*50/ },
   { name: "no points", args: run("seller-leads", "points=[]"), message: /seller-leads\.points/ },
-  { name: "the same point twice", args: run("seller-leads", `points=[{"latitude":40,"longitude":-3},{"latitude":40,"longitude":-3}]`), message: /seller-leads\.points.*twice/ },
+  {
+    name: "the same point twice",
+    args: run("seller-leads", `points=[{"latitude":40,"longitude":-3},{"latitude":40,"longitude":-3}]`),
+    message: /seller-leads\.points.*twice/
+  },
   // enumerations and types
-  { name: "mixed type groups", args: run("market-time-series", `types=["apartment","office"]`), message: /market-time-series\.types.*one group/ },
+  {
+    name: "mixed type groups",
+    args: run("market-time-series", `types=["apartment","office"]`),
+    message: /market-time-series\.types.*one group/
+  },
   { name: "unknown property type", args: run("market-time-series", `types=["castle"]`), message: /market-time-series\.types/ },
   { name: "unknown business type", args: run("market-time-series", "business_type=lend"), message: /market-time-series\.business_type/ },
-  { name: "unknown date interval", args: run("market-time-series", "date_interval=fortnight"), message: /market-time-series\.date_interval/ },
+  {
+    name: "unknown date interval",
+    args: run("market-time-series", "date_interval=fortnight"),
+    message: /market-time-series\.date_interval/
+  },
   { name: "no data points", args: run("market-time-series", "data_points=[]"), message: /market-time-series\.data_points/ },
   { name: "unknown country", args: run("sourcing-search", "country=XX", "places=null"), message: /sourcing-search\.(country|places)/ },
   { name: "unknown operation", args: run("sourcing-search", "operation=lease"), message: /sourcing-search\.operation.*(sale|rent)/ },
   { name: "country and places both", args: run("sourcing-search", "country=ES"), message: /sourcing-search\.places.*exactly one/ },
-  { name: "price min above price max", args: run("sourcing-search", "price_min=500000", "price_max=100000"), message: /sourcing-search.*price/ },
+  {
+    name: "price min above price max",
+    args: run("sourcing-search", "price_min=500000", "price_max=100000"),
+    message: /sourcing-search.*price/
+  },
   // dates
   { name: "a non-date", args: run("seller-leads", "since=yesterday"), message: /seller-leads\.since/ },
   { name: "an impossible date", args: run("seller-leads", "since=2026-02-30"), message: /seller-leads\.since/ },
-  { name: "date range min after max", args: run("market-time-series", `date_range={"min":"2026-05-01","max":"2025-01-01"}`), message: /market-time-series\.date_range/ },
+  {
+    name: "date range min after max",
+    args: run("market-time-series", `date_range={"min":"2026-05-01","max":"2025-01-01"}`),
+    message: /market-time-series\.date_range/
+  },
   // mutually exclusive filters
-  { name: "bedrooms with rooms", args: run("comparables", `filters={"bedrooms":[2],"rooms":[3]}`), message: /comparables.*(bedrooms|rooms)/ },
+  {
+    name: "bedrooms with rooms",
+    args: run("comparables", `filters={"bedrooms":[2],"rooms":[3]}`),
+    message: /comparables.*(bedrooms|rooms)/
+  },
   // unknown names
   { name: "an unknown parameter", args: run("plots-germany", "colour=red"), message: /plots-germany\.colour/ },
   { name: "an unknown pipeline", args: run("no-such-pipeline"), message: /unknown pipeline "no-such-pipeline"; allowed: / },
-  { name: "an unknown pipeline in a set", args: ["run", "broken", "--config", "{config}"], settings: { sets: { broken: ["plots-germany", "ghost"] } }, message: /ghost/ },
+  {
+    name: "an unknown pipeline in a set",
+    args: ["run", "broken", "--config", "{config}"],
+    settings: { sets: { broken: ["plots-germany", "ghost"] } },
+    message: /ghost/
+  },
   { name: "a parameter without =", args: run("plots-germany", "pageSize"), message: /--param|pageSize/ },
   // options
   {
-    name: "negative --max-units", args: ["run", "plots-germany", "--config", "{config}", "--max-units", "-5"], message: /max-units/,
+    name: "negative --max-units",
+    args: ["run", "plots-germany", "--config", "{config}", "--max-units", "-5"],
+    message: /max-units/
   },
   {
-    name: "--max-units not a number", args: ["run", "plots-germany", "--config", "{config}", "--max-units", "lots"], message: /max-units/,
+    name: "--max-units not a number",
+    args: ["run", "plots-germany", "--config", "{config}", "--max-units", "lots"],
+    message: /max-units/
   },
   { name: "--shard 3/2", args: ["run", "plots-germany", "--config", "{config}", "--shard", "3/2"], message: /shard/ },
   { name: "--shard not i/n", args: ["run", "plots-germany", "--config", "{config}", "--shard", "first"], message: /shard/ },
   {
-    name: "--export csv", args: ["run", "plots-germany", "--config", "{config}", "--export", "csv"], message: /export/,
+    name: "--export csv",
+    args: ["run", "plots-germany", "--config", "{config}", "--export", "csv"],
+    message: /export/
   },
   { name: "an unknown option", args: ["run", "plots-germany", "--config", "{config}", "--frobnicate"], message: /frobnicate/ },
   { name: "a missing settings file", args: ["run", "plots-germany", "--config", "/nonexistent/settings.json"], message: /config|settings/ },
   // settings
-  { name: "malformed JSON settings", args: run("plots-germany"), settings: { raw: "{ \"budget\": { \"maxUnits\": 10, } " }, message: /--config.*not valid JSON/ },
+  {
+    name: "malformed JSON settings",
+    args: run("plots-germany"),
+    settings: { raw: '{ "budget": { "maxUnits": 10, } ' },
+    message: /--config.*not valid JSON/
+  },
   { name: "settings that are a JSON array", args: run("plots-germany"), settings: { raw: "[1, 2]" }, message: /settings/i },
   { name: "a misspelt settings key", args: run("plots-germany"), settings: { warehous: "x.duckdb" }, message: /warehous/ },
   { name: "negative unit cap", args: run("plots-germany"), settings: { budget: { maxUnits: -1 } }, message: /budget\.maxUnits/ },
-  { name: "a DuckDB memory limit without a unit", args: run("plots-germany"), settings: { duckdb: { memoryLimit: "lots" } }, message: /duckdb\.memoryLimit.*256MB/ },
-  { name: "negative retry ratio", args: run("plots-germany"), settings: { budget: { retryRatio: -0.5 } }, message: /budget\.retryRatio/ },
-  { name: "reject ratio over 1", args: run("plots-germany"), settings: { budget: { maxRejectRatio: 2 } }, message: /budget\.maxRejectRatio/ },
-  { name: "negative unit cost", args: run("plots-germany"), settings: { budget: { costs: { "plots.search": -1 } } }, message: /budget\.costs/ },
-  { name: "timeout 0", args: run("plots-germany"), settings: { service: { timeoutMs: 0 } }, message: /service\.timeoutMs/ },
-  { name: "unknown service target", args: run("plots-germany"), settings: { service: { target: "cloud" } }, message: /service\.target.*(sandbox|remote)/ },
-  { name: "remote target without URLs", args: run("plots-germany"), settings: { service: { platformUrl: null, apiUrl: null } }, message: /service\.platformUrl/ },
-  { name: "pipeline params not an object", args: run("plots-germany"), settings: { pipelines: { "plots-germany": { params: "fast" } } }, message: /pipelines\.plots-germany\.params/ },
-  // files
   {
-    name: "an unwritable output folder", args: ["run", "plots-germany", "--config", "{config}", "--export", "parquet"], settings: { output: "{dir}/not-a-folder/out" },
-    message: /output/,
+    name: "a DuckDB memory limit without a unit",
+    args: run("plots-germany"),
+    settings: { duckdb: { memoryLimit: "lots" } },
+    message: /duckdb\.memoryLimit.*256MB/
+  },
+  { name: "negative retry ratio", args: run("plots-germany"), settings: { budget: { retryRatio: -0.5 } }, message: /budget\.retryRatio/ },
+  {
+    name: "reject ratio over 1",
+    args: run("plots-germany"),
+    settings: { budget: { maxRejectRatio: 2 } },
+    message: /budget\.maxRejectRatio/
   },
   {
-    name: "a warehouse path that is a folder", args: run("plots-germany"), settings: { warehouse: "{dir}" }, message: /warehouse/,
+    name: "negative unit cost",
+    args: run("plots-germany"),
+    settings: { budget: { costs: { "plots.search": -1 } } },
+    message: /budget\.costs/
+  },
+  { name: "timeout 0", args: run("plots-germany"), settings: { service: { timeoutMs: 0 } }, message: /service\.timeoutMs/ },
+  {
+    name: "unknown service target",
+    args: run("plots-germany"),
+    settings: { service: { target: "cloud" } },
+    message: /service\.target.*(sandbox|remote)/
+  },
+  {
+    name: "remote target without URLs",
+    args: run("plots-germany"),
+    settings: { service: { platformUrl: null, apiUrl: null } },
+    message: /service\.platformUrl/
+  },
+  {
+    name: "pipeline params not an object",
+    args: run("plots-germany"),
+    settings: { pipelines: { "plots-germany": { params: "fast" } } },
+    message: /pipelines\.plots-germany\.params/
+  },
+  // files
+  {
+    name: "an unwritable output folder",
+    args: ["run", "plots-germany", "--config", "{config}", "--export", "parquet"],
+    settings: { output: "{dir}/not-a-folder/out" },
+    message: /output/
+  },
+  {
+    name: "a warehouse path that is a folder",
+    args: run("plots-germany"),
+    settings: { warehouse: "{dir}" },
+    message: /warehouse/
   }
 ]

@@ -9,15 +9,19 @@ import { primaryKeysOf, readWarehouse, RUN_COLUMNS, tableFigures, type TableFigu
 export const figuresOf = async (file: string, pipelines: ReadonlyArray<string>): Promise<Record<string, TableFigure>> =>
   tableFigures(file, Object.assign({}, ...pipelines.map(primaryKeysOf)))
 
-const q = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+const q = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /** Key -> content hash of every row of `table` (key columns joined by `|`). */
 export const rowHashes = async (file: string, table: string, key: ReadonlyArray<string>): Promise<Map<string, string>> => {
-  const cols = await readWarehouse<{ c: string }>(file,
-    `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${table}' ORDER BY ordinal_position`)
+  const cols = await readWarehouse<{ c: string }>(
+    file,
+    `SELECT column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name = '${table}' ORDER BY ordinal_position`
+  )
   const content = cols.map((r) => r.c).filter((c) => !c.startsWith("_") && !RUN_COLUMNS.has(c))
-  const rows = await readWarehouse<{ k: string; h: string }>(file,
-    `SELECT concat_ws('|', ${key.map((k) => `CAST(${q(k)} AS VARCHAR)`).join(", ")}) AS k, CAST(hash(${content.map(q).join(", ")}) AS VARCHAR) AS h FROM ${q(table)}`)
+  const rows = await readWarehouse<{ k: string; h: string }>(
+    file,
+    `SELECT concat_ws('|', ${key.map((k) => `CAST(${q(k)} AS VARCHAR)`).join(", ")}) AS k, CAST(hash(${content.map(q).join(", ")}) AS VARCHAR) AS h FROM ${q(table)}`
+  )
   return new Map(rows.map((r) => [r.k, r.h]))
 }
 
@@ -33,7 +37,11 @@ export interface DriftCheck {
 
 /** Drift-aware comparison of one table whose records carry the key `id`. */
 export const driftCheck = async (
-  cleanFile: string, file: string, table: string, pipeline: string, drifted: (id: string) => boolean
+  cleanFile: string,
+  file: string,
+  table: string,
+  pipeline: string,
+  drifted: (id: string) => boolean
 ): Promise<DriftCheck> => {
   const clean = await rowHashes(cleanFile, table, ["id"])
   const got = await rowHashes(file, table, ["id"])

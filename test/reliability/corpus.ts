@@ -28,7 +28,10 @@ export const deepMerge = (base: Record<string, unknown>, patch: Record<string, u
 /** Writes the case's settings file next to the shared warehouse; returns the CLI arguments. */
 export const argsOf = (c: BadInput, dir: string, good: Record<string, unknown>, index: number): Array<string> => {
   const file = path.join(dir, `case-${index}.json`)
-  const text = c.settings && "raw" in c.settings ? String(c.settings.raw) : JSON.stringify(deepMerge(good, (c.settings ?? {}) as Record<string, unknown>), null, 2)
+  const text =
+    c.settings && "raw" in c.settings
+      ? String(c.settings.raw)
+      : JSON.stringify(deepMerge(good, (c.settings ?? {}) as Record<string, unknown>), null, 2)
   fs.writeFileSync(file, text.replaceAll("{dir}", dir))
   return c.args.map((a) => (a === "{config}" ? file : a.replaceAll("{dir}", dir)))
 }

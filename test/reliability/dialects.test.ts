@@ -62,7 +62,11 @@ const RUNS: ReadonlyArray<DialectRun> = [
   // capped pages that declare nothing: a short page proves nothing, the slice reads to an empty page
   { label: "no-count + capped-pages", dialect: "no-count", flags: { pageCap: 37 }, expected: truthAlways },
   // Without next links a cursor has no way past its first page: the count says more remain.
-  { label: "no-next", dialect: "no-next", expected: (c) => (c.paging === "cursor" || c.paging === "single+cursor" ? "incomplete (6)" : "truth") },
+  {
+    label: "no-next",
+    dialect: "no-next",
+    expected: (c) => (c.paging === "cursor" || c.paging === "single+cursor" ? "incomplete (6)" : "truth")
+  },
   // A not-shown payload under another key is not guessed: the run stops, naming the shape.
   { label: "results-key", dialect: "results-key", expected: (c) => (c.unshownOperations.length > 0 ? "UnexpectedShape (7)" : "truth") },
   { label: "results-key + service.shapes", dialect: "results-key", settings: { service: { shapes: itemsShapes } }, expected: truthAlways },
@@ -70,7 +74,12 @@ const RUNS: ReadonlyArray<DialectRun> = [
   { label: "missing-keys", dialect: "missing-keys", expected: truthAlways },
   // The key in Authorization: Bearer is refused by a service that reads it from its own header.
   { label: "header-key", dialect: "header-key", expected: (c) => (c.host === "platform" ? "auth (5)" : "truth") },
-  { label: "header-key + service.apiKeyHeader", dialect: "header-key", settings: { service: { apiKeyHeader: DIALECTS["header-key"].apiKeyHeader } }, expected: truthAlways },
+  {
+    label: "header-key + service.apiKeyHeader",
+    dialect: "header-key",
+    settings: { service: { apiKeyHeader: DIALECTS["header-key"].apiKeyHeader } },
+    expected: truthAlways
+  },
   { label: "payment-member", dialect: "payment-member", expected: truthAlways }
 ]
 
@@ -87,7 +96,9 @@ const OUTCOME_FILE = path.resolve(import.meta.dirname, "../../.vitest-dialects.j
 afterAll(() => {
   const pipelines = catalogue.map((p) => p.name)
   const runs = RUNS.map((r) => r.label).filter((l) => outcomes.has(l))
-  const table = Object.fromEntries(runs.map((r) => [r, Object.fromEntries(pipelines.map((p) => [p, outcomes.get(r)!.get(p) ?? "not run"]))]))
+  const table = Object.fromEntries(
+    runs.map((r) => [r, Object.fromEntries(pipelines.map((p) => [p, outcomes.get(r)!.get(p) ?? "not run"]))])
+  )
   fs.writeFileSync(OUTCOME_FILE, JSON.stringify({ world: TRUTH_WORLD, outcomes: table, problems: details }, null, 2) + "\n")
   const lines = [
     `| pipeline | ${runs.join(" | ")} |`,
@@ -107,7 +118,10 @@ const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array
   )
 
 /** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
-const keyOf = (row: Record<string, unknown>) => Object.values(row).map((v) => (v === null || v === undefined ? "null" : String(v))).join("|")
+const keyOf = (row: Record<string, unknown>) =>
+  Object.values(row)
+    .map((v) => (v === null || v === undefined ? "null" : String(v)))
+    .join("|")
 
 /** Multiset difference: what the truth has that the table lacks, and what the table has beyond it. */
 const diff = (got: ReadonlyArray<string>, want: ReadonlyArray<string>) => {
@@ -143,7 +157,9 @@ const compare = async (warehouse: string, pipeline: string, truth: Truth): Promi
     const got = results[i]!.map(keyOf)
     const d = diff(got, t.keys)
     if (d.missing.length > 0 || d.extra.length > 0) {
-      problems.push(`${t.table}: expected ${t.keys.length} rows, got ${got.length} (${d.missing.length} missing, e.g. ${JSON.stringify(d.missing.slice(0, 3))}; ${d.extra.length} extra, e.g. ${JSON.stringify(d.extra.slice(0, 3))})`)
+      problems.push(
+        `${t.table}: expected ${t.keys.length} rows, got ${got.length} (${d.missing.length} missing, e.g. ${JSON.stringify(d.missing.slice(0, 3))}; ${d.extra.length} extra, e.g. ${JSON.stringify(d.extra.slice(0, 3))})`
+      )
     }
     foreign.push(...d.extra.map((k) => `${t.table}:${k}`))
   }
@@ -178,13 +194,18 @@ for (const run of RUNS) {
     let ctx: TruthContext
 
     beforeAll(async () => {
-      h = await makeHarness({ sandbox: { world: TRUTH_WORLD, dialect: { ...DIALECTS[run.dialect], ...run.flags } }, settings: settingsOf(run) })
+      h = await makeHarness({
+        sandbox: { world: TRUTH_WORLD, dialect: { ...DIALECTS[run.dialect], ...run.flags } },
+        settings: settingsOf(run)
+      })
       const client = <A>(f: (c: TokenClient) => Effect.Effect<{ body: unknown }, unknown>) =>
         h.use(Effect.flatMap(TokenClient, f)).then((r) => r.body as A)
       const legacy = [(await client<{ id: number }>((c) => c.legacyFeedCreate({ name: "everything", filter: {} }))).id]
       const alertsApi: Array<string> = []
       for (const name of ["a", "b", "c", "d", "e"]) {
-        alertsApi.push((await client<{ feed_id: string }>((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } }))).feed_id)
+        alertsApi.push(
+          (await client<{ feed_id: string }>((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } }))).feed_id
+        )
       }
       ctx = {
         world: h.sandbox.context.world,
@@ -220,17 +241,25 @@ for (const run of RUNS) {
           outcome = comparison.exact ? "truth" : `BUG: done (exit 0) but ${comparison.problems.join("; ")}`
         } else {
           const stop = namedStop(summary, rejected)
-          outcome = stop ?? (summary
-            ? `other: ${summary.status} (exit ${summary.exitCode}): ${summary.error ?? ""}`
-            : `other: refused before the run: ${String((rejected as Error)?.message ?? rejected)}`)
+          outcome =
+            stop ??
+            (summary
+              ? `other: ${summary.status} (exit ${summary.exitCode}): ${summary.error ?? ""}`
+              : `other: refused before the run: ${String((rejected as Error)?.message ?? rejected)}`)
           if (stop === "incomplete (6)") comparison = await compare(warehouse, c.pipeline, truth)
         }
         record(run.label, c.pipeline, outcome)
         if (outcome !== expected) {
           details.push({
-            run: run.label, pipeline: c.pipeline, expected, outcome,
-            status: summary?.status, exitCode: summary?.exitCode, error: summary?.error ?? (rejected as Error | undefined)?.message,
-            shortfalls: summary?.completeness.shortfalls, problems: comparison?.problems
+            run: run.label,
+            pipeline: c.pipeline,
+            expected,
+            outcome,
+            status: summary?.status,
+            exitCode: summary?.exitCode,
+            error: summary?.error ?? (rejected as Error | undefined)?.message,
+            shortfalls: summary?.completeness.shortfalls,
+            problems: comparison?.problems
           })
         }
 
@@ -264,7 +293,10 @@ describe("dialect payment-member: the 402 link under the dialect's member name",
 
   it("premises-search stops paused (exit 4) and its message carries the top_up_url link, with the default member setting", async () => {
     expect(h.settings.service.paymentLinkMember).toBe("payment_url")
-    const summary = await h.run("premises-search", { params: { body: { limit: 20 }, maxPages: 1 }, warehouse: path.join(h.dir, "402.duckdb") })
+    const summary = await h.run("premises-search", {
+      params: { body: { limit: 20 }, maxPages: 1 },
+      warehouse: path.join(h.dir, "402.duckdb")
+    })
     expect(summary.status).toBe("paused")
     expect(summary.exitCode).toBe(4)
     const link = `${h.sandbox.platformUrl}/billing/top-up/key_default`

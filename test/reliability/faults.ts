@@ -31,27 +31,44 @@ export const faultScenarios = (rate = 0.25): ReadonlyArray<FaultScenario> => [
   both(`connection resets at ${rate}`, { resetRate: rate }),
   both(`slow responses (${SLOW_MS} ms > ${TIMEOUT_MS} ms timeout) at ${rate}`, { slowRate: rate, slowMs: SLOW_MS }),
   {
-    ...both(`truncated bodies at ${rate}`, { truncateRate: rate }),
+    ...both(`truncated bodies at ${rate}`, { truncateRate: rate })
   },
   both(`429 bursts of 3 with Retry-After 1 s at ${rate / 2}`, { burstRate: rate / 2, burstLength: 3, burstRetryAfterSeconds: 1 }),
   {
-    name: `token expiry at ${rate}`, platform: {}, token: { tokenExpiryRate: rate }
+    name: `token expiry at ${rate}`,
+    platform: {},
+    token: { tokenExpiryRate: rate }
   },
   { name: "balance runs out after 3 units", platform: { unitsRunOutAfter: 3 }, token: {} },
   { name: "drifted records at 0.02", platform: { driftRate: 0.02 }, token: {} },
   { ...both("run retry budget of 2 spent: 5xx at 0.5", { serverErrorRate: 0.5 }), budget: { retryFloor: 2, retryRatio: 0 } },
   {
-    ...both("a request's own 5 retries spent: 5xx at 0.9", { serverErrorRate: 0.9 }),
+    ...both("a request's own 5 retries spent: 5xx at 0.9", { serverErrorRate: 0.9 })
   },
   {
     name: `all together (each at ${rate / 4}, balance out after 5 units, drift 0.02)`,
     platform: {
-      serverErrorRate: rate / 4, resetRate: rate / 4, slowRate: rate / 4, slowMs: SLOW_MS, truncateRate: rate / 4,
-      burstRate: rate / 8, burstLength: 3, burstRetryAfterSeconds: 1, unitsRunOutAfter: 5, driftRate: 0.02
+      serverErrorRate: rate / 4,
+      resetRate: rate / 4,
+      slowRate: rate / 4,
+      slowMs: SLOW_MS,
+      truncateRate: rate / 4,
+      burstRate: rate / 8,
+      burstLength: 3,
+      burstRetryAfterSeconds: 1,
+      unitsRunOutAfter: 5,
+      driftRate: 0.02
     },
     token: {
-      serverErrorRate: rate / 4, resetRate: rate / 4, slowRate: rate / 4, slowMs: SLOW_MS, truncateRate: rate / 4,
-      burstRate: rate / 8, burstLength: 3, burstRetryAfterSeconds: 1, tokenExpiryRate: rate / 4
+      serverErrorRate: rate / 4,
+      resetRate: rate / 4,
+      slowRate: rate / 4,
+      slowMs: SLOW_MS,
+      truncateRate: rate / 4,
+      burstRate: rate / 8,
+      burstLength: 3,
+      burstRetryAfterSeconds: 1,
+      tokenExpiryRate: rate / 4
     }
   }
 ]

@@ -65,15 +65,27 @@ export const sandboxEnv = (): Record<string, string> => ({
 })
 
 /** Writes a settings file reaching `sandbox` as a remote service; warehouse and output in `dir`. */
-export const settingsFile = (dir: string, sandbox: { platformUrl: string; apiUrl: string }, extra: Record<string, unknown> = {}, name = "settings.json") => {
+export const settingsFile = (
+  dir: string,
+  sandbox: { platformUrl: string; apiUrl: string },
+  extra: Record<string, unknown> = {},
+  name = "settings.json"
+) => {
   const file = path.join(dir, name)
   const { service, ...rest } = extra as { service?: Record<string, unknown> }
-  fs.writeFileSync(file, JSON.stringify({
-    warehouse: path.join(dir, "warehouse.duckdb"),
-    output: dir,
-    ...rest,
-    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...service }
-  }, null, 2))
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        warehouse: path.join(dir, "warehouse.duckdb"),
+        output: dir,
+        ...rest,
+        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...service }
+      },
+      null,
+      2
+    )
+  )
   return file
 }
 

@@ -47,7 +47,7 @@ export const startProxy = async (target: string) => {
       seen.push(s)
       try {
         const upstream = fetchUpstream(s)
-        const answer = (rewrite ? await rewrite(s, upstream) : undefined) ?? await upstream()
+        const answer = (rewrite ? await rewrite(s, upstream) : undefined) ?? (await upstream())
         res.writeHead(answer.status, { ...answer.headers, "content-length": Buffer.byteLength(answer.body) })
         res.end(answer.body)
       } catch {
@@ -61,9 +61,10 @@ export const startProxy = async (target: string) => {
     url: self(),
     seen,
     setRewrite: (r: Rewrite | undefined) => void (rewrite = r),
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections()
-      server.close(() => resolve())
-    })
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections()
+        server.close(() => resolve())
+      })
   }
 }

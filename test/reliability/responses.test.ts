@@ -23,7 +23,14 @@ const json = { "content-type": "application/json" }
 const problem = (status: number, code: string) => ({
   status,
   headers: { "content-type": "application/problem+json" },
-  body: JSON.stringify({ type: `https://platform.example/errors/${code}`, title: "Something new", status, detail: `the ${code} happened`, code, request_id: "req_0123456789abcdef" })
+  body: JSON.stringify({
+    type: `https://platform.example/errors/${code}`,
+    title: "Something new",
+    status,
+    detail: `the ${code} happened`,
+    code,
+    request_id: "req_0123456789abcdef"
+  })
 })
 const withBody = (a: Answer, f: (j: any) => unknown): Answer => ({ ...a, body: JSON.stringify(f(JSON.parse(a.body))) })
 
@@ -31,7 +38,8 @@ const withBody = (a: Answer, f: (j: any) => unknown): Answer => ({ ...a, body: J
  * A transient-looking answer (5xx) is retried; with the run's one retry spent it pauses, and the
  * message names what the last attempt got.
  */
-const transient = (status: number) => new RegExp(`retry budget spent \\(1 of 1 retries\\) at sourcing_next \\(last error: [^)]*${status}[^;]*\\); the run can be resumed later`)
+const transient = (status: number) =>
+  new RegExp(`retry budget spent \\(1 of 1 retries\\) at sourcing_next \\(last error: [^)]*${status}[^;]*\\); the run can be resumed later`)
 
 interface WrongCase {
   readonly name: string
@@ -43,15 +51,44 @@ interface WrongCase {
 }
 
 const cases: ReadonlyArray<WrongCase> = [
-  { name: "truncated JSON (200, valid framing)", answer: () => ({ status: 200, headers: json, body: "{\"results\": [{\"id\": \"abc\", \"pri" }), message: /JSON|truncat|parse/i },
-  { name: "wrong content type (text/plain)", answer: async (up) => ({ ...(await up()), headers: { "content-type": "text/plain" } }), message: /content.type|text\/plain/i },
-  { name: "an HTML error page (502)", answer: () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" }), message: transient(502) },
-  { name: "an HTML page with 200", answer: () => ({ status: 200, headers: { "content-type": "text/html" }, body: "<!doctype html><title>Login</title><p>Please sign in</p>" }), message: /html|content.type/i },
+  {
+    name: "truncated JSON (200, valid framing)",
+    answer: () => ({ status: 200, headers: json, body: '{"results": [{"id": "abc", "pri' }),
+    message: /JSON|truncat|parse/i
+  },
+  {
+    name: "wrong content type (text/plain)",
+    answer: async (up) => ({ ...(await up()), headers: { "content-type": "text/plain" } }),
+    message: /content.type|text\/plain/i
+  },
+  {
+    name: "an HTML error page (502)",
+    answer: () => ({ status: 502, headers: { "content-type": "text/html" }, body: "<html><body><h1>502 Bad Gateway</h1></body></html>" }),
+    message: transient(502)
+  },
+  {
+    name: "an HTML page with 200",
+    answer: () => ({
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: "<!doctype html><title>Login</title><p>Please sign in</p>"
+    }),
+    message: /html|content.type/i
+  },
   { name: "a problem with an unknown code (409)", answer: () => problem(409, "frobnicated"), message: /409|frobnicated/ },
   { name: "a problem with an unknown code (418)", answer: () => problem(418, "teapot_mode"), message: /418|teapot_mode/ },
-  { name: "a problem body that is not JSON", answer: () => ({ status: 500, headers: { "content-type": "application/problem+json" }, body: "Internal Server Error" }), message: transient(500) },
+  {
+    name: "a problem body that is not JSON",
+    answer: () => ({ status: 500, headers: { "content-type": "application/problem+json" }, body: "Internal Server Error" }),
+    message: transient(500)
+  },
   // a paid answer of an unexpected shape stays charged: its charge is in the ledger, its body in the raw archive
-  { name: "a page whose results are not a list", answer: async (up) => withBody(await up(), (j) => ({ ...j, results: "none" })), message: /UnexpectedShape: expected a list at "results", found a string/, paidPages: 3 }
+  {
+    name: "a page whose results are not a list",
+    answer: async (up) => withBody(await up(), (j) => ({ ...j, results: "none" })),
+    message: /UnexpectedShape: expected a list at "results", found a string/,
+    paidPages: 3
+  }
 ]
 
 describe("responses gone wrong", () => {
@@ -63,7 +100,12 @@ describe("responses gone wrong", () => {
   const pipelines = { [PIPELINE]: { params: { country: "ES", pageSize: PAGE, maxPages: 5 } } }
   // one retry in all, so a wrong answer that looks transient pauses the run quickly
   const run = (dir: string) =>
-    cli(["run", PIPELINE, "--config", settingsFile(dir, { platformUrl: proxy.url, apiUrl: sandbox.apiUrl }, { pipelines, budget: { retryFloor: 1, retryRatio: 0 } })])
+    cli([
+      "run",
+      PIPELINE,
+      "--config",
+      settingsFile(dir, { platformUrl: proxy.url, apiUrl: sandbox.apiUrl }, { pipelines, budget: { retryFloor: 1, retryRatio: 0 } })
+    ])
   /** From the third sourcing request on (or only that one), every answer is `answer`'s. */
   const breakFromPage3 = (answer: WrongCase["answer"], only = false) => {
     let n = 0
@@ -108,8 +150,10 @@ describe("responses gone wrong", () => {
       expect(errors).toHaveLength(1)
       expect(errors[0]).toMatch(c.message)
       // the two good pages are committed whole, nothing of the third
-      const [w] = await readWarehouse<{ rows: bigint | number; pages: bigint | number }>(file,
-        `SELECT (SELECT count(*) FROM sourcing_properties) AS rows, (SELECT count(*) FROM _ledger) AS pages`)
+      const [w] = await readWarehouse<{ rows: bigint | number; pages: bigint | number }>(
+        file,
+        `SELECT (SELECT count(*) FROM sourcing_properties) AS rows, (SELECT count(*) FROM _ledger) AS pages`
+      )
       expect(Number(w!.pages)).toBe(c.paidPages ?? 2)
       expect(Number(w!.rows)).toBe(2 * PAGE)
       const resumed = await run(dir)
@@ -122,10 +166,14 @@ describe("responses gone wrong", () => {
     const dir = fs.mkdtempSync(path.join(root, "reject-"))
     const file = path.join(dir, "warehouse.duckdb")
     let badId = ""
-    breakFromPage3(async (up) => withBody(await up(), (j) => {
-      badId = j.results[0].id
-      return { ...j, results: [{ ...j.results[0], id: { not: "a string" } }, ...j.results.slice(1)] }
-    }), true)
+    breakFromPage3(
+      async (up) =>
+        withBody(await up(), (j) => {
+          badId = j.results[0].id
+          return { ...j, results: [{ ...j.results[0], id: { not: "a string" } }, ...j.results.slice(1)] }
+        }),
+      true
+    )
     let r
     try {
       r = await run(dir)
@@ -134,7 +182,10 @@ describe("responses gone wrong", () => {
     }
     expect(r.code, r.messages.join("\n")).toBe(0)
     expect(r.stdout + r.stderr).not.toMatch(STACK_LINE)
-    const [rejects] = await readWarehouse<{ n: bigint | number; raw: string }>(file, `SELECT count(*) AS n, any_value(raw) AS raw FROM _rejects`)
+    const [rejects] = await readWarehouse<{ n: bigint | number; raw: string }>(
+      file,
+      `SELECT count(*) AS n, any_value(raw) AS raw FROM _rejects`
+    )
     expect(Number(rejects!.n)).toBe(1)
     expect(rejects!.raw).toContain("a string")
     const want = await rowHashes(cleanFile, "sourcing_properties", ["id"])

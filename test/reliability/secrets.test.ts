@@ -20,7 +20,9 @@ type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const WRONG_PASSWORD = "wrong-password-5e1f0c7a9b"
 
 const filesUnder = (dir: string): Array<string> =>
-  fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]))
+  fs
+    .readdirSync(dir, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]))
 
 /** Every table of a DuckDB file (or a Parquet file) as text, row by row. */
 const textOf = async (file: string): Promise<string> => {
@@ -30,9 +32,15 @@ const textOf = async (file: string): Promise<string> => {
   try {
     const sources = parquet
       ? [`read_parquet('${file.replaceAll("'", "''")}')`]
-      : (await conn.runAndReadAll(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'main'`)).getRowObjectsJS().map((r) => `"${r.t}"`)
+      : (await conn.runAndReadAll(`SELECT table_name AS t FROM information_schema.tables WHERE table_schema = 'main'`))
+          .getRowObjectsJS()
+          .map((r) => `"${r.t}"`)
     let out = ""
-    for (const s of sources) out += (await conn.runAndReadAll(`SELECT CAST(r AS VARCHAR) AS s FROM ${s} AS r`)).getRowObjectsJS().map((r) => r.s).join("\n")
+    for (const s of sources)
+      out += (await conn.runAndReadAll(`SELECT CAST(r AS VARCHAR) AS s FROM ${s} AS r`))
+        .getRowObjectsJS()
+        .map((r) => r.s)
+        .join("\n")
     return out
   } finally {
     conn.closeSync()
@@ -61,14 +69,18 @@ describe("secrets", () => {
     })
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-secrets-"))
     const ids = [1, 2, 3].map((i) => sandbox.context.world.propertyIdOf(i))
-    const config = settingsFile(dir, { platformUrl: platform.url, apiUrl: token.url }, {
-      pipelines: {
-        "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 2 } },
-        "properties-by-id": { params: { ids } },
-        "plots-germany": { params: { pageSize: 5, maxPages: 1 } }
-      },
-      sets: { small: ["sourcing-search", "properties-by-id", "plots-germany"] }
-    })
+    const config = settingsFile(
+      dir,
+      { platformUrl: platform.url, apiUrl: token.url },
+      {
+        pipelines: {
+          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 2 } },
+          "properties-by-id": { params: { ids } },
+          "plots-germany": { params: { pageSize: 5, maxPages: 1 } }
+        },
+        sets: { small: ["sourcing-search", "properties-by-id", "plots-germany"] }
+      }
+    )
     const commands: Record<string, { args: Array<string>; env?: Record<string, string> }> = {
       list: { args: ["list", "--config", config] },
       plan: { args: ["plan", "small", "--config", config, "--json"] },
@@ -99,14 +111,24 @@ describe("secrets", () => {
 
   it("the commands ran (the failures are the refused credentials) and the token host issued tokens", () => {
     expect(codes).toEqual({
-      list: 0, plan: 0, run: 0, "run --json": 0, status: 0, query: 0, "export arrow": 0, reload: 0, "alerts feeds list": 0,
-      "revoked key": 5, "wrong password": 5
+      list: 0,
+      plan: 0,
+      run: 0,
+      "run --json": 0,
+      status: 0,
+      query: 0,
+      "export arrow": 0,
+      reload: 0,
+      "alerts feeds list": 0,
+      "revoked key": 5,
+      "wrong password": 5
     })
     expect(tokens.size).toBeGreaterThanOrEqual(2) // an access and a refresh token at least
   })
 
   it("no secret in stdout or stderr of any command", () => {
-    for (const s of secrets()) for (const o of outputs) expect(o.includes(s), `${s.slice(0, 6)}... in output of ${o.split("\n")[0]}`).toBe(false)
+    for (const s of secrets())
+      for (const o of outputs) expect(o.includes(s), `${s.slice(0, 6)}... in output of ${o.split("\n")[0]}`).toBe(false)
   })
 
   it("no secret in any file written: warehouse (bytes and tables), raw archive, Parquet, Arrow, logs", async () => {
@@ -124,7 +146,7 @@ describe("secrets", () => {
       read += texts.slice(1).join("\n")
     }
     expect(read).toContain("sourcing-search") // _runs in the warehouse
-    expect(read).toContain("\"results\"") // raw pages
+    expect(read).toContain('"results"') // raw pages
   })
 
   it("no credential in a request URL; credentials travel in headers", () => {
@@ -134,6 +156,8 @@ describe("secrets", () => {
       for (const s of secrets()) expect(r.url.includes(s), `${s.slice(0, 6)}... in ${r.method} ${r.url}`).toBe(false)
       expect(r.url).not.toMatch(/[?&](api_?key|key|token|access_token|password|secret)=/i)
     }
-    expect(platform.seen.some((r) => r.headers.authorization === `Bearer ${SANDBOX_API_KEY}` || r.headers["x-api-key"] === SANDBOX_API_KEY)).toBe(true)
+    expect(
+      platform.seen.some((r) => r.headers.authorization === `Bearer ${SANDBOX_API_KEY}` || r.headers["x-api-key"] === SANDBOX_API_KEY)
+    ).toBe(true)
   })
 })

@@ -35,7 +35,9 @@ const parquetRows = async (folder: string): Promise<number> => {
   const db = await DuckDBInstance.create(":memory:")
   const conn = await db.connect()
   try {
-    const rows = (await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)).getRowObjectsJS()
+    const rows = (
+      await conn.runAndReadAll(`SELECT count(*) AS n FROM read_parquet('${folder}/**/*.parquet', hive_partitioning = true)`)
+    ).getRowObjectsJS()
     return Number(rows[0]!.n)
   } finally {
     conn.closeSync()
@@ -58,7 +60,12 @@ describe("the warehouse file", () => {
   it("an export killed while it writes leaves each table's previous Parquet files intact (or the whole new ones)", async () => {
     const dir = fs.mkdtempSync(path.join(root, "export-"))
     const config = (maxPages: number) =>
-      settingsFile(dir, sandbox, { pipelines: { "sourcing-search": { params: { country: "ES", pageSize: 200, maxPages } } } }, `settings-${maxPages}.json`)
+      settingsFile(
+        dir,
+        sandbox,
+        { pipelines: { "sourcing-search": { params: { country: "ES", pageSize: 200, maxPages } } } },
+        `settings-${maxPages}.json`
+      )
     expect((await cli(["run", "sourcing-search", "--config", config(1), "--export", "parquet"])).code).toBe(0)
     const parquet = path.join(dir, "parquet")
     const tables = fs.readdirSync(parquet).filter((t) => !t.startsWith("."))
@@ -97,7 +104,11 @@ describe("the warehouse file", () => {
   }, 60_000)
 
   const refused = [
-    { name: "a corrupt file", write: (f: string) => fs.writeFileSync(f, crypto.randomBytes(64 * 1024)), message: /not a|corrupt|readable/i },
+    {
+      name: "a corrupt file",
+      write: (f: string) => fs.writeFileSync(f, crypto.randomBytes(64 * 1024)),
+      message: /not a|corrupt|readable/i
+    },
     { name: "a text file", write: (f: string) => fs.writeFileSync(f, "id,name\n1,Madrid\n"), message: /not a|corrupt|readable/i },
     {
       name: "a foreign DuckDB database",

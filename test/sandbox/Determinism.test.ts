@@ -27,7 +27,12 @@ const script: Array<[string, unknown]> = [
 const seeded = (id: string | null) => (id === null ? null : `req_${id.slice(12)}`)
 /** A body with base URLs and request ids made comparable. */
 const comparable = (sb: Sb, body: unknown) =>
-  JSON.parse(JSON.stringify(body).split(sb.platformUrl).join("{platform_url}").replace(/"req_[0-9a-f]{8}([0-9a-f]{16})"/g, "\"req_$1\""))
+  JSON.parse(
+    JSON.stringify(body)
+      .split(sb.platformUrl)
+      .join("{platform_url}")
+      .replace(/"req_[0-9a-f]{8}([0-9a-f]{16})"/g, '"req_$1"')
+  )
 
 const run = async (sb: Sb) => {
   const out = []

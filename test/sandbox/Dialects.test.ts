@@ -86,7 +86,9 @@ describe("dialect configuration and control", () => {
 
   it("starts in the configured dialect (name or flags) and refuses bad ones before binding", async () => {
     const start = (dialect: unknown) =>
-      Effect.runPromise(Effect.scoped(Effect.either(Effect.map(Sandbox.start(testOptions({ dialect } as never)), (h) => h.control.dialect()))))
+      Effect.runPromise(
+        Effect.scoped(Effect.either(Effect.map(Sandbox.start(testOptions({ dialect } as never)), (h) => h.control.dialect())))
+      )
     expect(await start("capped-pages")).toEqual(Either.right({ pageCap: 37 }))
     expect(await start({ noCount: true, pageCap: 5 })).toEqual(Either.right({ noCount: true, pageCap: 5 }))
     expect(await start(undefined)).toEqual(Either.right({}))
@@ -225,7 +227,15 @@ describe("pageCap", () => {
 describe("noCount and noNext", () => {
   it("noCount drops count from every list body and keeps returned", async () => {
     sb.control.setDialect("no-count")
-    expect(keys(await platform(PLOTS, { body: { criteria: { limit: 2 } } }))).toEqual(["country", "criteria", "note", "offset", "results", "returned", "scope"])
+    expect(keys(await platform(PLOTS, { body: { criteria: { limit: 2 } } }))).toEqual([
+      "country",
+      "criteria",
+      "note",
+      "offset",
+      "results",
+      "returned",
+      "scope"
+    ])
     expect(keys(await platform(PREMISES, { body: { limit: 2 } }))).toEqual(["offset", "query", "results", "returned"])
     expect(keys(await platform(SEARCH, { body: { ...ES_SALE, limit: 2 } }))).toEqual(["next", "results", "returned", "search_id"])
     expect(keys(await platform(`/v1/seller-leads?${AROUND}&limit=2`))).toEqual(["next", "results", "returned"])
@@ -329,7 +339,14 @@ describe("strictDateTime", () => {
 
   it("parseDateTime: strict accepts the exact form and real instants only", () => {
     expect(parseDateTime("2026-06-01T00:00:00", true)).toBe(Date.UTC(2026, 5, 1))
-    for (const s of ["2026-06-01T00:00:00Z", "2026-06-01T00:00:00.000Z", "2026-06-01T00:00:00+00:00", "2026-06-01", "2026-02-30T00:00:00", "2026-06-01 00:00:00"]) {
+    for (const s of [
+      "2026-06-01T00:00:00Z",
+      "2026-06-01T00:00:00.000Z",
+      "2026-06-01T00:00:00+00:00",
+      "2026-06-01",
+      "2026-02-30T00:00:00",
+      "2026-06-01 00:00:00"
+    ]) {
       expect(parseDateTime(s, true), s).toBeUndefined()
     }
     expect(parseDateTime("2026-06-01T00:00:00.000Z")).toBe(Date.UTC(2026, 5, 1))
@@ -408,13 +425,18 @@ describe("apiKeyHeader and bearerKeys", () => {
     sb.control.setDialect("header-key")
     expect((await platform(PREMISES, { ...body, key: null, headers: { "Svc-Api-Key": C.SANDBOX_API_KEY } })).status).toBe(200)
     expect((await platform(PREMISES, { ...body, key: null, headers: { "X-Api-Key": C.SANDBOX_API_KEY } })).body).toMatchObject({
-      status: 401, code: "unauthorized"
+      status: 401,
+      code: "unauthorized"
     })
     expect((await platform(PREMISES, body)).body).toMatchObject({ status: 401, code: "invalid_credential" })
     expect((await platform(PREMISES, { ...body, key: C.OAUTH_TOKEN })).status).toBe(200)
     // Plot search forwards the same credential (its own error body).
-    expect((await platform(PLOTS, { body: { criteria: { limit: 1 } }, key: null, headers: { "Svc-Api-Key": C.SANDBOX_API_KEY } })).status).toBe(200)
-    expect((await platform(PLOTS, { body: { criteria: { limit: 1 } } })).body).toEqual({ error: { code: "invalid_credential", message: expect.any(String) } })
+    expect(
+      (await platform(PLOTS, { body: { criteria: { limit: 1 } }, key: null, headers: { "Svc-Api-Key": C.SANDBOX_API_KEY } })).status
+    ).toBe(200)
+    expect((await platform(PLOTS, { body: { criteria: { limit: 1 } } })).body).toEqual({
+      error: { code: "invalid_credential", message: expect.any(String) }
+    })
   })
 
   it("apiKeyHeader alone renames the header and keeps Bearer API keys", async () => {

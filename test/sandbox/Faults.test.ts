@@ -44,7 +44,10 @@ describe("faults", () => {
 
   it("connection resets: the socket closes before any response", async () => {
     const sb = await start({ faults: { platform: { resetRate: 1 } } })
-    const err = await post(sb).then(() => undefined, (e: unknown) => e as Error & { cause?: { code?: string } })
+    const err = await post(sb).then(
+      () => undefined,
+      (e: unknown) => e as Error & { cause?: { code?: string } }
+    )
     expect(err).toBeInstanceOf(TypeError)
     expect(err?.cause?.code).toBe("UND_ERR_SOCKET")
     expect(sb.control.stats().statuses["0"]).toBe(1)
@@ -52,7 +55,10 @@ describe("faults", () => {
 
   it("slow responses: a client with a shorter timeout gives up", async () => {
     const sb = await start({ faults: { platform: { slowRate: 1, slowMs: 5_000 } } })
-    const err = await post(sb, { signal: AbortSignal.timeout(150) }).then(() => undefined, (e: Error) => e)
+    const err = await post(sb, { signal: AbortSignal.timeout(150) }).then(
+      () => undefined,
+      (e: Error) => e
+    )
     expect(err?.name).toBe("TimeoutError")
   })
 

@@ -77,7 +77,9 @@ describe("introspection", () => {
   it("serves ground truth from the world", async () => {
     const sb = await startTestSandbox({ world: { properties: 1_000, premises: 300 } })
     try {
-      const premises = await call(sb.platformUrl, `/__sandbox/truth/premises?query=${encodeURIComponent('{"operation":"sale"}')}`, { key: null })
+      const premises = await call(sb.platformUrl, `/__sandbox/truth/premises?query=${encodeURIComponent('{"operation":"sale"}')}`, {
+        key: null
+      })
       expect(premises.body.count).toBe(sb.context.world.searchPremises({ operation: "sale" }).length)
       const bad = await call(sb.platformUrl, `/__sandbox/truth/plots?criteria=${encodeURIComponent('{"sort":"x"}')}`, { key: null })
       expect(bad.status).toBe(400)

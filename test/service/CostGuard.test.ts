@@ -14,8 +14,8 @@ describe("CostGuard", () => {
       yield* guard.guard("ai_search_premises", paid(40, "req_a"), settle)
       yield* guard.guard("plot_search", paid(1, "req_b"), settle)
       expect(yield* guard.totals).toMatchObject({ planned: 41, charged: 41, reserved: 0, calls: 2, refused: 0 })
-
-    }))
+    })
+  )
 
   it.effect("refuses a call that would cross the run cap, before running it", () =>
     Effect.gen(function* () {
@@ -28,7 +28,8 @@ describe("CostGuard", () => {
       expect(e).toMatchObject({ _tag: "BudgetExhausted", reason: "UnitCap", limit: 100, used: 80, wanted: 40 })
       expect(ran).toBe(2)
       expect((yield* guard.totals).refused).toBe(1)
-    }))
+    })
+  )
 
   it.effect("counts units spent today by earlier runs against the daily cap", () =>
     Effect.gen(function* () {
@@ -36,7 +37,8 @@ describe("CostGuard", () => {
       const e = yield* Effect.flip(guard.guard("ai_search_premises", paid(40), settle))
       expect(e).toMatchObject({ _tag: "BudgetExhausted", reason: "DailyCap", limit: 100, used: 70 })
       yield* guard.guard("plot_search", paid(1), settle)
-    }))
+    })
+  )
 
   it.effect("releases the reservation of a failed, uncharged call", () =>
     Effect.gen(function* () {
@@ -46,7 +48,8 @@ describe("CostGuard", () => {
       expect(yield* guard.totals).toMatchObject({ reserved: 0, charged: 0 })
       yield* guard.guard("ai_search_premises", paid(40), settle)
       expect((yield* guard.totals).charged).toBe(40)
-    }))
+    })
+  )
 
   it.effect("learns an unknown operation's cost from its first charge, running it alone meanwhile", () =>
     Effect.gen(function* () {
@@ -68,19 +71,23 @@ describe("CostGuard", () => {
       expect(maxInFlight).toBe(1)
       expect(yield* guard.costOf("new_op")).toMatchObject({ _tag: "Some", value: 7 })
       // 14 charged; a third call (7) would cross 20.
-      expect((yield* Effect.flip(guard.guard("new_op", call, settle)))).toMatchObject({ reason: "UnitCap", wanted: 7 })
-    }))
+      expect(yield* Effect.flip(guard.guard("new_op", call, settle))).toMatchObject({ reason: "UnitCap", wanted: 7 })
+    })
+  )
 
   it.effect("concurrent calls never overspend together", () =>
     Effect.gen(function* () {
       const guard = yield* makeCostGuard({ runId: "r", costs: DEFAULT_UNIT_COSTS, maxUnits: 400 })
       const call = Effect.sleep(5).pipe(Effect.as({ units: 40, requestId: "c" }))
       const fiber = yield* Effect.fork(
-        Effect.forEach(Array.from({ length: 50 }), () => Effect.exit(guard.guard("ai_search_premises", call, settle)), { concurrency: "unbounded" })
+        Effect.forEach(Array.from({ length: 50 }), () => Effect.exit(guard.guard("ai_search_premises", call, settle)), {
+          concurrency: "unbounded"
+        })
       )
       yield* TestClock.adjust(100)
       const exits = yield* fiber.await.pipe(Effect.flatten)
       expect(exits.filter(Exit.isSuccess)).toHaveLength(10)
       expect((yield* guard.totals).charged).toBe(400)
-    }))
+    })
+  )
 })

@@ -21,7 +21,8 @@ describe("Pacer (TestClock)", () => {
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 10, headroom: 1 })
       expect(yield* startTimes(pacer.take, 5, 1000)).toEqual([0, 100, 200, 300, 400])
-    }))
+    })
+  )
 
   it.effect("learns the policy from RateLimit-Policy, with headroom", () =>
     Effect.gen(function* () {
@@ -32,7 +33,8 @@ describe("Pacer (TestClock)", () => {
       expect(snap.intervalMs).toBeCloseTo(62.5)
       const times = yield* startTimes(pacer.take, 4, 1000)
       expect(times.map((t) => Math.round(t))).toEqual([0, 63, 125, 188])
-    }))
+    })
+  )
 
   it.effect("r = 0 pauses every start until the reset", () =>
     Effect.gen(function* () {
@@ -41,13 +43,15 @@ describe("Pacer (TestClock)", () => {
       const times = yield* startTimes(pacer.take, 2, 3000)
       expect(times[0]).toBe(2000)
       expect(times[1]).toBe(2001)
-    }))
+    })
+  )
 
   it.effect("r = 0 in a short window pauses until the window that was seen to begin comes round again, not the whole rounded-up t", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
       const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
-      const answer = (remaining: number) => pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+      const answer = (remaining: number) =>
+        pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
       yield* TestClock.adjust(100)
       yield* answer(1) // the end of a window
       yield* TestClock.adjust(150)
@@ -61,14 +65,16 @@ describe("Pacer (TestClock)", () => {
       const fresh = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
       yield* fresh.observe(info({ policies, states: [{ name: "default", remaining: 0, resetSeconds: 1 }] }), 200)
       expect((yield* fresh.snapshot).pausedUntil).toBe(650 + 1000)
-    }))
+    })
+  )
 
   it.effect("a 429 pauses until Retry-After", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
       yield* pacer.observe(info({ retryAfterMs: 1500 }), 429)
       expect((yield* startTimes(pacer.take, 1, 2000))[0]).toBe(1500)
-    }))
+    })
+  )
 
   it.effect("a low remaining count over a long reset spreads the rest", () =>
     Effect.gen(function* () {
@@ -80,7 +86,8 @@ describe("Pacer (TestClock)", () => {
       const other = yield* makePacer({ ratePerSecond: 20, headroom: 1 })
       yield* other.observe(info({ states: [{ name: "default", remaining: 1, resetSeconds: 1 }] }), 200)
       expect((yield* other.snapshot).intervalMs).toBe(50)
-    }))
+    })
+  )
 })
 
 describe("Pacer over HTTP (real time)", () => {
@@ -97,7 +104,11 @@ describe("Pacer over HTTP (real time)", () => {
         const rl = { "ratelimit-policy": `"default";q=20;w=1`, ratelimit: `"default";r=${Math.max(0, 20 - used - 1)};t=${reset}` }
         if (used >= 20) {
           rejected++
-          return { status: 429, headers: { ...rl, "retry-after": String(reset), "content-type": "application/problem+json" }, body: { code: "rate_limited", status: 429 } }
+          return {
+            status: 429,
+            headers: { ...rl, "retry-after": String(reset), "content-type": "application/problem+json" },
+            body: { code: "rate_limited", status: 429 }
+          }
         }
         windows.set(w, used + 1)
         return { status: 200, headers: { ...rl, "svc-units-charged": "40" }, body: { results: [] }, delayMs: 5 }
@@ -114,5 +125,6 @@ describe("Pacer over HTTP (real time)", () => {
       // 60 starts at 18/s: a little over 3 s; not throttled to a crawl either.
       expect(elapsed).toBeGreaterThan(3000)
       expect(elapsed).toBeLessThan(4500)
-    }))
+    })
+  )
 })

@@ -13,22 +13,35 @@ const paymentRequired = (e: unknown): PaymentRequired => {
   return e
 }
 
-const base = { type: "about:blank", title: "Payment Required", status: 402, code: "payment_required", detail: "The unit balance is 0", request_id: "req-42" }
+const base = {
+  type: "about:blank",
+  title: "Payment Required",
+  status: 402,
+  code: "payment_required",
+  detail: "The unit balance is 0",
+  request_id: "req-42"
+}
 
 describe("platformError: the 402 payment link", () => {
   it("reads the link from payment_url by default", () => {
     expect(DEFAULT_PAYMENT_LINK_MEMBER).toBe("payment_url")
-    const e = paymentRequired(platformError("plot_search", problem402({ ...base, payment_url: "https://billing.example/top-up?acct=7" }), undefined, 0))
+    const e = paymentRequired(
+      platformError("plot_search", problem402({ ...base, payment_url: "https://billing.example/top-up?acct=7" }), undefined, 0)
+    )
     expect(e._tag).toBe("PaymentRequired")
     expect(e.paymentUrl).toBe("https://billing.example/top-up?acct=7")
     expect(e.requestId).toBe("req-42")
     expect(e.detail).toBe("The unit balance is 0")
     expect(e.links).toEqual([])
-    expect(e.message).toBe("plot_search (request req-42): payment required, the unit balance is spent (The unit balance is 0); add units at https://billing.example/top-up?acct=7")
+    expect(e.message).toBe(
+      "plot_search (request req-42): payment required, the unit balance is spent (The unit balance is 0); add units at https://billing.example/top-up?acct=7"
+    )
   })
 
   it("reads the link from another member when paymentLinkMember is passed", () => {
-    const e = paymentRequired(platformError("plot_search", problem402({ ...base, top_up_url: "https://billing.example/units" }), undefined, 0, "top_up_url"))
+    const e = paymentRequired(
+      platformError("plot_search", problem402({ ...base, top_up_url: "https://billing.example/units" }), undefined, 0, "top_up_url")
+    )
     expect(e.paymentUrl).toBe("https://billing.example/units")
     expect(e.links).toEqual([])
     expect(e.message).toContain("add units at https://billing.example/units")
@@ -52,7 +65,9 @@ describe("platformError: the 402 payment link", () => {
     expect(e.links).toEqual(["top_up_url: https://billing.example/units?acct=7", "invoice: http://billing.example/invoices/9"])
 
     // a setting naming another member: the default member's link is still shown
-    const other = paymentRequired(platformError("market_analysis", problem402({ ...base, payment_url: "https://billing.example/pay" }), undefined, 0, "checkout"))
+    const other = paymentRequired(
+      platformError("market_analysis", problem402({ ...base, payment_url: "https://billing.example/pay" }), undefined, 0, "checkout")
+    )
     expect(other.paymentUrl).toBeUndefined()
     expect(other.message).toContain("The unit balance is 0")
     expect(other.message).toContain("payment_url: https://billing.example/pay")
@@ -60,7 +75,14 @@ describe("platformError: the 402 payment link", () => {
 
   it("takes the request id from the header when the body has none", () => {
     const { request_id: _, ...noId } = base
-    const e = paymentRequired(platformError("plot_search", problem402({ ...noId, payment_url: "https://billing.example/pay" }, { "svc-request-id": "hdr-1" }), undefined, 0))
+    const e = paymentRequired(
+      platformError(
+        "plot_search",
+        problem402({ ...noId, payment_url: "https://billing.example/pay" }, { "svc-request-id": "hdr-1" }),
+        undefined,
+        0
+      )
+    )
     expect(e.requestId).toBe("hdr-1")
     expect(e.message).toContain("(request hdr-1)")
   })

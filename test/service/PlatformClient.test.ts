@@ -8,11 +8,21 @@ import { localServer, type SeenRequest } from "./localServer.js"
 
 /** The spec's problem codes with their statuses ("Errors", platform host). */
 const CODES: ReadonlyArray<readonly [string, number]> = [
-  ["invalid_request", 400], ["key_in_query", 400], ["page_depth_exceeded", 400],
-  ["unauthorized", 401], ["invalid_credential", 401], ["credential_revoked", 401], ["token_expired", 401],
+  ["invalid_request", 400],
+  ["key_in_query", 400],
+  ["page_depth_exceeded", 400],
+  ["unauthorized", 401],
+  ["invalid_credential", 401],
+  ["credential_revoked", 401],
+  ["token_expired", 401],
   ["payment_required", 402],
-  ["insufficient_scope", 403], ["not_entitled", 403], ["account_suspended", 403],
-  ["not_found", 404], ["method_not_allowed", 405], ["conflict", 409], ["payload_too_large", 413],
+  ["insufficient_scope", 403],
+  ["not_entitled", 403],
+  ["account_suspended", 403],
+  ["not_found", 404],
+  ["method_not_allowed", 405],
+  ["conflict", 409],
+  ["payload_too_large", 413],
   ["brand_new_code", 418]
 ]
 
@@ -21,7 +31,13 @@ const problem = (code: string, status: number, extra: Record<string, unknown> = 
   headers: { "content-type": "application/problem+json", "svc-request-id": `req_${code}` },
   body: {
     type: `http://platform.test/errors/${code.replace(/_/g, "-")}`,
-    title: code, status, detail: `detail of ${code}`, instance: "/v1/ai/search", code, request_id: `req_${code}`, ...extra
+    title: code,
+    status,
+    detail: `detail of ${code}`,
+    instance: "/v1/ai/search",
+    code,
+    request_id: `req_${code}`,
+    ...extra
   }
 })
 
@@ -81,7 +97,8 @@ describe("PlatformClient", () => {
       }
       // Terminal errors are never retried: one request per code.
       expect(server.requests).toHaveLength(CODES.length)
-    }))
+    })
+  )
 
   it.scopedLive("maps plot search's {error:{code,message}}; quota_reached is not retried, rate_limited is", () =>
     Effect.gen(function* () {
@@ -89,8 +106,8 @@ describe("PlatformClient", () => {
         JSON.parse(req.body).criteria.keywords?.[0] === "quota"
           ? { status: 429, body: { error: { code: "quota_reached", message: "daily quota spent" } } }
           : i < 3
-          ? { status: 429, headers: { "retry-after": "0" }, body: { error: { code: "rate_limited", message: "slow down" } } }
-          : ok(1, { results: [], count: 0, returned: 0, offset: 0 })
+            ? { status: 429, headers: { "retry-after": "0" }, body: { error: { code: "rate_limited", message: "slow down" } } }
+            : ok(1, { results: [], count: 0, returned: 0, offset: 0 })
       )
       const [quota, limited] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
@@ -103,7 +120,8 @@ describe("PlatformClient", () => {
       expect((quota as any).detail).toBe("daily quota spent")
       expect(limited.units.charged).toBe(1)
       expect(server.requests).toHaveLength(4) // 1 quota + 2 rate_limited + 1 ok
-    }))
+    })
+  )
 
   it.scopedLive("sends the key only as a bearer header and reads the units headers", () =>
     Effect.gen(function* () {
@@ -119,7 +137,8 @@ describe("PlatformClient", () => {
       expect(seen.headers.authorization).toBe(`Bearer ${API_KEY}`)
       expect(seen.url).not.toContain(API_KEY)
       expect(seen.url).toBe("/v1/ai/search")
-    }))
+    })
+  )
 
   it.scopedLive("never puts the key in a URL, even when a caller tries", () =>
     Effect.gen(function* () {
@@ -137,7 +156,8 @@ describe("PlatformClient", () => {
         noSecret(e)
       }
       expect(server.requests).toHaveLength(0)
-    }))
+    })
+  )
 
   it.scopedLive("refuses a bad request body before any request leaves the process", () =>
     Effect.gen(function* () {
@@ -152,18 +172,22 @@ describe("PlatformClient", () => {
         ])
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(errors.map((e) => [e._tag, (e as any).reason])).toEqual([
-        ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Path"]
+        ["InvalidRequest", "Body"],
+        ["InvalidRequest", "Body"],
+        ["InvalidRequest", "Body"],
+        ["InvalidRequest", "Path"]
       ])
       expect(errors[0]!.message).toContain("limit")
       expect(server.requests).toHaveLength(0)
-    }))
+    })
+  )
 
   it.scopedLive("never retries a call the service charged, and still records the charge", () =>
     Effect.gen(function* () {
       const server = yield* localServer((req) =>
         JSON.parse(req.body).limit === 1
           ? { status: 503, headers: { "svc-units-charged": "40", "retry-after": "0" }, body: { code: "unavailable", status: 503 } }
-          : { ...ok(40), body: "{\"results\": [" }
+          : { ...ok(40), body: '{"results": [' }
       )
       const [a, b, totals] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
@@ -179,11 +203,15 @@ describe("PlatformClient", () => {
       expect([a, b].map((e) => (e as { unitsCharged?: number }).unitsCharged)).toEqual([40, 40])
       expect(totals.charged).toBe(80)
       expect(totals.reserved).toBe(0)
-    }))
+    })
+  )
 
   it.scopedLive("a charged answer whose body breaks off is neither retried nor lost from the ledger", () =>
     Effect.gen(function* () {
-      const server = yield* localServer(() => ({ ...ok(40, { results: [{ id: "prem_1", title: "Local comercial" }], count: 1 }), truncate: true }))
+      const server = yield* localServer(() => ({
+        ...ok(40, { results: [{ id: "prem_1", title: "Local comercial" }], count: 1 }),
+        truncate: true
+      }))
       const [e, totals] = yield* Effect.gen(function* () {
         const e = yield* Effect.flip((yield* PlatformClient).premisesSearch({}))
         return [e, yield* (yield* CostGuard).totals] as const
@@ -191,7 +219,8 @@ describe("PlatformClient", () => {
       expect(e).toMatchObject({ _tag: "TransportError", reason: "TruncatedBody", unitsCharged: 40 })
       expect(server.requests).toHaveLength(1)
       expect(totals.charged).toBe(40)
-    }))
+    })
+  )
 
   it.scopedLive("retries an uncharged 503 and an HTML proxy page, then succeeds", () =>
     Effect.gen(function* () {
@@ -199,8 +228,8 @@ describe("PlatformClient", () => {
         i === 0
           ? { status: 503, headers: { "content-type": "application/problem+json" }, body: JSON.stringify({ status: 503 }) }
           : i === 1
-          ? { status: 502, headers: { "content-type": "text/html" }, body: "<html><body>Bad gateway</body></html>" }
-          : ok(40)
+            ? { status: 502, headers: { "content-type": "text/html" }, body: "<html><body>Bad gateway</body></html>" }
+            : ok(40)
       )
       const [res, stats, budget] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
@@ -210,7 +239,8 @@ describe("PlatformClient", () => {
       expect(res.units.charged).toBe(40)
       expect(stats).toEqual({ attempts: 3, retries: 2 })
       expect(budget).toMatchObject({ requests: 1, retries: 2 })
-    }))
+    })
+  )
 
   it.scopedLive("times out a slow answer, retries it, and reports a refused connection as a network error", () =>
     Effect.gen(function* () {
@@ -227,7 +257,8 @@ describe("PlatformClient", () => {
       }).pipe(withClients(fastSettings("http://127.0.0.1:9", "http://127.0.0.1:9", { maxRetries: 1 })))
       expect(e).toMatchObject({ _tag: "TransportError", reason: "Network", detail: "ECONNREFUSED" })
       expect(e.message).not.toMatch(/\n|at .*\(/)
-    }))
+    })
+  )
 
   it.scopedLive("never lets charged units exceed the cap under concurrency", () =>
     Effect.gen(function* () {
@@ -235,7 +266,11 @@ describe("PlatformClient", () => {
       const [exits, totals] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
         const guard = yield* CostGuard
-        const exits = yield* Effect.forEach(Array.from({ length: 50 }, (_, i) => i), () => Effect.exit(client.premisesSearch({})), { concurrency: 50 })
+        const exits = yield* Effect.forEach(
+          Array.from({ length: 50 }, (_, i) => i),
+          () => Effect.exit(client.premisesSearch({})),
+          { concurrency: 50 }
+        )
         return [exits, yield* guard.totals] as const
       }).pipe(withClients(fastSettings(server.url, server.url, { maxUnits: 400 })))
       const succeeded = exits.filter(Exit.isSuccess).length
@@ -245,7 +280,8 @@ describe("PlatformClient", () => {
       expect(totals.charged).toBeLessThanOrEqual(400)
       expect(totals.charged).toBe(succeeded * 40)
       expect(server.requests.length).toBe(succeeded)
-    }))
+    })
+  )
 
   it.scopedLive("stops a host answering 503 to everything on the retry budget", () =>
     Effect.gen(function* () {
@@ -269,7 +305,8 @@ describe("PlatformClient", () => {
       expect(server.requests.length).toBeLessThanOrEqual(bound)
       expect(server.requests.length).toBe(outcome.stats.requests + outcome.stats.retries)
       expect(outcome.requests).toBeLessThan(10)
-    }))
+    })
+  )
 })
 
 export type { SeenRequest }

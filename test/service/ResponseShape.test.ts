@@ -16,7 +16,12 @@ describe("readList", () => {
   it("reads the results at a dotted path, with the count at another", () => {
     const shape: ResponseShape = { results: "data.items", count: "meta.total", next: "links.next", returned: "meta.returned" }
     const body = { data: { items: [{ id: 1 }, { id: 2 }] }, meta: { total: 7, returned: 2 }, links: { next: "https://svc/list?page=2" } }
-    expect(right(readList(body, shape))).toEqual({ records: [{ id: 1 }, { id: 2 }], total: 7, returned: 2, next: "https://svc/list?page=2" })
+    expect(right(readList(body, shape))).toEqual({
+      records: [{ id: 1 }, { id: 2 }],
+      total: 7,
+      returned: 2,
+      next: "https://svc/list?page=2"
+    })
   })
 
   it('reads a bare list with "."', () => {
@@ -60,7 +65,9 @@ describe("readList", () => {
 
   it("Left says what was at the path when it is not a list", () => {
     expect(left(readList({ results: { items: [] } }, ENVELOPE))).toBe('expected a list at "results", found an object (members: results)')
-    expect(left(readList({ data: { items: "x" } }, { ...ENVELOPE, results: "data.items" }))).toContain('expected a list at "data.items", found a string')
+    expect(left(readList({ data: { items: "x" } }, { ...ENVELOPE, results: "data.items" }))).toContain(
+      'expected a list at "data.items", found a string'
+    )
     expect(left(readList({ results: [] }, BARE_LIST))).toBe('expected a list at ".", found an object (members: results)')
     expect(left(readList(null, ENVELOPE))).toBe('expected a list at "results", found nothing')
   })
@@ -73,12 +80,22 @@ describe("withOverride", () => {
   })
 
   it("replaces the members given and keeps the others", () => {
-    expect(withOverride(ENVELOPE, { results: "data.items", count: "meta.total" })).toEqual({ results: "data.items", count: "meta.total", next: "next", returned: "returned" })
+    expect(withOverride(ENVELOPE, { results: "data.items", count: "meta.total" })).toEqual({
+      results: "data.items",
+      count: "meta.total",
+      next: "next",
+      returned: "returned"
+    })
     expect(withOverride(BARE_LIST, { next: "links.next" })).toEqual({ results: ".", count: null, next: "links.next", returned: null })
   })
 
   it('"" (or null) means none for count, next and returned', () => {
-    expect(withOverride(ENVELOPE, { count: "", next: "", returned: null })).toEqual({ results: "results", count: null, next: null, returned: null })
+    expect(withOverride(ENVELOPE, { count: "", next: "", returned: null })).toEqual({
+      results: "results",
+      count: null,
+      next: null,
+      returned: null
+    })
   })
 
   it("results can't be made none: an empty override keeps the declared path", () => {
@@ -109,7 +126,11 @@ describe("shapeOf", () => {
 
   it("reads a body through an overridden shape", () => {
     const shape = shapeOf("alerts_feed", { alerts_feed: { results: "data.alerts", count: "data.total" } })
-    expect(right(readList({ data: { alerts: [{ id: "x" }], total: 9 }, next: null }, shape))).toEqual({ records: [{ id: "x" }], total: 9, next: null })
+    expect(right(readList({ data: { alerts: [{ id: "x" }], total: 9 }, next: null }, shape))).toEqual({
+      records: [{ id: "x" }],
+      total: 9,
+      next: null
+    })
     expect(left(readList({ results: [] }, shape))).toContain('expected a list at "data.alerts", found nothing (members: results)')
   })
 })

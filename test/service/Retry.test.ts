@@ -54,7 +54,8 @@ describe("retry policy", () => {
       const e = yield* Effect.flip(budget.retry("op"))
       expect(e).toMatchObject({ _tag: "BudgetExhausted", reason: "RetryBudget", limit: 3, used: 3 })
       expect(yield* budget.stats).toEqual({ requests: 10, retries: 3, allowed: 3 })
-    }))
+    })
+  )
 })
 
 describe("Retry-After over HTTP (TestClock)", () => {
@@ -65,8 +66,8 @@ describe("Retry-After over HTTP (TestClock)", () => {
         req.url === "/login"
           ? { status: 200, body: { access_token: "a1", refresh_token: "r1" } }
           : calls++ === 0
-          ? { status: 503, headers: { "retry-after": "2" }, body: { detail: "maintenance" } }
-          : { status: 200, body: [{ name: "used" }] }
+            ? { status: 503, headers: { "retry-after": "2" }, body: { detail: "maintenance" } }
+            : { status: 200, body: [{ name: "used" }] }
       )
       const settings = fastSettings(server.url, server.url, { retryMaxMs: 60_000, retryBaseMs: 10 })
       yield* Effect.gen(function* () {
@@ -81,14 +82,19 @@ describe("Retry-After over HTTP (TestClock)", () => {
         const res = yield* Fiber.join(fiber)
         expect(res.body).toEqual([{ name: "used" }])
       }).pipe(withClients(settings))
-    }))
+    })
+  )
 
   it.scoped("honours Retry-After as an HTTP date", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(NOW)
       const server = yield* localServer((_, i) =>
         i === 0
-          ? { status: 429, headers: { "retry-after": new Date(NOW + 3000).toUTCString() }, body: { error: { code: "rate_limited", message: "wait" } } }
+          ? {
+              status: 429,
+              headers: { "retry-after": new Date(NOW + 3000).toUTCString() },
+              body: { error: { code: "rate_limited", message: "wait" } }
+            }
           : { status: 200, headers: { "svc-units-charged": "1" }, body: { results: [] } }
       )
       const settings = fastSettings(server.url, server.url, { retryMaxMs: 60_000 })
@@ -104,7 +110,8 @@ describe("Retry-After over HTTP (TestClock)", () => {
         const res = yield* Fiber.join(fiber)
         expect(res.units.charged).toBe(1)
       }).pipe(withClients(settings))
-    }))
+    })
+  )
 
   it.scoped("Retry-After: 0 waits the minimum delay, never a busy loop", () =>
     Effect.gen(function* () {
@@ -127,5 +134,6 @@ describe("Retry-After over HTTP (TestClock)", () => {
         expect(e).toMatchObject({ _tag: "PlatformProblem", status: 503 })
         expect(server.requests).toHaveLength(3)
       }).pipe(withClients(settings))
-    }))
+    })
+  )
 })

@@ -1,13 +1,7 @@
 /** Both clients against the sandbox (both hosts on ephemeral 127.0.0.1 ports). */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import {
-  LOW_BALANCE_API_KEY,
-  REVOKED_API_KEY,
-  SANDBOX_API_KEY,
-  SANDBOX_USER,
-  SUSPENDED_API_KEY
-} from "../../src/sandbox/Credentials.js"
+import { LOW_BALANCE_API_KEY, REVOKED_API_KEY, SANDBOX_API_KEY, SANDBOX_USER, SUSPENDED_API_KEY } from "../../src/sandbox/Credentials.js"
 import { CostGuard } from "../../src/service/CostGuard.js"
 import { PlatformClient } from "../../src/service/PlatformClient.js"
 import { RetryBudget } from "../../src/service/RetryBudget.js"
@@ -46,7 +40,8 @@ describe("clients against the sandbox", () => {
       expect(res.units.requestId).toMatch(/^req_/)
       expect(charges).toMatchObject({ charged: 40, calls: 1 })
       expect(spent(sb)).toBe(40)
-    }))
+    })
+  )
 
   it.scopedLive("credentials and balances map to their errors", () =>
     Effect.gen(function* () {
@@ -62,10 +57,15 @@ describe("clients against the sandbox", () => {
       expect(suspended).toMatchObject({ _tag: "PlatformProblem", reason: "account_suspended", status: 403 })
       expect(broke._tag).toBe("PaymentRequired")
       expect((broke as any).paymentUrl).toMatch(/^https?:\/\//)
-      for (const [e, key] of [[revoked, REVOKED_API_KEY], [suspended, SUSPENDED_API_KEY], [broke, LOW_BALANCE_API_KEY]] as const) {
+      for (const [e, key] of [
+        [revoked, REVOKED_API_KEY],
+        [suspended, SUSPENDED_API_KEY],
+        [broke, LOW_BALANCE_API_KEY]
+      ] as const) {
         expect(JSON.stringify(e) + e.message).not.toContain(key)
       }
-    }))
+    })
+  )
 
   it.scopedLive("the unit cap holds under 50 concurrent premises searches", () =>
     Effect.gen(function* () {
@@ -78,7 +78,8 @@ describe("clients against the sandbox", () => {
       expect(exits.filter(Exit.isSuccess).length).toBeLessThanOrEqual(10)
       expect(totals.charged).toBeLessThanOrEqual(400)
       expect(spent(sb)).toBe(totals.charged)
-    }))
+    })
+  )
 
   it.scopedLive("ten concurrent requests meeting expired access tokens cause one refresh", () =>
     Effect.gen(function* () {
@@ -87,10 +88,14 @@ describe("clients against the sandbox", () => {
         const client = yield* TokenClient
         yield* client.referenceConditions()
         sb.control.expireAccessTokens()
-        yield* Effect.all(Array.from({ length: 10 }, () => client.referenceConditions()), { concurrency: 10 })
+        yield* Effect.all(
+          Array.from({ length: 10 }, () => client.referenceConditions()),
+          { concurrency: 10 }
+        )
       }).pipe(withClients(settingsFor(sb)))
       expect(sb.control.stats()).toMatchObject({ logins: 1, refreshes: 1 })
-    }))
+    })
+  )
 
   it.scopedLive("sourcing search pages through next links", () =>
     Effect.gen(function* () {
@@ -110,7 +115,8 @@ describe("clients against the sandbox", () => {
       expect(pages.length).toBeGreaterThan(1)
       const ids = pages.flatMap((p) => p.records.map((r) => (r as { id: string }).id))
       expect(new Set(ids).size).toBe(ids.length)
-    }))
+    })
+  )
 
   it.scopedLive("rides out server errors, resets and truncated bodies within the retry budget", () =>
     Effect.gen(function* () {
@@ -123,17 +129,22 @@ describe("clients against the sandbox", () => {
       expect(results).toHaveLength(40)
       expect(budget.retries).toBeGreaterThan(0)
       expect(budget.retries).toBeLessThanOrEqual(budget.allowed)
-    }))
+    })
+  )
 
   it.scopedLive("pacing keeps a run under the sandbox's 20/s limit with under 1% 429s", () =>
     Effect.gen(function* () {
       const sb = yield* withSandbox({ rateLimit: { platform: { quota: 20, windowSeconds: 1 } } })
       yield* Effect.gen(function* () {
         const client = yield* PlatformClient
-        yield* Effect.forEach(Array.from({ length: 60 }), () => client.plotSearch({ criteria: { limit: 1 } }), { concurrency: 8, discard: true })
+        yield* Effect.forEach(Array.from({ length: 60 }), () => client.plotSearch({ criteria: { limit: 1 } }), {
+          concurrency: 8,
+          discard: true
+        })
       }).pipe(withClients(settingsFor(sb, { platformRatePerSecond: 20 })))
       const stats = sb.control.stats()
       const total = Object.values(stats.statuses).reduce((a, b) => a + b, 0)
       expect((stats.statuses["429"] ?? 0) / total).toBeLessThan(0.01)
-    }))
+    })
+  )
 })

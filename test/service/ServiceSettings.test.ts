@@ -4,7 +4,15 @@ import { DEFAULT_UNIT_COSTS, ServiceSettings } from "../../src/service/ServiceSe
 
 describe("ServiceSettings", () => {
   it("is built from values with documented defaults; secrets stay redacted", () => {
-    const s = ServiceSettings.make({ platformUrl: "http://p.test/", apiUrl: "http://a.test", apiKey: "sk_secret_1", password: "pw_secret", email: "me@x.test", maxUnits: 10, unitCosts: { plot_search: 2, new_op: 5 } })
+    const s = ServiceSettings.make({
+      platformUrl: "http://p.test/",
+      apiUrl: "http://a.test",
+      apiKey: "sk_secret_1",
+      password: "pw_secret",
+      email: "me@x.test",
+      maxUnits: 10,
+      unitCosts: { plot_search: 2, new_op: 5 }
+    })
     expect(s.platformUrl).toBe("http://p.test")
     expect(s.requestTimeoutMs).toBe(30_000)
     expect(s.maxRetries).toBe(5)

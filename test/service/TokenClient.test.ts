@@ -42,14 +42,18 @@ describe("TokenClient", () => {
         yield* client.referenceConditions()
         expect(host.state).toMatchObject({ logins: 1, refreshes: 0 })
         host.expireAccess()
-        const results = yield* Effect.all(Array.from({ length: 10 }, () => client.referenceConditions()), { concurrency: 10 })
+        const results = yield* Effect.all(
+          Array.from({ length: 10 }, () => client.referenceConditions()),
+          { concurrency: 10 }
+        )
         expect(results.map((r) => r.body)).toEqual(Array.from({ length: 10 }, () => [{ name: "used" }]))
         expect(host.state).toMatchObject({ logins: 1, refreshes: 1 })
         expect(yield* client.stats).toMatchObject({ logins: 1, refreshes: 1 })
       }).pipe(withClients(fastSettings(server.url, server.url)))
       // 1 login + 1 request + 10 rejected + 1 refresh + 10 replays
       expect(server.requests).toHaveLength(23)
-    }))
+    })
+  )
 
   it.scopedLive("first requests log in once, even when concurrent", () =>
     Effect.gen(function* () {
@@ -57,10 +61,14 @@ describe("TokenClient", () => {
       const server = yield* localServer(host.handler)
       yield* Effect.gen(function* () {
         const client = yield* TokenClient
-        yield* Effect.all(Array.from({ length: 8 }, () => client.referenceTypes()), { concurrency: 8 })
+        yield* Effect.all(
+          Array.from({ length: 8 }, () => client.referenceTypes()),
+          { concurrency: 8 }
+        )
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(host.state.logins).toBe(1)
-    }))
+    })
+  )
 
   it.scopedLive("logs in again when the refresh answers 401", () =>
     Effect.gen(function* () {
@@ -75,7 +83,8 @@ describe("TokenClient", () => {
         expect(res.status).toBe(200)
         expect(host.state).toMatchObject({ logins: 2, refreshes: 1 })
       }).pipe(withClients(fastSettings(server.url, server.url)))
-    }))
+    })
+  )
 
   it.scopedLive("a refused login fails with AuthenticationFailed and never shows the password or a token", () =>
     Effect.gen(function* () {
@@ -90,16 +99,21 @@ describe("TokenClient", () => {
       expect(text).not.toContain("wrong-password-123")
       expect(text).not.toContain("tok_")
       expect(host.state.logins).toBe(1)
-    }))
+    })
+  )
 
   it.scopedLive("maps the token host's error bodies", () =>
     Effect.gen(function* () {
       const host = tokenHost((req) => {
         if (req.url.startsWith("/api/v1/properties/search/1")) return { status: 403, body: { detail: "Not in your subscription" } }
         if (req.url.startsWith("/api/v1/listing-alerts/feeds/9")) return { status: 404, body: { errors: { feed: ["not found"] } } }
-        if (req.url === "/market-analytics-api/analysis") return { status: 400, body: { message: "Bad filter", errors: ["types: mixed groups"], details: null } }
+        if (req.url === "/market-analytics-api/analysis")
+          return { status: 400, body: { message: "Bad filter", errors: ["types: mixed groups"], details: null } }
         if (req.url === "/api/v1/references/locations/typeahead") {
-          return { status: 422, body: { detail: [{ loc: ["body", "query"], msg: "field required", type: "missing", input: null, ctx: {} }] } }
+          return {
+            status: 422,
+            body: { detail: [{ loc: ["body", "query"], msg: "field required", type: "missing", input: null, ctx: {} }] }
+          }
         }
         return { status: 409, body: { detail: "Already exists" } }
       })
@@ -126,7 +140,8 @@ describe("TokenClient", () => {
       expect((errors[2] as any).details).toEqual(["types: mixed groups"])
       expect((errors[3] as any).details).toEqual(["query: field required"])
       for (const e of errors) expect(e.message.split("\n")).toHaveLength(1)
-    }))
+    })
+  )
 
   it.scopedLive("time series answering 204 gives an empty list", () =>
     Effect.gen(function* () {
@@ -144,7 +159,8 @@ describe("TokenClient", () => {
         })
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(res).toEqual({ body: [], raw: "", status: 204, page: { records: [] } })
-    }))
+    })
+  )
 
   it.scopedLive("refuses a bad request body before anything is sent (not even a login)", () =>
     Effect.gen(function* () {
@@ -160,11 +176,15 @@ describe("TokenClient", () => {
         ])
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(errors.map((e) => [e._tag, (e as any).reason])).toEqual([
-        ["InvalidRequest", "Body"], ["InvalidRequest", "Body"], ["InvalidRequest", "Query"], ["InvalidRequest", "Url"]
+        ["InvalidRequest", "Body"],
+        ["InvalidRequest", "Body"],
+        ["InvalidRequest", "Query"],
+        ["InvalidRequest", "Url"]
       ])
       expect(errors[0]!.message).toContain("comparables_count")
       expect(server.requests).toHaveLength(0)
-    }))
+    })
+  )
 
   it.scopedLive("follows next links on the same host with the bearer token", () =>
     Effect.gen(function* () {
@@ -172,7 +192,12 @@ describe("TokenClient", () => {
         status: 200,
         body: req.url.includes("offset=2")
           ? { count: 3, next: null, previous: null, results: [{ alert_id: 3 }] }
-          : { count: 3, next: `${serverUrl}/api/v1/listing-alerts/feeds/5?limit=2&offset=2`, previous: null, results: [{ alert_id: 1 }, { alert_id: 2 }] }
+          : {
+              count: 3,
+              next: `${serverUrl}/api/v1/listing-alerts/feeds/5?limit=2&offset=2`,
+              previous: null,
+              results: [{ alert_id: 1 }, { alert_id: 2 }]
+            }
       }))
       let serverUrl = ""
       const server = yield* localServer(host.handler)
@@ -185,7 +210,10 @@ describe("TokenClient", () => {
       }).pipe(withClients(fastSettings(server.url, server.url)))
       expect(pages.flatMap((p) => p.records as Array<unknown>)).toEqual([{ alert_id: 1 }, { alert_id: 2 }, { alert_id: 3 }])
       expect(server.requests.map((r) => r.url)).toEqual([
-        "/login", "/api/v1/listing-alerts/feeds/5?limit=2", "/api/v1/listing-alerts/feeds/5?limit=2&offset=2"
+        "/login",
+        "/api/v1/listing-alerts/feeds/5?limit=2",
+        "/api/v1/listing-alerts/feeds/5?limit=2&offset=2"
       ])
-    }))
+    })
+  )
 })

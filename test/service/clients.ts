@@ -27,17 +27,22 @@ export const fastSettings = (platformUrl: string, apiUrl: string, over: Partial<
 
 /** The run's cost guard with the caps and costs of the settings. */
 const guardOf = (run: { runId?: string; spentToday?: number }) =>
-  Layer.unwrapEffect(Effect.map(ServiceSettings, (s) =>
-    CostGuard.layerRun({
-      runId: run.runId ?? "run_test",
-      maxUnits: Option.getOrUndefined(s.maxUnits),
-      dailyUnits: Option.getOrUndefined(s.dailyUnits),
-      costs: s.unitCosts,
-      ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
-    })))
+  Layer.unwrapEffect(
+    Effect.map(ServiceSettings, (s) =>
+      CostGuard.layerRun({
+        runId: run.runId ?? "run_test",
+        maxUnits: Option.getOrUndefined(s.maxUnits),
+        dailyUnits: Option.getOrUndefined(s.dailyUnits),
+        costs: s.unitCosts,
+        ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
+      })
+    )
+  )
 
 export const clientsLayer = (settings: ServiceSettingsInput, run: { runId?: string; spentToday?: number } = {}) =>
   ServiceLayer.clients(guardOf(run)).pipe(Layer.provideMerge(ServiceSettings.layer(settings)))
 
-export const withClients = (settings: ServiceSettingsInput, run?: { runId?: string; spentToday?: number }) =>
-  <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.provide(self, clientsLayer(settings, run))
+export const withClients =
+  (settings: ServiceSettingsInput, run?: { runId?: string; spentToday?: number }) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>) =>
+    Effect.provide(self, clientsLayer(settings, run))

@@ -40,26 +40,35 @@ export const localServer = (handler: Handler) =>
         const chunks: Array<Buffer> = []
         req.on("data", (c: Buffer) => chunks.push(c))
         req.on("end", () => {
-          const seen: SeenRequest = { method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8"), at: Date.now() }
+          const seen: SeenRequest = {
+            method: req.method ?? "",
+            url: req.url ?? "",
+            headers: req.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+            at: Date.now()
+          }
           const index = requests.push(seen) - 1
-          Promise.resolve(handler(seen, index)).then(async (reply) => {
-            if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
-            const isText = typeof reply.body === "string"
-            const text = reply.body === undefined ? "" : isText ? (reply.body as string) : JSON.stringify(reply.body)
-            res.writeHead(reply.status ?? 200, {
-              ...(reply.body !== undefined && !isText ? { "content-type": "application/json" } : {}),
-              ...(reply.truncate ? { "content-length": String(Buffer.byteLength(text)) } : {}),
-              ...reply.headers
-            })
-            if (reply.truncate) {
-              res.write(text.slice(0, Math.floor(text.length / 2)), () => res.destroy())
-              return
+          Promise.resolve(handler(seen, index)).then(
+            async (reply) => {
+              if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
+              const isText = typeof reply.body === "string"
+              const text = reply.body === undefined ? "" : isText ? (reply.body as string) : JSON.stringify(reply.body)
+              res.writeHead(reply.status ?? 200, {
+                ...(reply.body !== undefined && !isText ? { "content-type": "application/json" } : {}),
+                ...(reply.truncate ? { "content-length": String(Buffer.byteLength(text)) } : {}),
+                ...reply.headers
+              })
+              if (reply.truncate) {
+                res.write(text.slice(0, Math.floor(text.length / 2)), () => res.destroy())
+                return
+              }
+              res.end(text)
+            },
+            (e) => {
+              res.writeHead(500)
+              res.end(String(e))
             }
-            res.end(text)
-          }, (e) => {
-            res.writeHead(500)
-            res.end(String(e))
-          })
+          )
         })
       })
       server.listen(0, "127.0.0.1", () => {

@@ -53,8 +53,12 @@ export const scenarios = (scale: "ci" | "full"): Record<string, ChaosScenario> =
         { name: "Seville", latitude: 37.39, longitude: -5.99 },
         { name: "Valencia", latitude: 39.47, longitude: -0.38 }
       ],
-      radius_km: 10, min_price_cuts: 1, min_price_cut_pct: 1,
-      pageSize: scale === "ci" ? 5 : 1, maxPages: 10_000, concurrency: 2
+      radius_km: 10,
+      min_price_cuts: 1,
+      min_price_cut_pct: 1,
+      pageSize: scale === "ci" ? 5 : 1,
+      maxPages: 10_000,
+      concurrency: 2
     },
     inFlight: 1
   }
@@ -104,16 +108,28 @@ export const sandboxEnv = (): NodeJS.ProcessEnv => ({
 })
 
 /** A settings file pointing at the sandbox as a remote service, its warehouse in `dir`. */
-export const writeConfig = (dir: string, sandbox: SandboxHandle, pipelines: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
+export const writeConfig = (
+  dir: string,
+  sandbox: SandboxHandle,
+  pipelines: Record<string, unknown>,
+  extra: Record<string, unknown> = {}
+) => {
   const file = path.join(dir, "settings.json")
-  fs.writeFileSync(file, JSON.stringify({
-    warehouse: path.join(dir, "warehouse.duckdb"),
-    output: dir,
-    budget: { maxUnits: 1_000_000 },
-    ...extra,
-    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
-    pipelines
-  }, null, 2))
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        warehouse: path.join(dir, "warehouse.duckdb"),
+        output: dir,
+        budget: { maxUnits: 1_000_000 },
+        ...extra,
+        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
+        pipelines
+      },
+      null,
+      2
+    )
+  )
   return file
 }
 
@@ -157,7 +173,7 @@ export const runOnce = (args: ReadonlyArray<string>, killAt?: { pages: number; d
       buffer += d
       const lines = buffer.split("\n")
       buffer = lines.pop()!
-      for (const l of lines) if (l.includes("\"page_committed\"")) pages++
+      for (const l of lines) if (l.includes('"page_committed"')) pages++
       if (killAt && pages >= killAt.pages) arm()
     })
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, pages }))
@@ -178,26 +194,33 @@ export const readWarehouse = async <T = Record<string, unknown>>(file: string, s
 /** Columns that record when a row was fetched, not what the service said: left out of checksums. */
 export const RUN_COLUMNS = new Set(["extracted_at"])
 
-const q = (name: string) => `"${name.replaceAll("\"", "\"\"")}"`
+const q = (name: string) => `"${name.replaceAll('"', '""')}"`
 
 /**
  * Per user table (not `_` bookkeeping): rows, distinct primary keys (rows when the table has no
  * key), and a checksum over every column that does not name the run (`_run_id`, `_extracted_at`,
  * `extracted_at`).
  */
-export const tableFigures = async (file: string, primaryKeys: Record<string, ReadonlyArray<string>>): Promise<Record<string, TableFigure>> => {
-  const cols = await readWarehouse<{ t: string; c: string }>(file,
-    `SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name, ordinal_position`)
+export const tableFigures = async (
+  file: string,
+  primaryKeys: Record<string, ReadonlyArray<string>>
+): Promise<Record<string, TableFigure>> => {
+  const cols = await readWarehouse<{ t: string; c: string }>(
+    file,
+    `SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'main' AND table_name NOT LIKE '\\_%' ESCAPE '\\' ORDER BY table_name, ordinal_position`
+  )
   const byTable = new Map<string, Array<string>>()
   for (const { t, c } of cols) byTable.set(t, [...(byTable.get(t) ?? []), c])
   const out: Record<string, TableFigure> = {}
   for (const [t, columns] of byTable) {
     const content = columns.filter((c) => !c.startsWith("_") && !RUN_COLUMNS.has(c))
     const key = primaryKeys[t] ?? []
-    const [row] = await readWarehouse<{ n: bigint | number; k: bigint | number; h: string | null }>(file,
+    const [row] = await readWarehouse<{ n: bigint | number; k: bigint | number; h: string | null }>(
+      file,
       `SELECT count(*) AS n,
         ${key.length > 0 ? `(SELECT count(*) FROM (SELECT DISTINCT ${key.map(q).join(", ")} FROM ${q(t)}))` : "count(*)"} AS k,
-        CAST(sum(hash(${content.map(q).join(", ")})) AS VARCHAR) AS h FROM ${q(t)}`)
+        CAST(sum(hash(${content.map(q).join(", ")})) AS VARCHAR) AS h FROM ${q(t)}`
+    )
     out[t] = { rows: Number(row!.n), distinctKeys: Number(row!.k), checksum: row!.h ?? "0" }
   }
   return out
@@ -229,10 +252,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
   const slowMs = options.slowMs ?? 30
   const random = prng(options.seed ?? 7)
   const log = options.log ?? (() => {})
-  const own = options.sandbox ? undefined : await startSandbox({
-    world: { properties: 20_000 },
-    rateLimit: { platform: { quota: 0, windowSeconds: 1 }, token: { quota: 0, windowSeconds: 1 } }
-  })
+  const own = options.sandbox
+    ? undefined
+    : await startSandbox({
+        world: { properties: 20_000 },
+        rateLimit: { platform: { quota: 0, windowSeconds: 1 }, token: { quota: 0, windowSeconds: 1 } }
+      })
   const sandbox: SandboxHandle = options.sandbox ?? own!
   const root = fs.mkdtempSync(path.join(os.tmpdir(), `estate-chaos-${scenario.pipeline}-`))
   try {
@@ -244,7 +269,13 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
 
     let u0 = unitsOf(sandbox)
     const clean = await runOnce(args(cleanDir))
-    if (clean.code !== 0) throw new Error(`clean run exited ${clean.code}: ${clean.stderr.split("\n").filter((l) => !l.startsWith("{")).join(" ")}`)
+    if (clean.code !== 0)
+      throw new Error(
+        `clean run exited ${clean.code}: ${clean.stderr
+          .split("\n")
+          .filter((l) => !l.startsWith("{"))
+          .join(" ")}`
+      )
     const cleanUnits = unitsOf(sandbox) - u0
     log(`${scenario.pipeline}: clean run ${clean.pages} pages, ${cleanUnits} units`)
 
@@ -256,9 +287,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       if (++attempts > kills * 3) throw new Error(`only ${killedAfterPages.length} of ${kills} kills landed in ${attempts - 1} runs`)
       const r = random()
       // a quarter of the kills at a random instant of start-up and the first request; the rest after 1-3 pages
-      const killAt = r < 0.25
-        ? { pages: 0, delayMs: 1500 + Math.floor(random() * 2000) }
-        : { pages: 1 + Math.floor(random() * 3), delayMs: Math.floor(random() * slowMs * 2) }
+      const killAt =
+        r < 0.25
+          ? { pages: 0, delayMs: 1500 + Math.floor(random() * 2000) }
+          : { pages: 1 + Math.floor(random() * 3), delayMs: Math.floor(random() * slowMs * 2) }
       const run = await runOnce(chaosArgs, killAt)
       if (run.signal === "SIGKILL") {
         killedAfterPages.push(run.pages)
@@ -266,7 +298,12 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       } else if (run.code === 0) {
         throw new Error(`the run finished before ${kills} kills (${killedAfterPages.length} landed); make the source longer`)
       } else {
-        throw new Error(`a run exited ${run.code} instead of being killed: ${run.stderr.split("\n").filter((l) => !l.startsWith("{")).join(" ")}`)
+        throw new Error(
+          `a run exited ${run.code} instead of being killed: ${run.stderr
+            .split("\n")
+            .filter((l) => !l.startsWith("{"))
+            .join(" ")}`
+        )
       }
     }
     const final = await runOnce(chaosArgs)
@@ -286,8 +323,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       rowsLost += Math.max(0, clean.rows - chaos.rows)
       duplicates += chaos.rows - chaos.distinctKeys
     }
-    const [ledger] = await readWarehouse<{ u: bigint | number | null; c: bigint | number; d: bigint | number }>(path.join(chaosDir, "warehouse.duckdb"),
-      `SELECT sum(units) AS u, count(*) AS c, count(DISTINCT request_id) AS d FROM _ledger`)
+    const [ledger] = await readWarehouse<{ u: bigint | number | null; c: bigint | number; d: bigint | number }>(
+      path.join(chaosDir, "warehouse.duckdb"),
+      `SELECT sum(units) AS u, count(*) AS c, count(DISTINCT request_id) AS d FROM _ledger`
+    )
     const identical = Object.values(tables).every((x) => JSON.stringify(x.clean) === JSON.stringify(x.chaos))
     return {
       pipeline: scenario.pipeline,
@@ -316,5 +355,10 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
 
 /** A result passes when the data equals the clean run's and the spend stays within the bound. */
 export const passed = (r: ChaosResult) =>
-  r.finalExit === 0 && r.identical && r.rowsLost === 0 && r.duplicates === 0 && r.ledgerDuplicates === 0 &&
-  r.ledgerUnits === r.cleanUnits && r.unitsOver <= r.unitsOverBound
+  r.finalExit === 0 &&
+  r.identical &&
+  r.rowsLost === 0 &&
+  r.duplicates === 0 &&
+  r.ledgerDuplicates === 0 &&
+  r.ledgerUnits === r.cleanUnits &&
+  r.unitsOver <= r.unitsOverBound

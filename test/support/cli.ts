@@ -23,12 +23,19 @@ export interface CliResult {
 /** Writes a settings file for a sandbox reached as a remote service; returns its path. */
 export const remoteConfig = (dir: string, sandbox: SandboxHandle, extra: Record<string, unknown> = {}): string => {
   const file = path.join(dir, `settings-${Math.random().toString(36).slice(2, 8)}.json`)
-  fs.writeFileSync(file, JSON.stringify({
-    warehouse: path.join(dir, "warehouse.duckdb"),
-    output: dir,
-    ...extra,
-    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...(extra.service as object ?? {}) }
-  }, null, 2))
+  fs.writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        warehouse: path.join(dir, "warehouse.duckdb"),
+        output: dir,
+        ...extra,
+        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...((extra.service as object) ?? {}) }
+      },
+      null,
+      2
+    )
+  )
   return file
 }
 

@@ -9,7 +9,10 @@ import * as path from "node:path"
 
 export default function setup() {
   const root = path.resolve(import.meta.dirname, "../..")
-  execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], { cwd: root, stdio: "inherit" })
+  execFileSync(process.execPath, [path.join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.build.json"], {
+    cwd: root,
+    stdio: "inherit"
+  })
   // what the Makefile's build step leaves, so make targets run by tests do not build again
   fs.writeFileSync(path.join(root, "dist/.build-stamp"), "")
 }

@@ -79,7 +79,11 @@ export interface PipelineCase {
   readonly truth: (ctx: TruthContext) => Truth
 }
 
-const table = (name: string, select: string, keys: Iterable<string | number>): TableTruth => ({ table: name, select, keys: [...keys].map(String) })
+const table = (name: string, select: string, keys: Iterable<string | number>): TableTruth => ({
+  table: name,
+  select,
+  keys: [...keys].map(String)
+})
 const count = (label: string, expected: number): CountTruth => ({ label, sql: `SELECT count(*)::INTEGER AS n FROM ${label}`, expected })
 const sum = <A>(xs: ReadonlyArray<A>, f: (a: A) => number) => xs.reduce((s, x) => s + f(x), 0)
 
@@ -143,16 +147,31 @@ const esMunicipalitiesWithSeries = (ctx: TruthContext, n: number) =>
     .map((l) => l.location_id)
 
 const seriesOf = (ctx: TruthContext, id: number, dataPoint: string) =>
-  ctx.world.timeSeries({
-    types: MARKET_TYPES, business_type: "sale", custom_location_boundary: { location_ids: [id] },
-    data_point: dataPoint, date_interval: "month", date_range: snapDateRange(TS_RANGE)
-  } as never, ctx.now)
+  ctx.world.timeSeries(
+    {
+      types: MARKET_TYPES,
+      business_type: "sale",
+      custom_location_boundary: { location_ids: [id] },
+      data_point: dataPoint,
+      date_interval: "month",
+      date_range: snapDateRange(TS_RANGE)
+    } as never,
+    ctx.now
+  )
 
-const esRegions = (w: World) => w.locations.filter((l) => l.country === "ES" && l.administrative_level === "region").slice(0, 2).map((l) => l.location_id)
+const esRegions = (w: World) =>
+  w.locations
+    .filter((l) => l.country === "ES" && l.administrative_level === "region")
+    .slice(0, 2)
+    .map((l) => l.location_id)
 const ptMunicipalities = (w: World) =>
-  w.locations.filter((l) => l.country === "PT" && l.administrative_level === "municipality").slice(0, 3).map((l) => l.location_id)
+  w.locations
+    .filter((l) => l.country === "PT" && l.administrative_level === "municipality")
+    .slice(0, 3)
+    .map((l) => l.location_id)
 
-const referenceDistrict = (w: World) => w.locations.find((l) => l.country === "ES" && l.administrative_level === "district" && l.zip_codes.length > 0)!
+const referenceDistrict = (w: World) =>
+  w.locations.find((l) => l.country === "ES" && l.administrative_level === "district" && l.zip_codes.length > 0)!
 
 const comparableTargets = (w: World) =>
   Array.from({ length: 3 }, (_, i) => {
@@ -163,15 +182,31 @@ const comparableTargets = (w: World) =>
 const tokenProperties = (ctx: TruthContext, indexes: Iterable<number>) => [...indexes].map((i) => ctx.world.property(i, ctx.now))
 
 /** History items with a start date (each is one history row). */
-const dated = (items: ReadonlyArray<{ readonly date_start?: string | null }> | undefined) => (items ?? []).filter((h) => h.date_start).length
+const dated = (items: ReadonlyArray<{ readonly date_start?: string | null }> | undefined) =>
+  (items ?? []).filter((h) => h.date_start).length
 
 /** The rows a list of property records lands: properties, listings, price and status histories. */
 const propertyTruth = (records: ReadonlyArray<ReturnType<World["property"]>>): Pick<Truth, "tables" | "counts"> => ({
-  tables: [table("properties", "property_id", records.map((p) => p.property_id))],
+  tables: [
+    table(
+      "properties",
+      "property_id",
+      records.map((p) => p.property_id)
+    )
+  ],
   counts: [
-    count("property_listings", sum(records, (p) => p.listings?.length ?? 0)),
-    count("property_price_history", sum(records, (p) => dated(p.sale_price_history) + dated(p.rent_price_history))),
-    count("property_status_history", sum(records, (p) => dated(p.sale_status_history) + dated(p.rent_status_history)))
+    count(
+      "property_listings",
+      sum(records, (p) => p.listings?.length ?? 0)
+    ),
+    count(
+      "property_price_history",
+      sum(records, (p) => dated(p.sale_price_history) + dated(p.rent_price_history))
+    ),
+    count(
+      "property_status_history",
+      sum(records, (p) => dated(p.sale_status_history) + dated(p.rent_status_history))
+    )
   ]
 })
 
@@ -180,54 +215,107 @@ const propertyTruth = (records: ReadonlyArray<ReturnType<World["property"]>>): P
 
 export const CASES: ReadonlyArray<PipelineCase> = [
   {
-    pipeline: "plots-germany", host: "platform", paging: "offset", unshownOperations: [],
+    pipeline: "plots-germany",
+    host: "platform",
+    paging: "offset",
+    unshownOperations: [],
     params: () => ({ criteria: PLOT_CRITERIA, pageSize: PLOT_PAGE }),
     truth: ({ world }) => {
       const plots = world.searchPlots(PLOT_CRITERIA as never)
       return {
-        tables: [table("plots", "id", plots.map((p) => p.id))],
-        counts: [count("plot_agency_links", sum(plots, (p) => p.agency_links?.length ?? 0))],
+        tables: [
+          table(
+            "plots",
+            "id",
+            plots.map((p) => p.id)
+          )
+        ],
+        counts: [
+          count(
+            "plot_agency_links",
+            sum(plots, (p) => p.agency_links?.length ?? 0)
+          )
+        ],
         missing: []
       }
     }
   },
   {
-    pipeline: "sourcing-search", host: "platform", paging: "cursor", unshownOperations: ["sourcing_search", "sourcing_next"],
+    pipeline: "sourcing-search",
+    host: "platform",
+    paging: "cursor",
+    unshownOperations: ["sourcing_search", "sourcing_next"],
     params: () => ({ places: SOURCING_PLACES, operation: "sale", pageSize: SOURCING_PAGE, maxPages: 20, concurrency: 2 }),
     truth: ({ world, now }) => {
       const all = SOURCING_PLACES.flatMap((p) => world.searchProperties({ ...p, operation: "sale" }, 0, 1_000_000, now).results)
       return {
-        tables: [table("sourcing_properties", "id", all.map((p) => p.id))],
-        counts: [count("sourcing_property_agencies", sum(all, (p) => p.agencies.length))],
+        tables: [
+          table(
+            "sourcing_properties",
+            "id",
+            all.map((p) => p.id)
+          )
+        ],
+        counts: [
+          count(
+            "sourcing_property_agencies",
+            sum(all, (p) => p.agencies.length)
+          )
+        ],
         missing: []
       }
     }
   },
   {
-    pipeline: "sourcing-describe", host: "platform", paging: "cursor", unshownOperations: ["sourcing_describe", "sourcing_next"],
+    pipeline: "sourcing-describe",
+    host: "platform",
+    paging: "cursor",
+    unshownOperations: ["sourcing_describe", "sourcing_next"],
     params: () => ({ ...DESCRIBE, maxPages: 20 }),
     truth: ({ world, now }) => {
       const filter = phrasesToFilter(DESCRIBE.tags, { country: DESCRIBE.country })
       const all = world.searchProperties(filter, 0, 1_000_000, now).results
-      return { tables: [table("sourcing_describe_results", "id", all.map((p) => p.id))], counts: [], missing: [] }
+      return {
+        tables: [
+          table(
+            "sourcing_describe_results",
+            "id",
+            all.map((p) => p.id)
+          )
+        ],
+        counts: [],
+        missing: []
+      }
     }
   },
   {
-    pipeline: "sourcing-properties", host: "platform", paging: "single", unshownOperations: [],
+    pipeline: "sourcing-properties",
+    host: "platform",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => ({ ids: [...sourcingIds(world), UNKNOWN_SOURCING_ID], concurrency: 4 }),
     truth: ({ world, dialect }) => {
       // the route tests the `prop_` id of its path
       const ids = sourcingIds(world)
       const hidden = ids.filter((id) => isMissingKey(dialect, id))
       return {
-        tables: [table("sourcing_property_details", "id", ids.filter((id) => !hidden.includes(id)))],
+        tables: [
+          table(
+            "sourcing_property_details",
+            "id",
+            ids.filter((id) => !hidden.includes(id))
+          )
+        ],
         counts: [],
         missing: [...hidden, UNKNOWN_SOURCING_ID]
       }
     }
   },
   {
-    pipeline: "sourcing-resolve", host: "platform", paging: "single", unshownOperations: [],
+    pipeline: "sourcing-resolve",
+    host: "platform",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world, dir }) => {
       const file = path.join(dir, "resolve-inputs.csv")
       fs.writeFileSync(file, ["kind,value", ...resolveInputs(world).map((i) => `${i.kind},${i.value}`)].join("\n") + "\n")
@@ -242,37 +330,76 @@ export const CASES: ReadonlyArray<PipelineCase> = [
         return { kind: i.kind, value: i.value, key: `${i.kind}:${i.value}`, propertyId: found ? id : null }
       })
       return {
-        tables: [table("sourcing_resolutions", "input_kind, input_value, property_id",
-          rows.map((r) => `${r.kind}|${r.value}|${r.propertyId ?? "null"}`))],
+        tables: [
+          table(
+            "sourcing_resolutions",
+            "input_kind, input_value, property_id",
+            rows.map((r) => `${r.kind}|${r.value}|${r.propertyId ?? "null"}`)
+          )
+        ],
         counts: [],
         missing: rows.filter((r) => r.propertyId === null).map((r) => r.key)
       }
     }
   },
   {
-    pipeline: "seller-leads", host: "platform", paging: "offset", unshownOperations: ["seller_leads"],
+    pipeline: "seller-leads",
+    host: "platform",
+    paging: "offset",
+    unshownOperations: ["seller_leads"],
     params: () => ({ points: LEAD_POINTS, ...LEAD_CRITERIA, pageSize: LEAD_PAGE, maxPages: 50, concurrency: 2 }),
     truth: ({ world, now }) => {
-      const byId = new Map(LEAD_POINTS.flatMap((p) =>
-        world.sellerLeads({ latitude: p.latitude, longitude: p.longitude, ...LEAD_CRITERIA, nowMs: now }).map((l) => [l.id, l] as const)))
+      const byId = new Map(
+        LEAD_POINTS.flatMap((p) =>
+          world.sellerLeads({ latitude: p.latitude, longitude: p.longitude, ...LEAD_CRITERIA, nowMs: now }).map((l) => [l.id, l] as const)
+        )
+      )
       const leads = [...byId.values()]
       return {
-        tables: [table("seller_leads", "id", leads.map((l) => l.id))],
+        tables: [
+          table(
+            "seller_leads",
+            "id",
+            leads.map((l) => l.id)
+          )
+        ],
         counts: [
-          count("seller_lead_price_history", sum(leads, (l) => l.price_history.length)),
-          count("seller_lead_status_history", sum(leads, (l) => l.status_history.length))
+          count(
+            "seller_lead_price_history",
+            sum(leads, (l) => l.price_history.length)
+          ),
+          count(
+            "seller_lead_status_history",
+            sum(leads, (l) => l.status_history.length)
+          )
         ],
         missing: []
       }
     }
   },
   {
-    pipeline: "premises-search", host: "platform", paging: "offset", unshownOperations: ["ai_search_premises"],
+    pipeline: "premises-search",
+    host: "platform",
+    paging: "offset",
+    unshownOperations: ["ai_search_premises"],
     params: () => ({ body: PREMISES_BODY, maxPages: PREMISES_MAX_PAGES }),
-    truth: ({ world }) => ({ tables: [table("premises", "id", world.searchPremises(PREMISES_QUERY).map((p) => p.id))], counts: [], missing: [] })
+    truth: ({ world }) => ({
+      tables: [
+        table(
+          "premises",
+          "id",
+          world.searchPremises(PREMISES_QUERY).map((p) => p.id)
+        )
+      ],
+      counts: [],
+      missing: []
+    })
   },
   {
-    pipeline: "references", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "references",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => {
       const district = referenceDistrict(world)
       return {
@@ -280,7 +407,10 @@ export const CASES: ReadonlyArray<PipelineCase> = [
         source_location_ids: [district.location_id],
         points: [world.locationCenter(district.location_id)!, { latitude: -60, longitude: -150 }],
         typeahead: [{ country: "ES", query: district.name.slice(0, 3) }],
-        zip_codes: [{ country_code: "ES", zip_code: district.zip_codes[0]! }, { country_code: "ES", zip_code: "no-such-zip" }]
+        zip_codes: [
+          { country_code: "ES", zip_code: district.zip_codes[0]! },
+          { country_code: "ES", zip_code: "no-such-zip" }
+        ]
       }
     },
     truth: ({ world: w }) => {
@@ -288,10 +418,20 @@ export const CASES: ReadonlyArray<PipelineCase> = [
       const center = w.locationCenter(district.location_id)!
       return {
         tables: [
-          table("reference_locations", "location_id", w.locations.filter((l) => l.country === "PT").map((l) => l.location_id)),
-          table("reference_agencies", "agency_id", w.agencies.map((a) => a.agency_id)),
-          table("reference_locations_by_coordinates", "found, location_id",
-            ["false|null", `true|${w.locationByCoordinates(center)!.location_id}`]),
+          table(
+            "reference_locations",
+            "location_id",
+            w.locations.filter((l) => l.country === "PT").map((l) => l.location_id)
+          ),
+          table(
+            "reference_agencies",
+            "agency_id",
+            w.agencies.map((a) => a.agency_id)
+          ),
+          table("reference_locations_by_coordinates", "found, location_id", [
+            "false|null",
+            `true|${w.locationByCoordinates(center)!.location_id}`
+          ]),
           table("reference_zipcode_boundaries", "zip_code, found", [`${district.zip_codes[0]}|true`, "no-such-zip|false"])
         ],
         counts: [
@@ -299,7 +439,10 @@ export const CASES: ReadonlyArray<PipelineCase> = [
           count("reference_agents", w.agents.length),
           count("reference_conditions", w.conditions.length),
           count("reference_types", w.types.length),
-          count("reference_type_countries", sum(w.types, (t) => t.countries.length)),
+          count(
+            "reference_type_countries",
+            sum(w.types, (t) => t.countries.length)
+          ),
           count("reference_sources", new Set(w.sources(district.location_id)).size),
           count("reference_typeahead", w.typeahead("ES", district.name.slice(0, 3), 10).length)
         ],
@@ -308,14 +451,23 @@ export const CASES: ReadonlyArray<PipelineCase> = [
     }
   },
   {
-    pipeline: "market-time-series", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "market-time-series",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: (ctx) => ({
-      location_ids: esMunicipalitiesWithSeries(ctx, 3), types: MARKET_TYPES, business_type: "sale",
-      data_points: TS_POINTS, date_interval: "month", date_range: TS_RANGE
+      location_ids: esMunicipalitiesWithSeries(ctx, 3),
+      types: MARKET_TYPES,
+      business_type: "sale",
+      data_points: TS_POINTS,
+      date_interval: "month",
+      date_range: TS_RANGE
     }),
     truth: (ctx) => {
       const ids = esMunicipalitiesWithSeries(ctx, 3)
-      const keys = ids.flatMap((id) => TS_POINTS.flatMap((dp) => seriesOf(ctx, id, dp).map((p) => `${id}|${dp}|${p.date_start}|${p.value}`)))
+      const keys = ids.flatMap((id) =>
+        TS_POINTS.flatMap((dp) => seriesOf(ctx, id, dp).map((p) => `${id}|${dp}|${p.date_start}|${p.value}`))
+      )
       return {
         tables: [table("market_time_series", "location_id, data_point, CAST(date_start AS VARCHAR) AS date_start, value", keys)],
         counts: [count("market_time_series_requests", ids.length * TS_POINTS.length)],
@@ -324,23 +476,43 @@ export const CASES: ReadonlyArray<PipelineCase> = [
     }
   },
   {
-    pipeline: "market-distributions", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "market-distributions",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => ({ location_ids: esRegions(world), types: MARKET_TYPES, business_type: "sale" }),
     truth: ({ world, now }) => {
       const ids = esRegions(world)
       const f = (id: number) => ({ types: MARKET_TYPES, business_type: "sale", custom_location_boundary: { location_ids: [id] } }) as never
       return {
         tables: [
-          table("market_bedrooms_distribution", "location_id, bedrooms, count",
-            ids.flatMap((id) => world.bedroomsDistribution(f(id), now).map((b) => `${id}|${b.bedrooms}|${b.count}`))),
-          table("market_prices_distribution", "location_id, seq, count",
-            ids.flatMap((id) => world.pricesDistribution(f(id), now).map((b, seq) => `${id}|${seq}|${b.count}`))),
-          table("market_time_on_market_distribution", "location_id, seq",
-            ids.flatMap((id) => world.timeOnMarketDistribution(f(id), now).map((_b, seq) => `${id}|${seq}`))),
-          table("market_properties_quartiles", "location_id, sample_size",
-            ids.map((id) => `${id}|${world.propertiesDistribution(f(id), now).properties.length}`)),
-          table("market_properties_distribution", "location_id, property_id",
-            ids.flatMap((id) => [...new Set(world.propertiesDistribution(f(id), now).properties.map((p) => p.property_id))].map((p) => `${id}|${p}`)))
+          table(
+            "market_bedrooms_distribution",
+            "location_id, bedrooms, count",
+            ids.flatMap((id) => world.bedroomsDistribution(f(id), now).map((b) => `${id}|${b.bedrooms}|${b.count}`))
+          ),
+          table(
+            "market_prices_distribution",
+            "location_id, seq, count",
+            ids.flatMap((id) => world.pricesDistribution(f(id), now).map((b, seq) => `${id}|${seq}|${b.count}`))
+          ),
+          table(
+            "market_time_on_market_distribution",
+            "location_id, seq",
+            ids.flatMap((id) => world.timeOnMarketDistribution(f(id), now).map((_b, seq) => `${id}|${seq}`))
+          ),
+          table(
+            "market_properties_quartiles",
+            "location_id, sample_size",
+            ids.map((id) => `${id}|${world.propertiesDistribution(f(id), now).properties.length}`)
+          ),
+          table(
+            "market_properties_distribution",
+            "location_id, property_id",
+            ids.flatMap((id) =>
+              [...new Set(world.propertiesDistribution(f(id), now).properties.map((p) => p.property_id))].map((p) => `${id}|${p}`)
+            )
+          )
         ],
         counts: [],
         missing: []
@@ -348,21 +520,40 @@ export const CASES: ReadonlyArray<PipelineCase> = [
     }
   },
   {
-    pipeline: "market-analysis", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "market-analysis",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => ({ location_ids: ptMunicipalities(world), types: ["house", "villa", "chalet"], business_type: "sale" }),
     truth: ({ world, now }) => ({
-      tables: [table("market_analysis", "location_id, available_on_market",
-        ptMunicipalities(world).map((id) => {
-          const a = world.analysis({ types: ["house", "villa", "chalet"], business_type: "sale", custom_location_boundary: { location_ids: [id] } } as never, now)
-          return `${id}|${a.available_on_market}`
-        }))],
+      tables: [
+        table(
+          "market_analysis",
+          "location_id, available_on_market",
+          ptMunicipalities(world).map((id) => {
+            const a = world.analysis(
+              { types: ["house", "villa", "chalet"], business_type: "sale", custom_location_boundary: { location_ids: [id] } } as never,
+              now
+            )
+            return `${id}|${a.available_on_market}`
+          })
+        )
+      ],
       counts: [],
       missing: []
     })
   },
   {
-    pipeline: "alerts", host: "token", paging: "windows", unshownOperations: [],
-    params: ({ now, feeds }) => ({ feed_ids: feeds.legacy, since: ALERTS_SINCE, until: new Date(now).toISOString(), page_size: ALERTS_PAGE }),
+    pipeline: "alerts",
+    host: "token",
+    paging: "windows",
+    unshownOperations: [],
+    params: ({ now, feeds }) => ({
+      feed_ids: feeds.legacy,
+      since: ALERTS_SINCE,
+      until: new Date(now).toISOString(),
+      page_size: ALERTS_PAGE
+    }),
     truth: ({ world, now, feeds }) => {
       const q = { nowMs: now, createdFrom: Date.parse(ALERTS_SINCE), createdTo: now, orderBy: "alert_id" }
       const { count: n } = world.alerts({ ...q, offset: 0, limit: 0 })
@@ -375,28 +566,54 @@ export const CASES: ReadonlyArray<PipelineCase> = [
     }
   },
   {
-    pipeline: "alerts-search", host: "token", paging: "offset", unshownOperations: [],
+    pipeline: "alerts-search",
+    host: "token",
+    paging: "offset",
+    unshownOperations: [],
     params: () => ({ search: ALERT_SEARCH, page_size: ALERT_SEARCH_PAGE }),
     truth: ({ world, now }) => {
-      const q = { nowMs: now, createdFrom: Date.parse(`${ALERT_SEARCH.created_at_from}Z`), subtypes: ALERT_SEARCH.alert_subtypes, orderBy: "alert_id" }
+      const q = {
+        nowMs: now,
+        createdFrom: Date.parse(`${ALERT_SEARCH.created_at_from}Z`),
+        subtypes: ALERT_SEARCH.alert_subtypes,
+        orderBy: "alert_id"
+      }
       const { count: n } = world.alerts({ ...q, offset: 0, limit: 0 })
-      return { tables: [table("alerts", "alert_id", world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => a.alert_id))], counts: [], missing: [] }
+      return {
+        tables: [
+          table(
+            "alerts",
+            "alert_id",
+            world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => a.alert_id)
+          )
+        ],
+        counts: [],
+        missing: []
+      }
     }
   },
   {
-    pipeline: "alert-feeds", host: "token", paging: "single+cursor", unshownOperations: ["alerts_api_feeds"],
+    pipeline: "alert-feeds",
+    host: "token",
+    paging: "single+cursor",
+    unshownOperations: ["alerts_api_feeds"],
     params: () => ({ page_size: FEEDS_PAGE }),
     truth: ({ feeds }) => ({
-      tables: [table("alert_feeds", "family, feed_id", [
-        ...feeds.legacy.map((id) => `legacy|${id}`),
-        ...feeds.alertsApi.map((id) => `alerts_api|${id}`)
-      ])],
+      tables: [
+        table("alert_feeds", "family, feed_id", [
+          ...feeds.legacy.map((id) => `legacy|${id}`),
+          ...feeds.alertsApi.map((id) => `alerts_api|${id}`)
+        ])
+      ],
       counts: [],
       missing: []
     })
   },
   {
-    pipeline: "properties-by-id", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "properties-by-id",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => ({ ids: [...propertyIds(world), UNKNOWN_PROPERTY_ID], concurrency: 4 }),
     truth: (ctx) => {
       // the route tests the id of its path, in decimal
@@ -406,34 +623,65 @@ export const CASES: ReadonlyArray<PipelineCase> = [
     }
   },
   {
-    pipeline: "properties-match", host: "token", paging: "single", unshownOperations: [],
+    pipeline: "properties-match",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
     params: ({ world }) => ({ listingIds: listingIdsToMatch(world), batchSize: 100 }),
     truth: ({ world }) => ({
-      tables: [table("listing_matches", "listing_id, property_id",
-        world.matchListings(listingIdsToMatch(world)).flatMap((m) => m.listing_ids.map((l) => `${l}|${m.property_id}`)))],
+      tables: [
+        table(
+          "listing_matches",
+          "listing_id, property_id",
+          world.matchListings(listingIdsToMatch(world)).flatMap((m) => m.listing_ids.map((l) => `${l}|${m.property_id}`))
+        )
+      ],
       counts: [],
       missing: []
     })
   },
   {
-    pipeline: "properties-search", host: "token", paging: "cursor", unshownOperations: ["properties_search"],
+    pipeline: "properties-search",
+    host: "token",
+    paging: "cursor",
+    unshownOperations: ["properties_search"],
     params: () => ({ ...TOKEN_SEARCH, version: 2, pageSize: TOKEN_PAGE }),
     truth: (ctx) => ({ ...propertyTruth(tokenProperties(ctx, ctx.world.tokenSearch(TOKEN_SEARCH, ctx.now))), missing: [] })
   },
   {
-    pipeline: "comparables", host: "token", paging: "single", unshownOperations: [],
-    params: ({ world }) => ({ targets: comparableTargets(world), comparables_count: 10, distance: 25, comparables_types: COMPARABLE_TYPES }),
+    pipeline: "comparables",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
+    params: ({ world }) => ({
+      targets: comparableTargets(world),
+      comparables_count: 10,
+      distance: 25,
+      comparables_types: COMPARABLE_TYPES
+    }),
     truth: ({ world, now }) => {
       const targets = comparableTargets(world)
       const keys = targets.flatMap((t) => {
-        const outcome = world.comparables({
-          comparables_count: 10, operation: "sale", comparables_types: COMPARABLE_TYPES,
-          location_boundary: { circle: { distance: 25, target_point: { coordinates: { latitude: t.latitude, longitude: t.longitude } } } }
-        } as never, now)
+        const outcome = world.comparables(
+          {
+            comparables_count: 10,
+            operation: "sale",
+            comparables_types: COMPARABLE_TYPES,
+            location_boundary: { circle: { distance: 25, target_point: { coordinates: { latitude: t.latitude, longitude: t.longitude } } } }
+          } as never,
+          now
+        )
         return outcome._tag === "ok" ? outcome.results.map((r) => `${t.id}|${r.property_id}`) : []
       })
       return {
-        tables: [table("comparables", "target_id, property_id", keys), table("valuations", "target_id", targets.map((t) => t.id))],
+        tables: [
+          table("comparables", "target_id, property_id", keys),
+          table(
+            "valuations",
+            "target_id",
+            targets.map((t) => t.id)
+          )
+        ],
         counts: [],
         missing: []
       }

@@ -21,7 +21,9 @@ afterEach(async () => {
 const now = () => Math.floor(Date.now() / 1000)
 
 /** A receiver on an ephemeral loopback port, closed after the test. */
-const receiver = async (options: Partial<ReceiverOptions> & { secrets?: ReadonlyArray<Redacted.Redacted<string>> }): Promise<ReceiverHandle> => {
+const receiver = async (
+  options: Partial<ReceiverOptions> & { secrets?: ReadonlyArray<Redacted.Redacted<string>> }
+): Promise<ReceiverHandle> => {
   const scope = Effect.runSync(Scope.make())
   cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
   return Effect.runPromise(Scope.extend(startReceiver({ spoolPath: nodePath.join(tempDir(), "spool.ndjson"), ...options }), scope))
@@ -41,42 +43,46 @@ const signed = (secret: string, id: string, body: string, contentType = "applica
 })
 
 describe("receiver under abuse", () => {
-  it("closes clients that dribble their headers after the headers timeout, and valid deliveries still succeed", { timeout: 10_000 }, async () => {
-    const secret = newSecret()
-    const CAP = 32
-    const SLOW = 100
-    const r = await receiver({ secrets: [Redacted.make(secret)], headersTimeoutMs: 300, bodyTimeoutMs: 300, maxConnections: CAP })
-    const head = requestHead(signed(secret, "slow", eventBody(1)))
-    const slow: Array<RawConnection> = []
-    for (let i = 0; i < SLOW; i++) {
-      const c = await connect(r.url)
-      // One byte of the head every 50 ms: never finished within the timeout.
-      let sent = 0
-      const timer = setInterval(() => {
-        if (c.isClosed() || sent >= head.length) return clearInterval(timer)
-        c.socket.write(head[sent++]!)
-      }, 50)
-      cleanups.push(() => clearInterval(timer))
-      slow.push(c)
-    }
-    const started = Date.now()
-    const res = await deliver(r.url, { id: "msg_ok", body: eventBody(2), timestamp: now(), secrets: [secret] })
-    expect(res.status).toBe(204)
-    expect(Date.now() - started).toBeLessThan(250) // not after the slow clients were timed out
-    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_ok"])
+  it(
+    "closes clients that dribble their headers after the headers timeout, and valid deliveries still succeed",
+    { timeout: 10_000 },
+    async () => {
+      const secret = newSecret()
+      const CAP = 32
+      const SLOW = 100
+      const r = await receiver({ secrets: [Redacted.make(secret)], headersTimeoutMs: 300, bodyTimeoutMs: 300, maxConnections: CAP })
+      const head = requestHead(signed(secret, "slow", eventBody(1)))
+      const slow: Array<RawConnection> = []
+      for (let i = 0; i < SLOW; i++) {
+        const c = await connect(r.url)
+        // One byte of the head every 50 ms: never finished within the timeout.
+        let sent = 0
+        const timer = setInterval(() => {
+          if (c.isClosed() || sent >= head.length) return clearInterval(timer)
+          c.socket.write(head[sent++]!)
+        }, 50)
+        cleanups.push(() => clearInterval(timer))
+        slow.push(c)
+      }
+      const started = Date.now()
+      const res = await deliver(r.url, { id: "msg_ok", body: eventBody(2), timestamp: now(), secrets: [secret] })
+      expect(res.status).toBe(204)
+      expect(Date.now() - started).toBeLessThan(250) // not after the slow clients were timed out
+      expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_ok"])
 
-    // Every slow client is closed: beyond the cap at once (evicted), the others by the 300 ms timeout with a 408.
-    const lifetimes = await within(Promise.all(slow.map((c) => c.closed)), 3_000, "slow clients closed")
-    const timedOut = slow.filter((c) => c.received().startsWith("HTTP/1.1 408"))
-    expect(timedOut.length).toBeGreaterThan(0)
-    expect(timedOut.length).toBeLessThanOrEqual(CAP)
-    expect(timedOut.length + r.stats.connections.evicted).toBeGreaterThanOrEqual(SLOW)
-    for (const c of timedOut) expect(lifetimes[slow.indexOf(c)]!).toBeGreaterThanOrEqual(250)
-    expect(Math.max(...lifetimes)).toBeLessThan(2_500)
-    expect(slow.every((c) => c.received() === "" || c.received().startsWith("HTTP/1.1 408"))).toBe(true)
-    // And the receiver still serves.
-    expect((await deliver(r.url, { id: "msg_ok2", body: eventBody(3), timestamp: now(), secrets: [secret] })).status).toBe(204)
-  })
+      // Every slow client is closed: beyond the cap at once (evicted), the others by the 300 ms timeout with a 408.
+      const lifetimes = await within(Promise.all(slow.map((c) => c.closed)), 3_000, "slow clients closed")
+      const timedOut = slow.filter((c) => c.received().startsWith("HTTP/1.1 408"))
+      expect(timedOut.length).toBeGreaterThan(0)
+      expect(timedOut.length).toBeLessThanOrEqual(CAP)
+      expect(timedOut.length + r.stats.connections.evicted).toBeGreaterThanOrEqual(SLOW)
+      for (const c of timedOut) expect(lifetimes[slow.indexOf(c)]!).toBeGreaterThanOrEqual(250)
+      expect(Math.max(...lifetimes)).toBeLessThan(2_500)
+      expect(slow.every((c) => c.received() === "" || c.received().startsWith("HTTP/1.1 408"))).toBe(true)
+      // And the receiver still serves.
+      expect((await deliver(r.url, { id: "msg_ok2", body: eventBody(3), timestamp: now(), secrets: [secret] })).status).toBe(204)
+    }
+  )
 
   it("answers 408 and closes a connection whose body stalls past the body timeout", { timeout: 10_000 }, async () => {
     const secret = newSecret()
@@ -120,7 +126,10 @@ describe("receiver under abuse", () => {
     await within(c.closed, 1_000, "415 before the body")
     expect(c.received()).toMatch(/^HTTP\/1\.1 415 /)
     // Whole deliveries: text/plain and no content type are refused, JSON with a charset is accepted.
-    expect(await post(r.url, signed(secret, "msg_plain2", body, "text/plain"), body)).toEqual({ status: 415, body: { error: "UnsupportedMediaType" } })
+    expect(await post(r.url, signed(secret, "msg_plain2", body, "text/plain"), body)).toEqual({
+      status: 415,
+      body: { error: "UnsupportedMediaType" }
+    })
     const { "content-type": _, ...untyped } = signed(secret, "msg_untyped", body)
     expect((await post(r.url, untyped, body)).status).toBe(415)
     expect(spoolLines(r.spoolPath)).toEqual([])
@@ -133,11 +142,13 @@ describe("receiver under abuse", () => {
     const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 500, maxPendingBodies: 2 })
     const body = eventBody(1)
     // Two deliveries whose bodies stall hold both pending slots.
-    const stalled = await Promise.all([0, 1].map(async (i) => {
-      const c = await connect(r.url)
-      c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
-      return c
-    }))
+    const stalled = await Promise.all(
+      [0, 1].map(async (i) => {
+        const c = await connect(r.url)
+        c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
+        return c
+      })
+    )
     await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 10 })
     const third = await connect(r.url)
     third.socket.write(requestHead(signed(secret, "msg_busy", body)) + body)
@@ -167,11 +178,13 @@ describe("receiver under abuse", () => {
     const secret = newSecret()
     const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 500, maxPendingBodies: 8, maxConnections: 2 })
     const body = eventBody(1)
-    const stalled = await Promise.all([0, 1].map(async (i) => {
-      const c = await connect(r.url)
-      c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
-      return c
-    }))
+    const stalled = await Promise.all(
+      [0, 1].map(async (i) => {
+        const c = await connect(r.url)
+        c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
+        return c
+      })
+    )
     await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 10 })
     const extra = await connect(r.url)
     const lifetime = await within(extra.closed, 1_000, "connection over the cap closed")

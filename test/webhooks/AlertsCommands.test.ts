@@ -32,7 +32,10 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   await sb.close()
-  for (const [k, v] of [["SVC_EMAIL", saved.email], ["SVC_PASSWORD", saved.password]] as const) {
+  for (const [k, v] of [
+    ["SVC_EMAIL", saved.email],
+    ["SVC_PASSWORD", saved.password]
+  ] as const) {
     if (v === undefined) delete process.env[k]
     else process.env[k] = v
   }
@@ -59,8 +62,26 @@ const run = async (...args: Array<string>) => {
 
 describe("alerts commands", () => {
   it("creates, lists, shows and deletes feeds", async () => {
-    const created = JSON.parse(await run("feeds", "create", "--config", configPath, "--name", "cuts", "--subtype", "price_down", "--filter", '{"location_ids":[1]}', "--json"))
-    expect(created).toMatchObject({ feed_id: expect.stringMatching(/^feed_\d+$/), name: "cuts", filter: { location_ids: [1], alert_subtypes: ["price_down"] } })
+    const created = JSON.parse(
+      await run(
+        "feeds",
+        "create",
+        "--config",
+        configPath,
+        "--name",
+        "cuts",
+        "--subtype",
+        "price_down",
+        "--filter",
+        '{"location_ids":[1]}',
+        "--json"
+      )
+    )
+    expect(created).toMatchObject({
+      feed_id: expect.stringMatching(/^feed_\d+$/),
+      name: "cuts",
+      filter: { location_ids: [1], alert_subtypes: ["price_down"] }
+    })
     const other = JSON.parse(await run("feeds", "create", "--config", configPath, "--name", "all", "--json"))
     const list = JSON.parse(await run("feeds", "list", "--config", configPath, "--json"))
     expect(list.map((f: { feed_id: string }) => f.feed_id)).toEqual([other.feed_id, created.feed_id])
@@ -75,7 +96,9 @@ describe("alerts commands", () => {
     const store = webhookSecretStore(sb.context)
     const file = nodePath.join(tempDir(), "secrets")
     const fileSecrets = () => parseSecretsFile(fs.readFileSync(file, "utf8")).map((s) => [Redacted.value(s.secret), s.until !== undefined])
-    expect(JSON.parse(await run("webhook", "set", "--config", configPath, "http://127.0.0.1:8787/alerts"))).toEqual({ url: "http://127.0.0.1:8787/alerts" })
+    expect(JSON.parse(await run("webhook", "set", "--config", configPath, "http://127.0.0.1:8787/alerts"))).toEqual({
+      url: "http://127.0.0.1:8787/alerts"
+    })
     expect(store.url(SANDBOX_USER.email)).toBe("http://127.0.0.1:8787/alerts")
     const before = store.activeSecrets(SANDBOX_USER.email)
     const first = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
@@ -84,7 +107,10 @@ describe("alerts commands", () => {
     expect(fileSecrets()).toEqual([[first, false]])
     expect(fs.statSync(file).mode & 0o777).toBe(0o600)
     const graceful = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
-    expect(fileSecrets()).toEqual([[graceful, false], [first, true]])
+    expect(fileSecrets()).toEqual([
+      [graceful, false],
+      [first, true]
+    ])
     const immediate = (await run("rotate-secret", "--config", configPath, "--secrets-file", file, "--immediate")).trim()
     expect(store.activeSecrets(SANDBOX_USER.email)).toEqual([immediate])
     expect(fileSecrets()).toEqual([[immediate, false]])
@@ -96,8 +122,11 @@ describe("alerts commands", () => {
     const old = (await run("rotate-secret", "--config", configPath, "--secrets-file", file, "--immediate")).trim()
     const scope = Effect.runSync(Scope.make())
     try {
-      const r = await Effect.runPromise(Scope.extend(startReceiver({ spoolPath: nodePath.join(dir, "spool.ndjson"), secretsFile: file }), scope))
-      const send = (id: string, secret: string) => deliver(r.url, { id, body: eventBody(1), timestamp: Math.floor(Date.now() / 1000), secrets: [secret] })
+      const r = await Effect.runPromise(
+        Scope.extend(startReceiver({ spoolPath: nodePath.join(dir, "spool.ndjson"), secretsFile: file }), scope)
+      )
+      const send = (id: string, secret: string) =>
+        deliver(r.url, { id, body: eventBody(1), timestamp: Math.floor(Date.now() / 1000), secrets: [secret] })
       expect((await send("before", old)).status).toBe(204)
       // Graceful: both accepted during the grace.
       const graceful = (await run("rotate-secret", "--config", configPath, "--secrets-file", file)).trim()
@@ -117,7 +146,8 @@ describe("alerts commands", () => {
   it("loads a spool into the warehouse once", async () => {
     const dir = tempDir()
     const spool = nodePath.join(dir, "spool.ndjson")
-    const line = (id: string, alertId: number) => JSON.stringify({ id, timestamp: 1_780_000_000, receivedAt: 1_780_000_000_000, body: eventBody(alertId) }) + "\n"
+    const line = (id: string, alertId: number) =>
+      JSON.stringify({ id, timestamp: 1_780_000_000, receivedAt: 1_780_000_000_000, body: eventBody(alertId) }) + "\n"
     fs.writeFileSync(spool, line("a", 1) + line("b", 2) + line("a", 1))
     const args = ["load", "--spool", spool, "--warehouse", nodePath.join(dir, "w.duckdb"), "--json"]
     expect(JSON.parse(await run(...args))).toMatchObject({ read: 3, loaded: 2, duplicates: 1 })

@@ -35,14 +35,17 @@ describe("concurrent deliveries", () => {
     }))
     // Sender s sends deliveries s, s+20, ...; every 10th delivery is also sent by the next sender.
     const work = Array.from({ length: SENDERS }, (_, s) =>
-      deliveries.flatMap((d, i) => (i % SENDERS === s || (i % 10 === 0 && (i + 1) % SENDERS === s) ? [d] : [])))
+      deliveries.flatMap((d, i) => (i % SENDERS === s || (i % 10 === 0 && (i + 1) % SENDERS === s) ? [d] : []))
+    )
     const statuses = new Map<string, Array<number>>()
-    await Promise.all(work.map(async (mine) => {
-      for (const d of mine) {
-        const res = await deliver(r.url, { ...d, timestamp: Math.floor(Date.now() / 1000) })
-        statuses.set(d.id, [...(statuses.get(d.id) ?? []), res.status])
-      }
-    }))
+    await Promise.all(
+      work.map(async (mine) => {
+        for (const d of mine) {
+          const res = await deliver(r.url, { ...d, timestamp: Math.floor(Date.now() / 1000) })
+          statuses.set(d.id, [...(statuses.get(d.id) ?? []), res.status])
+        }
+      })
+    )
     expect(statuses.size).toBe(N)
     for (const s of statuses.values()) {
       expect(s.filter((x) => x === 204)).toHaveLength(1)
@@ -53,15 +56,18 @@ describe("concurrent deliveries", () => {
     expect(r.stats.refused.get("Replayed")).toBe(N / 10)
     expect(spoolLines(spoolPath)).toHaveLength(N)
 
-    const out = await Effect.runPromise(Effect.gen(function* () {
-      const first = yield* loadSpool({ spoolPath, batchSize: 200 })
-      const second = yield* loadSpool({ spoolPath, batchSize: 200 })
-      const w = yield* Warehouse
-      const counts = yield* w.query(`SELECT (SELECT count(*) FROM alerts) AS alerts, (SELECT count(DISTINCT alert_id) FROM alerts) AS distinct_alerts,
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const first = yield* loadSpool({ spoolPath, batchSize: 200 })
+        const second = yield* loadSpool({ spoolPath, batchSize: 200 })
+        const w = yield* Warehouse
+        const counts =
+          yield* w.query(`SELECT (SELECT count(*) FROM alerts) AS alerts, (SELECT count(DISTINCT alert_id) FROM alerts) AS distinct_alerts,
         (SELECT count(*) FROM webhook_deliveries) AS deliveries`)
-      const ids = (yield* w.query(`SELECT alert_id FROM alerts ORDER BY alert_id`)).map((x) => Number(x.alert_id))
-      return { first, second, counts: counts[0], ids }
-    }).pipe(Effect.provide(Warehouse.Default({ path: nodePath.join(tempDir(), "w.duckdb"), rawDir: false }))))
+        const ids = (yield* w.query(`SELECT alert_id FROM alerts ORDER BY alert_id`)).map((x) => Number(x.alert_id))
+        return { first, second, counts: counts[0], ids }
+      }).pipe(Effect.provide(Warehouse.Default({ path: nodePath.join(tempDir(), "w.duckdb"), rawDir: false })))
+    )
     expect(out.first).toMatchObject({ read: N, loaded: N, duplicates: 0, rejected: 0, batches: N / 200 })
     expect(out.second).toMatchObject({ read: 0, loaded: 0 })
     expect(out.counts).toEqual({ alerts: N, distinct_alerts: N, deliveries: N })

@@ -28,11 +28,26 @@ afterEach(() => {
 /** Starts `serve-alerts` and resolves with its URL once it listens. */
 const serve = (spool: string, secret: string, extra: ReadonlyArray<string> = ["--load-interval", "0"]) =>
   new Promise<{ child: ChildProcess; url: string; exited: Promise<unknown> }>((resolve, reject) => {
-    const child = spawn(process.execPath, [
-      "--import", "tsx", CLI, "serve-alerts", "--port", "0", "--spool", spool, "--secret-env", "TEST_WEBHOOK_SECRETS",
-      // A secrets file that does not exist: the secret comes from the environment.
-      "--secrets-file", nodePath.join(nodePath.dirname(spool), "no-secrets-file"), ...extra
-    ], { env: { ...process.env, TEST_WEBHOOK_SECRETS: secret }, stdio: ["ignore", "pipe", "pipe"] })
+    const child = spawn(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        CLI,
+        "serve-alerts",
+        "--port",
+        "0",
+        "--spool",
+        spool,
+        "--secret-env",
+        "TEST_WEBHOOK_SECRETS",
+        // A secrets file that does not exist: the secret comes from the environment.
+        "--secrets-file",
+        nodePath.join(nodePath.dirname(spool), "no-secrets-file"),
+        ...extra
+      ],
+      { env: { ...process.env, TEST_WEBHOOK_SECRETS: secret }, stdio: ["ignore", "pipe", "pipe"] }
+    )
     children.push(child)
     const exited = new Promise((r) => child.once("exit", r))
     let out = ""
@@ -51,23 +66,32 @@ describe("serve-alerts crash", () => {
     const dir = tempDir()
     const spool = nodePath.join(dir, "spool.ndjson")
     const secret = newSecret()
-    const deliveries = Array.from({ length: N }, (_, i) => ({ id: `msg_feed_1_${i + 1}`, body: eventBody(i + 1, i % 2 ? "sold" : "new"), secrets: [secret] }))
+    const deliveries = Array.from({ length: N }, (_, i) => ({
+      id: `msg_feed_1_${i + 1}`,
+      body: eventBody(i + 1, i % 2 ? "sold" : "new"),
+      secrets: [secret]
+    }))
     const send = (url: string, d: (typeof deliveries)[number]) =>
-      deliver(url, { ...d, timestamp: Math.floor(Date.now() / 1000) }).then((r) => r.status, () => 0)
+      deliver(url, { ...d, timestamp: Math.floor(Date.now() / 1000) }).then(
+        (r) => r.status,
+        () => 0
+      )
 
     const first = await serve(spool, secret)
     const acked = new Set<string>()
     let next = 0
-    await Promise.all(Array.from({ length: SENDERS }, async () => {
-      while (next < N) {
-        const d = deliveries[next++]!
-        const status = await send(first.url, d)
-        if (status === 204) {
-          acked.add(d.id)
-          if (acked.size === KILL_AFTER) first.child.kill("SIGKILL")
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        while (next < N) {
+          const d = deliveries[next++]!
+          const status = await send(first.url, d)
+          if (status === 204) {
+            acked.add(d.id)
+            if (acked.size === KILL_AFTER) first.child.kill("SIGKILL")
+          }
         }
-      }
-    }))
+      })
+    )
     await first.exited
     expect(first.child.signalCode).toBe("SIGKILL")
     expect(acked.size).toBeGreaterThanOrEqual(KILL_AFTER)
@@ -85,12 +109,16 @@ describe("serve-alerts crash", () => {
     expect(statuses.filter((s) => s === 204)).toHaveLength(N - spooled.size)
     expect(statuses.filter((s) => s === 409)).toHaveLength(spooled.size)
 
-    const out = await Effect.runPromise(Effect.gen(function* () {
-      const loaded = yield* loadSpool({ spoolPath: spool, batchSize: 64 }) // nothing left: serve-alerts loaded it
-      const w = yield* Warehouse
-      const rows = yield* w.query(`SELECT count(*) AS n, count(DISTINCT delivery_id) AS d, (SELECT count(*) FROM alerts) AS alerts FROM webhook_deliveries`)
-      return { loaded, rows: rows[0] }
-    }).pipe(Effect.provide(Warehouse.Default({ path: warehouse, rawDir: false }))))
+    const out = await Effect.runPromise(
+      Effect.gen(function* () {
+        const loaded = yield* loadSpool({ spoolPath: spool, batchSize: 64 }) // nothing left: serve-alerts loaded it
+        const w = yield* Warehouse
+        const rows = yield* w.query(
+          `SELECT count(*) AS n, count(DISTINCT delivery_id) AS d, (SELECT count(*) FROM alerts) AS alerts FROM webhook_deliveries`
+        )
+        return { loaded, rows: rows[0] }
+      }).pipe(Effect.provide(Warehouse.Default({ path: warehouse, rawDir: false })))
+    )
     expect(out.loaded).toMatchObject({ read: 0, loaded: 0 })
     expect(out.rows).toEqual({ n: N, d: N, alerts: N })
   })

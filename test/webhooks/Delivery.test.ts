@@ -58,8 +58,11 @@ const searchIds = async (api: ReturnType<typeof apiOf>, from: number, to: number
   const ids: Array<number> = []
   for (let offset = 0; ; offset += 500) {
     const r = await api("POST", "/api/v1/listing-alerts/search", {
-      created_at_from: new Date(from).toISOString(), created_at_to: new Date(to).toISOString(),
-      ...(subtypes ? { alert_subtypes: subtypes } : {}), limit: 500, offset
+      created_at_from: new Date(from).toISOString(),
+      created_at_to: new Date(to).toISOString(),
+      ...(subtypes ? { alert_subtypes: subtypes } : {}),
+      limit: 500,
+      offset
     })
     expect(r.status).toBe(200)
     ids.push(...r.body.results.map((a: { alert_id: number }) => a.alert_id))
@@ -128,7 +131,12 @@ describe("webhook delivery", () => {
     const r2 = await advanceAndDeliver(sb, delivery, HOUR)
     expect(r2).toMatchObject({ failed: 0, pending: 0 })
     expect(r2.delivered).toBeGreaterThan(0)
-    expect(delivery.attempts().slice(-r2.attempted).every((a) => a.signatures === 2)).toBe(true)
+    expect(
+      delivery
+        .attempts()
+        .slice(-r2.attempted)
+        .every((a) => a.signatures === 2)
+    ).toBe(true)
     const onlyS2 = await receiver([s2])
     await api("PUT", "/alerts-api/webhooks", { url: onlyS2.url })
     const r3 = await advanceAndDeliver(sb, delivery, HOUR)
@@ -146,7 +154,12 @@ describe("webhook delivery", () => {
     expect(r4.pending).toBe(r4.queued)
     expect(stale.stats.refused.get("Forged")).toBe(r4.attempted)
     expect(spoolLines(stale.spoolPath)).toEqual([])
-    expect(delivery.attempts().slice(-r4.attempted).every((a) => a.status === 401 && a.signatures === 1)).toBe(true)
+    expect(
+      delivery
+        .attempts()
+        .slice(-r4.attempted)
+        .every((a) => a.status === 401 && a.signatures === 1)
+    ).toBe(true)
 
     // Not due yet (backoff); once the receiver holds s3, the retries are delivered.
     expect((await delivery.deliverPending()).attempted).toBe(0)
@@ -169,7 +182,12 @@ describe("webhook delivery", () => {
     expect(delivery.attempts().every((a) => a.signatures === 2)).toBe(true)
     const r2 = await advanceAndDeliver(sb, delivery, 2 * HOUR)
     expect(r2.delivered).toBeGreaterThan(0)
-    expect(delivery.attempts().slice(-r2.attempted).every((a) => a.signatures === 1)).toBe(true)
+    expect(
+      delivery
+        .attempts()
+        .slice(-r2.attempted)
+        .every((a) => a.signatures === 1)
+    ).toBe(true)
   })
 
   it("retries a failed delivery with backoff on the transport clock", async () => {
@@ -191,7 +209,12 @@ describe("webhook delivery", () => {
     offset += 1_000
     const r2 = await delivery.deliverPending()
     expect(r2).toMatchObject({ attempted: r1.queued, delivered: r1.queued, pending: 0 })
-    expect(delivery.attempts().slice(-r2.attempted).every((a) => a.attempt === 2 && a.status === 204)).toBe(true)
+    expect(
+      delivery
+        .attempts()
+        .slice(-r2.attempted)
+        .every((a) => a.attempt === 2 && a.status === 204)
+    ).toBe(true)
   })
 
   it("delivers on its own timer when the sandbox clock advances", async () => {

@@ -21,21 +21,32 @@ afterEach(async () => {
 const receiver = async (secret: string): Promise<ReceiverHandle> => {
   const scope = Effect.runSync(Scope.make())
   cleanups.push(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-  return Effect.runPromise(Scope.extend(startReceiver({ spoolPath: nodePath.join(tempDir(), "spool.ndjson"), secrets: [Redacted.make(secret)] }), scope))
+  return Effect.runPromise(
+    Scope.extend(startReceiver({ spoolPath: nodePath.join(tempDir(), "spool.ndjson"), secrets: [Redacted.make(secret)] }), scope)
+  )
 }
 
 const CREATED = "2026-06-01T08:00:00Z"
 /** Version `n` of alert 7: later versions have a later `updated_at` and a lower price. */
-const version = (n: number) => alertEvent(7, { created_at: CREATED, updated_at: `2026-06-01T${String(8 + n).padStart(2, "0")}:00:00Z`, sale_price: 300_000 - n * 10_000 })
+const version = (n: number) =>
+  alertEvent(7, {
+    created_at: CREATED,
+    updated_at: `2026-06-01T${String(8 + n).padStart(2, "0")}:00:00Z`,
+    sale_price: 300_000 - n * 10_000
+  })
 
 const load = (spoolPath: string, warehouse: string) =>
-  Effect.runPromise(Effect.gen(function* () {
-    const summary = yield* loadSpool({ spoolPath, batchSize: 50 })
-    const w = yield* Warehouse
-    const row = yield* w.query(`SELECT sale_price, epoch_ms(updated_at) AS updated FROM alerts WHERE alert_id = 7`)
-    const events = yield* w.query(`SELECT delivery_id, alert_id, epoch_ms(alert_time) AS alert_time, applied, status FROM alert_events ORDER BY delivery_id`)
-    return { summary, row, events }
-  }).pipe(Effect.provide(Warehouse.Default({ path: warehouse, rawDir: false }))))
+  Effect.runPromise(
+    Effect.gen(function* () {
+      const summary = yield* loadSpool({ spoolPath, batchSize: 50 })
+      const w = yield* Warehouse
+      const row = yield* w.query(`SELECT sale_price, epoch_ms(updated_at) AS updated FROM alerts WHERE alert_id = 7`)
+      const events = yield* w.query(
+        `SELECT delivery_id, alert_id, epoch_ms(alert_time) AS alert_time, applied, status FROM alert_events ORDER BY delivery_id`
+      )
+      return { summary, row, events }
+    }).pipe(Effect.provide(Warehouse.Default({ path: warehouse, rawDir: false })))
+  )
 
 describe("event order", () => {
   it("keeps the newer row when an older event arrives after it, in one load and across loads", { timeout: 15_000 }, async () => {
@@ -64,7 +75,12 @@ describe("event order", () => {
     const third = await load(r.spoolPath, warehouse)
     expect(third.summary).toMatchObject({ read: 1, loaded: 1, superseded: 0 })
     expect(third.row).toEqual([{ sale_price: 260_000, updated: Date.parse("2026-06-01T12:00:00Z") }])
-    expect(third.events.map((e) => [e.delivery_id, e.applied])).toEqual([["msg_v1", false], ["msg_v2", false], ["msg_v3", true], ["msg_v4", true]])
+    expect(third.events.map((e) => [e.delivery_id, e.applied])).toEqual([
+      ["msg_v1", false],
+      ["msg_v2", false],
+      ["msg_v3", true],
+      ["msg_v4", true]
+    ])
 
     // The same delivery ids spooled again (a redelivery reaching another receiver's spool): nothing added.
     fs.appendFileSync(r.spoolPath, fs.readFileSync(r.spoolPath, "utf8"))

@@ -27,10 +27,13 @@ const setup = (secrets: ReadonlyArray<string>, spoolPath = nodePath.join(tempDir
 const chunked = (url: string, headers: Record<string, string>, body: string) =>
   new Promise<number>((resolve) => {
     const u = new URL(url)
-    const req = Http.request({ host: u.hostname, port: u.port, method: "POST", path: "/", headers: { ...headers, "transfer-encoding": "chunked" } }, (res) => {
-      res.resume()
-      res.on("end", () => resolve(res.statusCode ?? 0))
-    })
+    const req = Http.request(
+      { host: u.hostname, port: u.port, method: "POST", path: "/", headers: { ...headers, "transfer-encoding": "chunked" } },
+      (res) => {
+        res.resume()
+        res.on("end", () => resolve(res.statusCode ?? 0))
+      }
+    )
     req.on("error", () => resolve(0))
     for (let i = 0; i < body.length; i += 1024) req.write(body.slice(i, i + 1024))
     req.end()
@@ -45,7 +48,8 @@ describe("Receiver", () => {
       const res = yield* send({ id: "msg_1", body, timestamp: NOW, secrets: [secret] })
       expect(res.status).toBe(204)
       expect(spoolLines(spoolPath)).toEqual([expect.objectContaining({ id: "msg_1", body })])
-    }))
+    })
+  )
 
   it.scoped("refuses forged, tampered and unsigned deliveries and stores nothing", () =>
     Effect.gen(function* () {
@@ -55,15 +59,21 @@ describe("Receiver", () => {
       expect(forged).toEqual({ status: 401, body: { error: "Forged" } })
       // Signed correctly for one body, sent with another.
       const headers = signedHeaders([secret], "msg_t", NOW, eventBody(3))
-      const tampered = yield* Effect.promise(() => fetch(r.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: eventBody(4) }))
+      const tampered = yield* Effect.promise(() =>
+        fetch(r.url, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: eventBody(4) })
+      )
       expect(tampered.status).toBe(401)
       const unsigned = yield* send({ id: "msg_u", body: eventBody(5), timestamp: NOW, secrets: [] })
       expect(unsigned).toEqual({ status: 401, body: { error: "MissingHeaders" } })
-      const garbage = yield* send({ id: "msg_g", body: eventBody(6), timestamp: NOW, secrets: [secret] }, { "webhook-signature": "v1,AAAA v2,xyz nonsense" })
+      const garbage = yield* send(
+        { id: "msg_g", body: eventBody(6), timestamp: NOW, secrets: [secret] },
+        { "webhook-signature": "v1,AAAA v2,xyz nonsense" }
+      )
       expect(garbage.status).toBe(401)
       expect(spoolLines(spoolPath)).toEqual([])
       expect(r.stats.accepted).toBe(0)
-    }))
+    })
+  )
 
   it.scoped("refuses timestamps more than 5 minutes old or ahead, accepts the edges", () =>
     Effect.gen(function* () {
@@ -81,7 +91,8 @@ describe("Receiver", () => {
       const late = yield* send({ id: "msg_l", body: eventBody(5), timestamp: NOW, secrets: [secret] })
       expect(late.status).toBe(400)
       expect(spoolLines(spoolPath).map((l) => l.id)).toEqual(["msg_e1", "msg_e2"])
-    }))
+    })
+  )
 
   it.scoped("refuses bodies over the size limit with 413", () =>
     Effect.gen(function* () {
@@ -91,27 +102,33 @@ describe("Receiver", () => {
       const res = yield* send({ id: "msg_big", body: big, timestamp: NOW, secrets: [secret] })
       expect(res).toEqual({ status: 413, body: { error: "TooLarge" } })
       // Streamed in chunks without a length: cut at the limit, still a 413.
-      const streamed = yield* Effect.promise(() => chunked(r.url, { ...signedHeaders([secret], "msg_big2", NOW, big), "content-type": "application/json" }, big))
+      const streamed = yield* Effect.promise(() =>
+        chunked(r.url, { ...signedHeaders([secret], "msg_big2", NOW, big), "content-type": "application/json" }, big)
+      )
       expect(streamed).toBe(413)
       expect(spoolLines(spoolPath)).toEqual([])
-    }))
+    })
+  )
 
   it.scoped("refuses a replayed delivery id, also after a restart, and stores it once", () =>
     Effect.gen(function* () {
       const secret = newSecret()
       const spoolPath = nodePath.join(tempDir(), "spool.ndjson")
-      yield* Effect.scoped(Effect.gen(function* () {
-        const { send } = yield* setup([secret], spoolPath)
-        const d = { id: "msg_r", body: eventBody(7), timestamp: NOW, secrets: [secret] }
-        expect((yield* send(d)).status).toBe(204)
-        expect(yield* send(d)).toEqual({ status: 409, body: { error: "Replayed" } })
-        // Re-signed with a fresh timestamp: still the same delivery id.
-        expect((yield* send({ ...d, timestamp: NOW + 10 })).status).toBe(409)
-      }))
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const { send } = yield* setup([secret], spoolPath)
+          const d = { id: "msg_r", body: eventBody(7), timestamp: NOW, secrets: [secret] }
+          expect((yield* send(d)).status).toBe(204)
+          expect(yield* send(d)).toEqual({ status: 409, body: { error: "Replayed" } })
+          // Re-signed with a fresh timestamp: still the same delivery id.
+          expect((yield* send({ ...d, timestamp: NOW + 10 })).status).toBe(409)
+        })
+      )
       const { send } = yield* setup([secret], spoolPath)
       expect((yield* send({ id: "msg_r", body: eventBody(7), timestamp: NOW, secrets: [secret] })).status).toBe(409)
       expect(spoolLines(spoolPath).map((l) => l.id)).toEqual(["msg_r"])
-    }))
+    })
+  )
 
   it.scoped("accepts a delivery when any signature matches any held secret", () =>
     Effect.gen(function* () {
@@ -120,7 +137,8 @@ describe("Receiver", () => {
       expect((yield* send({ id: "a", body: eventBody(1), timestamp: NOW, secrets: [newS] })).status).toBe(204)
       expect((yield* send({ id: "b", body: eventBody(2), timestamp: NOW, secrets: [oldS] })).status).toBe(204)
       expect((yield* send({ id: "c", body: eventBody(3), timestamp: NOW, secrets: [newSecret(), newS] })).status).toBe(204)
-    }))
+    })
+  )
 
   it.scoped("refuses a signed body that is not JSON", () =>
     Effect.gen(function* () {
@@ -128,5 +146,6 @@ describe("Receiver", () => {
       const { send, spoolPath } = yield* setup([secret])
       expect((yield* send({ id: "j", body: "{not json", timestamp: NOW, secrets: [secret] })).status).toBe(400)
       expect(spoolLines(spoolPath)).toEqual([])
-    }))
+    })
+  )
 })

@@ -19,9 +19,17 @@ describe("Secrets", () => {
     const prev = [held("whsec_a"), held("whsec_b", T0 + 1_000), held("whsec_gone", T0 - 1)]
     expect(rotatedSecrets("whsec_n", prev, true, T0).map((s) => Redacted.value(s.secret))).toEqual(["whsec_n"])
     const graceful = rotatedSecrets("whsec_n", prev, false, T0)
-    expect(graceful.map((s) => [Redacted.value(s.secret), s.until])).toEqual([["whsec_n", undefined], ["whsec_a", T0 + ROTATION_GRACE_MS], ["whsec_b", T0 + 1_000]])
-    expect(parseSecretsFile("# c\n\nwhsec_x until=2026-06-02T00:00:00Z\n  whsec_y  # note\n").map((s) => [Redacted.value(s.secret), s.until]))
-      .toEqual([["whsec_x", Date.parse("2026-06-02T00:00:00Z")], ["whsec_y", undefined]])
+    expect(graceful.map((s) => [Redacted.value(s.secret), s.until])).toEqual([
+      ["whsec_n", undefined],
+      ["whsec_a", T0 + ROTATION_GRACE_MS],
+      ["whsec_b", T0 + 1_000]
+    ])
+    expect(
+      parseSecretsFile("# c\n\nwhsec_x until=2026-06-02T00:00:00Z\n  whsec_y  # note\n").map((s) => [Redacted.value(s.secret), s.until])
+    ).toEqual([
+      ["whsec_x", Date.parse("2026-06-02T00:00:00Z")],
+      ["whsec_y", undefined]
+    ])
   })
 
   it.effect("follows the file: re-read on change, expired secrets dropped, last secrets kept when it disappears", () =>
@@ -39,5 +47,6 @@ describe("Secrets", () => {
       expect(values(yield* source.current)).toEqual(["whsec_newer"])
       fs.rmSync(path)
       expect(values(yield* source.current)).toEqual(["whsec_newer"])
-    }))
+    })
+  )
 })

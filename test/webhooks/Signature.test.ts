@@ -40,14 +40,21 @@ describe("Signature", () => {
   it("refuses tampered bodies, unknown versions, missing headers and timestamps outside 5 minutes", () => {
     expect(check(SIG, [SECRET], { body: '{"test": 2432232315}' })).toEqual({ ok: false, reason: "Forged" })
     expect(check(SIG.replace("v1,", "v2,"), [SECRET])).toEqual({ ok: false, reason: "Forged" })
-    expect(verify({ header: () => undefined, body: Buffer.from(BODY), secrets: [Redacted.make(SECRET)], nowSeconds: TS })).toEqual({ ok: false, reason: "MissingHeaders" })
+    expect(verify({ header: () => undefined, body: Buffer.from(BODY), secrets: [Redacted.make(SECRET)], nowSeconds: TS })).toEqual({
+      ok: false,
+      reason: "MissingHeaders"
+    })
     expect(check(SIG, [SECRET], { now: TS + 301 })).toEqual({ ok: false, reason: "Stale" })
     expect(check(SIG, [SECRET], { now: TS - 301 })).toEqual({ ok: false, reason: "Future" })
     expect(check(SIG, [SECRET], { now: TS + 300 }).ok).toBe(true)
-    expect(verify({
-      header: headers({ "webhook-id": ID, "webhook-timestamp": "16142653.5", "webhook-signature": SIG }),
-      body: Buffer.from(BODY), secrets: [Redacted.make(SECRET)], nowSeconds: TS
-    })).toEqual({ ok: false, reason: "BadTimestamp" })
+    expect(
+      verify({
+        header: headers({ "webhook-id": ID, "webhook-timestamp": "16142653.5", "webhook-signature": SIG }),
+        body: Buffer.from(BODY),
+        secrets: [Redacted.make(SECRET)],
+        nowSeconds: TS
+      })
+    ).toEqual({ ok: false, reason: "BadTimestamp" })
   })
 
   it("reads several secrets from one redacted value and never prints them", () => {

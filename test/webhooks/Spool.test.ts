@@ -27,7 +27,8 @@ describe("Spool", () => {
       const after = yield* readSpool(path, before.end)
       expect(after.entries.map((e) => e.id)).toEqual(["d"])
       expect(after.corrupt).toBe(0)
-    }))
+    })
+  )
 
   it.scoped("group-commits concurrent appends, each line whole", () =>
     Effect.gen(function* () {
@@ -39,7 +40,8 @@ describe("Spool", () => {
       expect(read.entries.map((e) => e.id).sort()).toEqual([...ids].sort())
       expect(read.corrupt).toBe(0)
       expect(read.end).toBe(fs.statSync(path).size)
-    }))
+    })
+  )
 
   it.effect("reads a missing spool as empty and a shrunk one from the start", () =>
     Effect.gen(function* () {
@@ -48,5 +50,6 @@ describe("Spool", () => {
       const path = nodePath.join(dir, "s.ndjson")
       fs.writeFileSync(path, line("x"))
       expect((yield* readSpool(path, 10_000)).entries.map((e) => e.id)).toEqual(["x"])
-    }))
+    })
+  )
 })

@@ -22,13 +22,29 @@ describe("SpoolLoader", () => {
       const first = yield* loadSpool({ spoolPath, batchSize: 2 })
       expect(first).toMatchObject({ read: 5, loaded: 5, duplicates: 0, rejected: 0, batches: 3, offset: fs.statSync(spoolPath).size })
       // More lines: a redelivered id, a body that is not an alert event, a new one, and a torn tail.
-      fs.appendFileSync(spoolPath, line("m2", eventBody(2, "price_up")) + line("bad", '{"type":"alert.new","data":{"alert_id":"x"}}') + line("m6", eventBody(6, "sold")) + '{"id":"torn"')
+      fs.appendFileSync(
+        spoolPath,
+        line("m2", eventBody(2, "price_up")) +
+          line("bad", '{"type":"alert.new","data":{"alert_id":"x"}}') +
+          line("m6", eventBody(6, "sold")) +
+          '{"id":"torn"'
+      )
       const second = yield* loadSpool({ spoolPath, batchSize: 2 })
       expect(second).toMatchObject({ read: 3, loaded: 2, duplicates: 1, rejected: 1, batches: 2 })
       const alerts = yield* w.query(`SELECT alert_id, alert_subtype FROM alerts ORDER BY alert_id`)
-      expect(alerts).toEqual([1, 2, 3, 4, 5].map((n) => ({ alert_id: n, alert_subtype: "price_up" })).concat([{ alert_id: 6, alert_subtype: "sold" }]))
+      expect(alerts).toEqual(
+        [1, 2, 3, 4, 5].map((n) => ({ alert_id: n, alert_subtype: "price_up" })).concat([{ alert_id: 6, alert_subtype: "sold" }])
+      )
       const deliveries = yield* w.query(`SELECT delivery_id, status, event_type, alert_id FROM webhook_deliveries ORDER BY delivery_id`)
-      expect(deliveries.map((d) => [d.delivery_id, d.status])).toEqual([["bad", "rejected"], ["m1", "landed"], ["m2", "landed"], ["m3", "landed"], ["m4", "landed"], ["m5", "landed"], ["m6", "landed"]])
+      expect(deliveries.map((d) => [d.delivery_id, d.status])).toEqual([
+        ["bad", "rejected"],
+        ["m1", "landed"],
+        ["m2", "landed"],
+        ["m3", "landed"],
+        ["m4", "landed"],
+        ["m5", "landed"],
+        ["m6", "landed"]
+      ])
       // Every verified delivery once in alert_events, the rejected one included.
       const events = yield* w.query(`SELECT delivery_id, status FROM alert_events ORDER BY delivery_id`)
       expect(events.map((d) => [d.delivery_id, d.status])).toEqual(deliveries.map((d) => [d.delivery_id, d.status]))

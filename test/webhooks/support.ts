@@ -33,18 +33,25 @@ const agent = new Http.Agent({ keepAlive: true, maxSockets: 64 })
 export const post = (url: string, headers: Record<string, string>, body: string): Promise<Sent> =>
   new Promise((resolve, reject) => {
     const u = new URL(url)
-    const req = Http.request({
-      host: u.hostname, port: u.port, path: u.pathname, method: "POST", agent,
-      headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }
-    }, (res) => {
-      const chunks: Array<Buffer> = []
-      res.on("data", (c: Buffer) => chunks.push(c))
-      res.on("end", () => {
-        const text = Buffer.concat(chunks).toString("utf8")
-        resolve({ status: res.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) })
-      })
-      res.on("error", reject)
-    })
+    const req = Http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: "POST",
+        agent,
+        headers: { ...headers, "content-length": String(Buffer.byteLength(body)) }
+      },
+      (res) => {
+        const chunks: Array<Buffer> = []
+        res.on("data", (c: Buffer) => chunks.push(c))
+        res.on("end", () => {
+          const text = Buffer.concat(chunks).toString("utf8")
+          resolve({ status: res.statusCode ?? 0, body: text === "" ? undefined : JSON.parse(text) })
+        })
+        res.on("error", reject)
+      }
+    )
     req.on("error", reject)
     req.end(body)
   })
@@ -62,7 +69,11 @@ export const deliver = (
 /** Lines of a spool file (complete ones), parsed. */
 export const spoolLines = (path: string): Array<{ id: string; body: string }> =>
   fs.existsSync(path)
-    ? fs.readFileSync(path, "utf8").split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l) as { id: string; body: string })
+    ? fs
+        .readFileSync(path, "utf8")
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l) as { id: string; body: string })
     : []
 
 /** An alert event whose record carries the given fields (times, prices) over a minimal alert. */
@@ -70,7 +81,14 @@ export const alertEvent = (alertId: number, fields: Record<string, unknown>, sub
   JSON.stringify({
     type: `alert.${subtype}`,
     timestamp: (fields.created_at as string | undefined) ?? null,
-    data: { alert_id: alertId, listing_id: alertId * 10, alert_type: "sale_price", alert_subtype: subtype, alert_date: "2026-06-01", ...fields }
+    data: {
+      alert_id: alertId,
+      listing_id: alertId * 10,
+      alert_type: "sale_price",
+      alert_subtype: subtype,
+      alert_date: "2026-06-01",
+      ...fields
+    }
   })
 
 /** A raw TCP connection to a receiver: what it received so far, and when it closed. */
@@ -93,27 +111,34 @@ export const rawConnect = (url: string): Promise<RawConnection> =>
     let done = false
     socket.on("data", (d: Buffer) => (data += d.toString("latin1")))
     socket.on("error", () => undefined)
-    const closed = new Promise<number>((r) => socket.once("close", () => {
-      done = true
-      r(Date.now() - openedAt)
-    }))
+    const closed = new Promise<number>((r) =>
+      socket.once("close", () => {
+        done = true
+        r(Date.now() - openedAt)
+      })
+    )
     socket.once("connect", () => resolve({ socket, openedAt, received: () => data, closed, isClosed: () => done }))
     socket.once("error", reject)
   })
 
 /** The request head (request line and headers, blank line included) of a POST. */
 export const requestHead = (headers: Record<string, string>, path = "/hooks") =>
-  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join("")}\r\n`
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join("")}\r\n`
 
 /** Resolves with `p`'s value, or rejects after `ms` (bounded waits in tests). */
 export const within = <A>(p: Promise<A>, ms: number, what: string): Promise<A> =>
   new Promise((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`${what}: not within ${ms} ms`)), ms)
-    p.then((v) => {
-      clearTimeout(t)
-      resolve(v)
-    }, (e) => {
-      clearTimeout(t)
-      reject(e)
-    })
+    p.then(
+      (v) => {
+        clearTimeout(t)
+        resolve(v)
+      },
+      (e) => {
+        clearTimeout(t)
+        reject(e)
+      }
+    )
   })

@@ -16,7 +16,9 @@ describe("environment wiring", () => {
   afterAll(() => h.close())
 
   it("duckdb.memoryLimit / duckdb.threads reach DuckDB, service.pacingHeadroom reaches the clients", async () => {
-    const [row] = await h.use(Effect.flatMap(Warehouse, (w) => w.query(`SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t`)))
+    const [row] = await h.use(
+      Effect.flatMap(Warehouse, (w) => w.query(`SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t`))
+    )
     expect(String(row!.m)).toMatch(/^3[7-9](\.\d+)? MiB$|^40(\.0)? MiB$/)
     expect(Number(row!.t)).toBe(1)
     expect((await h.use(ServiceSettings)).pacingHeadroom).toBe(0.8)

@@ -65,8 +65,12 @@ export const Scope = Schema.Struct({
   filter_key: Schema.String
 })
 export type Scope = typeof Scope.Type
-export const scopeOf = (p: LocationScope, locationId: number): Scope =>
-  ({ location_id: locationId, types: typesKey(p.types), business_type: p.business_type, filter_key: filterKey(p.filter) })
+export const scopeOf = (p: LocationScope, locationId: number): Scope => ({
+  location_id: locationId,
+  types: typesKey(p.types),
+  business_type: p.business_type,
+  filter_key: filterKey(p.filter)
+})
 
 /** Scope columns and the snapshot date, first in every table. */
 export const scopeColumns = <R extends { readonly scope: Scope }>() => ({

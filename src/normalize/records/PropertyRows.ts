@@ -16,123 +16,160 @@ const countryOf = (p: Property) => {
   return top?.name ?? null
 }
 
-export const propertiesTable = (name = "properties") => flatTable<Property, Ctx>(name, {
-  property_id: "BIGINT",
-  primary_listing_id: "BIGINT",
-  type: "VARCHAR",
-  type_group: "VARCHAR",
-  operations: "JSON",
-  property_url: "VARCHAR",
-  changed_at: "DATE",
-  country: ["VARCHAR", countryOf],
-  location_id: ["BIGINT", (p) => p.location?.location_id],
-  location_name: ["VARCHAR", (p) => p.location?.name],
-  locations_structure: "JSON",
-  latitude: ["DOUBLE", (p) => p.coordinates?.latitude],
-  longitude: ["DOUBLE", (p) => p.coordinates?.longitude],
-  address: "VARCHAR",
-  zip_code: "VARCHAR",
-  distance: "DOUBLE",
-  total_area: "BIGINT",
-  living_area: "BIGINT",
-  plot_area: "BIGINT",
-  terrace_area: "BIGINT",
-  bathrooms: "INTEGER",
-  bedrooms: "INTEGER",
-  rooms: "INTEGER",
-  construction_year: "INTEGER",
-  number_of_parkings: "INTEGER",
-  floor_number: "INTEGER",
-  description: "VARCHAR",
-  condition: "VARCHAR",
-  features: "JSON",
-  is_private_property: "BOOLEAN",
-  is_auction_property: "BOOLEAN",
-  is_bank_property: "BOOLEAN",
-  sale_status: "VARCHAR",
-  sale_currency: "VARCHAR",
-  sale_price: "DOUBLE",
-  sale_price_base: "DOUBLE",
-  sale_price_per_sqm: "DOUBLE",
-  sale_price_per_sqm_base: "DOUBLE",
-  rent_status: "VARCHAR",
-  rent_currency: "VARCHAR",
-  rent_price: "DOUBLE",
-  rent_price_base: "DOUBLE",
-  rent_price_per_sqm: "DOUBLE",
-  rent_price_per_sqm_base: "DOUBLE",
-  rent_period: "VARCHAR",
-  sale_days_on_market: ["INTEGER", (p) => p.sale_time_on_market?.days_on_market],
-  rent_days_on_market: ["INTEGER", (p) => p.rent_time_on_market?.days_on_market],
-  sale_time_on_market: "JSON",
-  rent_time_on_market: "JSON",
-  sale_price_last_change: "JSON",
-  rent_price_last_change: "JSON",
-  listings_count: ["INTEGER", (p) => p.listings?.length ?? 0],
-  thumbnails: "JSON",
-  history: "JSON",
-  extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
-}, {
-  primaryKey: ["property_id"],
-  disposition: "merge",
-  partitionBy: ["country"],
-  // listings and histories go to child tables, not to `extra`
-  extraOf: [...Object.keys(PropertySchema.fields), "listings", "sale_price_history", "rent_price_history", "sale_status_history", "rent_status_history"]
-})
+export const propertiesTable = (name = "properties") =>
+  flatTable<Property, Ctx>(
+    name,
+    {
+      property_id: "BIGINT",
+      primary_listing_id: "BIGINT",
+      type: "VARCHAR",
+      type_group: "VARCHAR",
+      operations: "JSON",
+      property_url: "VARCHAR",
+      changed_at: "DATE",
+      country: ["VARCHAR", countryOf],
+      location_id: ["BIGINT", (p) => p.location?.location_id],
+      location_name: ["VARCHAR", (p) => p.location?.name],
+      locations_structure: "JSON",
+      latitude: ["DOUBLE", (p) => p.coordinates?.latitude],
+      longitude: ["DOUBLE", (p) => p.coordinates?.longitude],
+      address: "VARCHAR",
+      zip_code: "VARCHAR",
+      distance: "DOUBLE",
+      total_area: "BIGINT",
+      living_area: "BIGINT",
+      plot_area: "BIGINT",
+      terrace_area: "BIGINT",
+      bathrooms: "INTEGER",
+      bedrooms: "INTEGER",
+      rooms: "INTEGER",
+      construction_year: "INTEGER",
+      number_of_parkings: "INTEGER",
+      floor_number: "INTEGER",
+      description: "VARCHAR",
+      condition: "VARCHAR",
+      features: "JSON",
+      is_private_property: "BOOLEAN",
+      is_auction_property: "BOOLEAN",
+      is_bank_property: "BOOLEAN",
+      sale_status: "VARCHAR",
+      sale_currency: "VARCHAR",
+      sale_price: "DOUBLE",
+      sale_price_base: "DOUBLE",
+      sale_price_per_sqm: "DOUBLE",
+      sale_price_per_sqm_base: "DOUBLE",
+      rent_status: "VARCHAR",
+      rent_currency: "VARCHAR",
+      rent_price: "DOUBLE",
+      rent_price_base: "DOUBLE",
+      rent_price_per_sqm: "DOUBLE",
+      rent_price_per_sqm_base: "DOUBLE",
+      rent_period: "VARCHAR",
+      sale_days_on_market: ["INTEGER", (p) => p.sale_time_on_market?.days_on_market],
+      rent_days_on_market: ["INTEGER", (p) => p.rent_time_on_market?.days_on_market],
+      sale_time_on_market: "JSON",
+      rent_time_on_market: "JSON",
+      sale_price_last_change: "JSON",
+      rent_price_last_change: "JSON",
+      listings_count: ["INTEGER", (p) => p.listings?.length ?? 0],
+      thumbnails: "JSON",
+      history: "JSON",
+      extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+    },
+    {
+      primaryKey: ["property_id"],
+      disposition: "merge",
+      partitionBy: ["country"],
+      // listings and histories go to child tables, not to `extra`
+      extraOf: [
+        ...Object.keys(PropertySchema.fields),
+        "listings",
+        "sale_price_history",
+        "rent_price_history",
+        "sale_status_history",
+        "rent_status_history"
+      ]
+    }
+  )
 
 type ListingCtx = { readonly propertyId: number }
-export const listingsTable = (name = "property_listings") => flatTable<Listing, ListingCtx>(name, {
-  listing_id: "BIGINT",
-  property_id: ["BIGINT!", (_l, c) => c.propertyId],
-  agency: "VARCHAR",
-  agency_legal_id: "VARCHAR",
-  source_name: "VARCHAR",
-  listing_url: "VARCHAR",
-  listing_old_url: "VARCHAR",
-  listing_uid: "VARCHAR",
-  sale_status: "VARCHAR",
-  sale_currency: "VARCHAR",
-  sale_price: "DOUBLE",
-  sale_price_base: "DOUBLE",
-  rent_status: "VARCHAR",
-  rent_currency: "VARCHAR",
-  rent_price: "DOUBLE",
-  rent_price_base: "DOUBLE",
-  total_area: "BIGINT",
-  plot_area: "BIGINT",
-  terrace_area: "BIGINT",
-  bedrooms: "INTEGER",
-  bathrooms: "INTEGER",
-  rooms: "INTEGER",
-  construction_year: "INTEGER",
-  floor_number: "INTEGER",
-  energy_rating: "VARCHAR",
-  energy_certificate: "VARCHAR",
-  heating_type: "VARCHAR",
-  ceiling_label: "VARCHAR",
-  commission: "DOUBLE",
-  min_rent_area: "DOUBLE",
-  created_at: "DATE",
-  is_private: "BOOLEAN",
-  casafari_connect: "BOOLEAN",
-  is_private_property: "BOOLEAN",
-  is_auction_property: "BOOLEAN",
-  is_bank_property: "BOOLEAN",
-  description: "VARCHAR",
-  contacts_info: "JSON",
-  companies: "JSON",
-  ref_numbers: "JSON",
-  thumbnails: "JSON",
-  pictures: "JSON"
-}, { primaryKey: ["listing_id"], disposition: "merge", extraOf: Object.keys(ListingSchema.fields) })
+export const listingsTable = (name = "property_listings") =>
+  flatTable<Listing, ListingCtx>(
+    name,
+    {
+      listing_id: "BIGINT",
+      property_id: ["BIGINT!", (_l, c) => c.propertyId],
+      agency: "VARCHAR",
+      agency_legal_id: "VARCHAR",
+      source_name: "VARCHAR",
+      listing_url: "VARCHAR",
+      listing_old_url: "VARCHAR",
+      listing_uid: "VARCHAR",
+      sale_status: "VARCHAR",
+      sale_currency: "VARCHAR",
+      sale_price: "DOUBLE",
+      sale_price_base: "DOUBLE",
+      rent_status: "VARCHAR",
+      rent_currency: "VARCHAR",
+      rent_price: "DOUBLE",
+      rent_price_base: "DOUBLE",
+      total_area: "BIGINT",
+      plot_area: "BIGINT",
+      terrace_area: "BIGINT",
+      bedrooms: "INTEGER",
+      bathrooms: "INTEGER",
+      rooms: "INTEGER",
+      construction_year: "INTEGER",
+      floor_number: "INTEGER",
+      energy_rating: "VARCHAR",
+      energy_certificate: "VARCHAR",
+      heating_type: "VARCHAR",
+      ceiling_label: "VARCHAR",
+      commission: "DOUBLE",
+      min_rent_area: "DOUBLE",
+      created_at: "DATE",
+      is_private: "BOOLEAN",
+      casafari_connect: "BOOLEAN",
+      is_private_property: "BOOLEAN",
+      is_auction_property: "BOOLEAN",
+      is_bank_property: "BOOLEAN",
+      description: "VARCHAR",
+      contacts_info: "JSON",
+      companies: "JSON",
+      ref_numbers: "JSON",
+      thumbnails: "JSON",
+      pictures: "JSON"
+    },
+    { primaryKey: ["listing_id"], disposition: "merge", extraOf: Object.keys(ListingSchema.fields) }
+  )
 
-const priceHistory = flatTable<Row, unknown>("property_price_history", {
-  property_id: "BIGINT", operation: "VARCHAR", seq: "INTEGER", date_start: "DATE", date_end: "DATE", price_old: "DOUBLE", price_new: "DOUBLE"
-}, { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" })
+const priceHistory = flatTable<Row, unknown>(
+  "property_price_history",
+  {
+    property_id: "BIGINT",
+    operation: "VARCHAR",
+    seq: "INTEGER",
+    date_start: "DATE",
+    date_end: "DATE",
+    price_old: "DOUBLE",
+    price_new: "DOUBLE"
+  },
+  { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" }
+)
 
-const statusHistory = flatTable<Row, unknown>("property_status_history", {
-  property_id: "BIGINT", operation: "VARCHAR", seq: "INTEGER", date_start: "DATE", date_end: "DATE", status_old: "VARCHAR", status_new: "VARCHAR"
-}, { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" })
+const statusHistory = flatTable<Row, unknown>(
+  "property_status_history",
+  {
+    property_id: "BIGINT",
+    operation: "VARCHAR",
+    seq: "INTEGER",
+    date_start: "DATE",
+    date_end: "DATE",
+    status_old: "VARCHAR",
+    status_new: "VARCHAR"
+  },
+  { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" }
+)
 
 /** Builds the rows of a property and its children under the given table names. */
 export const propertyRows = (prefix = "") => {
@@ -147,16 +184,72 @@ export const propertyRows = (prefix = "") => {
     const priceRows: Array<Row> = []
     const statusRows: Array<Row> = []
     for (const [seq, h] of (p.sale_price_history ?? []).entries()) {
-      if (h.date_start) priceRows.push(prices.row({ property_id: id, seq, operation: "sale", date_start: h.date_start, date_end: h.date_end ?? null, price_old: h.sale_price_old ?? null, price_new: h.sale_price_new ?? null }, ctx))
+      if (h.date_start)
+        priceRows.push(
+          prices.row(
+            {
+              property_id: id,
+              seq,
+              operation: "sale",
+              date_start: h.date_start,
+              date_end: h.date_end ?? null,
+              price_old: h.sale_price_old ?? null,
+              price_new: h.sale_price_new ?? null
+            },
+            ctx
+          )
+        )
     }
     for (const [seq, h] of (p.rent_price_history ?? []).entries()) {
-      if (h.date_start) priceRows.push(prices.row({ property_id: id, seq, operation: "rent", date_start: h.date_start, date_end: h.date_end ?? null, price_old: h.rent_price_old ?? null, price_new: h.rent_price_new ?? null }, ctx))
+      if (h.date_start)
+        priceRows.push(
+          prices.row(
+            {
+              property_id: id,
+              seq,
+              operation: "rent",
+              date_start: h.date_start,
+              date_end: h.date_end ?? null,
+              price_old: h.rent_price_old ?? null,
+              price_new: h.rent_price_new ?? null
+            },
+            ctx
+          )
+        )
     }
     for (const [seq, h] of (p.sale_status_history ?? []).entries()) {
-      if (h.date_start) statusRows.push(statuses.row({ property_id: id, seq, operation: "sale", date_start: h.date_start, date_end: h.date_end ?? null, status_old: h.sale_status_old ?? null, status_new: h.sale_status_new ?? null }, ctx))
+      if (h.date_start)
+        statusRows.push(
+          statuses.row(
+            {
+              property_id: id,
+              seq,
+              operation: "sale",
+              date_start: h.date_start,
+              date_end: h.date_end ?? null,
+              status_old: h.sale_status_old ?? null,
+              status_new: h.sale_status_new ?? null
+            },
+            ctx
+          )
+        )
     }
     for (const [seq, h] of (p.rent_status_history ?? []).entries()) {
-      if (h.date_start) statusRows.push(statuses.row({ property_id: id, seq, operation: "rent", date_start: h.date_start, date_end: h.date_end ?? null, status_old: h.rent_status_old ?? null, status_new: h.rent_status_new ?? null }, ctx))
+      if (h.date_start)
+        statusRows.push(
+          statuses.row(
+            {
+              property_id: id,
+              seq,
+              operation: "rent",
+              date_start: h.date_start,
+              date_end: h.date_end ?? null,
+              status_old: h.rent_status_old ?? null,
+              status_new: h.rent_status_new ?? null
+            },
+            ctx
+          )
+        )
     }
     return {
       [props.spec.name]: [props.row(p, ctx)],

@@ -67,10 +67,14 @@ export const sourcingPropertiesTable = (name = "sourcing_properties") =>
 
 /** The agencies advertising a result, one row each, linked by `id` (the `prop_` id). */
 export const sourcingAgenciesTable = (name = "sourcing_property_agencies") =>
-  flatTable<Row, unknown>(name, { id: "VARCHAR", seq: "INTEGER", agency: "VARCHAR" }, {
-    primaryKey: ["id", "seq"],
-    disposition: "merge"
-  })
+  flatTable<Row, unknown>(
+    name,
+    { id: "VARCHAR", seq: "INTEGER", agency: "VARCHAR" },
+    {
+      primaryKey: ["id", "seq"],
+      disposition: "merge"
+    }
+  )
 
 /** A table of property details, merged by `id`, partitioned by country, unknown fields in `extra`. */
 export const sourcingDetailsTable = (name = "sourcing_property_details") =>
@@ -109,11 +113,14 @@ export const columnsVia = <R, S>(
   for (const [col, def] of Object.entries(columns)) {
     if (col === "id" || col === "extracted_at") continue
     const [type, read] = typeof def === "string" ? [def, undefined] : [def[0], def[1]]
-    out[col] = [type, (r: R, c: Ctx) => {
-      const d = of(r)
-      if (d === null || d === undefined) return null
-      return read ? read(d, c) : (d as Record<string, unknown>)[col]
-    }]
+    out[col] = [
+      type,
+      (r: R, c: Ctx) => {
+        const d = of(r)
+        if (d === null || d === undefined) return null
+        return read ? read(d, c) : (d as Record<string, unknown>)[col]
+      }
+    ]
   }
   return out
 }

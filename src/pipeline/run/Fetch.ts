@@ -39,18 +39,29 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
           const seq = s.pageNo + 1
           const refined = page.seq === 0 && run.refine.first(page.slice, page.fetched.total, page.fetched.records.length)
           const entry: JournalEntry = {
-            seq, slice: page.slice, sliceSeq: page.seq, records: page.fetched.records, checkpoint: page.checkpoint,
-            ledger: page.fetched.charges, units: page.fetched.units,
-            requests: stats.requests - s.seen.requests, retries: stats.retries - s.seen.retries,
+            seq,
+            slice: page.slice,
+            sliceSeq: page.seq,
+            records: page.fetched.records,
+            checkpoint: page.checkpoint,
+            ledger: page.fetched.charges,
+            units: page.fetched.units,
+            requests: stats.requests - s.seen.requests,
+            retries: stats.retries - s.seen.retries,
             ...(run.archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),
             ...(page.missing ? { missing: page.missing } : {})
           }
-          return [entry, {
-            ...s, pageNo: seq, seen: { requests: stats.requests, retries: stats.retries },
-            totals: refined ? { ...s.totals, expectedPages: run.refine.expected().pages } : s.totals
-          }]
+          return [
+            entry,
+            {
+              ...s,
+              pageNo: seq,
+              seen: { requests: stats.requests, retries: stats.retries },
+              totals: refined ? { ...s.totals, expectedPages: run.refine.expected().pages } : s.totals
+            }
+          ]
         })
         yield* journalIo(() => {
           writer?.append(entry)
@@ -69,7 +80,11 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
       run.params,
       { mode: run.resumed ? "resume" : "fresh", positions, shard: run.request.shard },
       accept
-    ).pipe(Effect.either, (f) => Effect.raceFirst(f, stop), Effect.tap(() => queue.close))
+    ).pipe(
+      Effect.either,
+      (f) => Effect.raceFirst(f, stop),
+      Effect.tap(() => queue.close)
+    )
     // fetching and landing run side by side; a failed landing stops the fetching, a failed fetch
     // still lands every page queued before it
     const landing = queue.drain(land).pipe(Effect.tap(() => Ref.update(state, (s) => ({ ...s, drained: true }))))

@@ -22,7 +22,10 @@ export const completenessOf = (pipeline: string, runId: string) =>
     const slices = yield* warehouse.slices(runId)
     const shortfalls: Array<string> = []
     const caps: Array<string> = []
-    let declared = 0, received = 0, landed = 0, rejected = 0
+    let declared = 0,
+      received = 0,
+      landed = 0,
+      rejected = 0
     for (const s of slices) {
       declared += s.declared ?? 0
       received += s.received
@@ -50,31 +53,66 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // landed: the journal's page numbers must stay in step with `_runs.pages`)
     if (error instanceof UnexpectedShape && error.raw !== undefined && drained) {
       const charged = error.unitsCharged ?? 0
-      const ledger = charged > 0
-        ? [{ requestId: error.requestId ?? `unknown-${runId}-shape`, operation: error.operation, units: charged, at: new Date().toISOString() }]
-        : []
+      const ledger =
+        charged > 0
+          ? [
+              {
+                requestId: error.requestId ?? `unknown-${runId}-shape`,
+                operation: error.operation,
+                units: charged,
+                at: new Date().toISOString()
+              }
+            ]
+          : []
       if (ledger.length > 0 || run.archive) {
-        yield* warehouse.commitPages([{
-          runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0,
-          ...(run.archive ? { raw: { pageKey: "unexpected-shape", body: error.raw } } : {})
-        }])
+        yield* warehouse.commitPages([
+          {
+            runId,
+            pipeline: pipeline.name,
+            rows: new Map(),
+            ledger,
+            rejects: [],
+            requests: 0,
+            retries: 0,
+            ...(run.archive ? { raw: { pageKey: "unexpected-shape", body: error.raw } } : {})
+          }
+        ])
         yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + charged } }))
       }
     }
     const completeness = yield* completenessOf(pipeline.name, runId)
     const status = error !== undefined ? statusOf(error) : completeness.shortfalls.length > 0 ? "incomplete" : "done"
-    const message = error !== undefined
-      ? messageOf(error)
-      : completeness.shortfalls.length > 0
-      ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
-      : undefined
-    const { totals, rowsPerTable } = yield* Ref.updateAndGet(state, (s) => ({ ...s, totals: { ...s.totals, elapsedMs: Date.now() - run.started } }))
+    const message =
+      error !== undefined
+        ? messageOf(error)
+        : completeness.shortfalls.length > 0
+          ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
+          : undefined
+    const { totals, rowsPerTable } = yield* Ref.updateAndGet(state, (s) => ({
+      ...s,
+      totals: { ...s.totals, elapsedMs: Date.now() - run.started }
+    }))
     const eur = eurOf(totals.units)
     yield* warehouse.updateRun(runId, { eur })
     yield* warehouse.finishRun(runId, status, message)
-    yield* run.progress.emit({ type: "run_finished", pipeline: pipeline.name, runId, status, totals, expected: run.refine.expected(), error: message })
+    yield* run.progress.emit({
+      type: "run_finished",
+      pipeline: pipeline.name,
+      runId,
+      status,
+      totals,
+      expected: run.refine.expected(),
+      error: message
+    })
     const summary: RunSummary = {
-      pipeline: pipeline.name, runId, status, resumed: run.resumed, plan: run.plan, expected: run.refine.expected(), totals, rowsPerTable: { ...rowsPerTable },
+      pipeline: pipeline.name,
+      runId,
+      status,
+      resumed: run.resumed,
+      plan: run.plan,
+      expected: run.refine.expected(),
+      totals,
+      rowsPerTable: { ...rowsPerTable },
       eur,
       error: message,
       exitCode: error !== undefined ? exitCodeOf(error) : status === "incomplete" ? ExitCode.Incomplete : ExitCode.Done,

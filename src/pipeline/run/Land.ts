@@ -13,37 +13,46 @@ import { journalIo } from "./Start.js"
 export const checkRejects = (run: RunContext, state: RunState) =>
   Effect.flatMap(Ref.get(state), ({ totals }) =>
     totals.records > 0 && totals.rejects / totals.records > run.request.maxRejectRatio
-      ? Effect.fail(new RunFailed({
-        reason: "RejectRatio", pipeline: run.pipeline.name, runId: run.runId,
-        detail: `${totals.rejects} of ${totals.records} records failed their schema (more than ${run.request.maxRejectRatio * 100}%); see _rejects`
-      }))
-      : Effect.void)
+      ? Effect.fail(
+          new RunFailed({
+            reason: "RejectRatio",
+            pipeline: run.pipeline.name,
+            runId: run.runId,
+            detail: `${totals.rejects} of ${totals.records} records failed their schema (more than ${run.request.maxRejectRatio * 100}%); see _rejects`
+          })
+        )
+      : Effect.void
+  )
 
 export const makeLanding = (run: RunContext, state: RunState) => (entries: ReadonlyArray<JournalEntry>) =>
   Effect.gen(function* () {
     const { pipeline, runId } = run
-    const normalized = entries.map((e) => run.normalize(e.records, { runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext))
-    yield* run.warehouse.commitPages(entries.map((e, i) => ({
-      runId,
-      pipeline: pipeline.name,
-      rows: normalized[i]!.rows,
-      checkpoint: e.checkpoint,
-      ledger: e.ledger,
-      rejects: normalized[i]!.rejects,
-      raw: e.raw,
-      requests: e.requests,
-      retries: e.retries,
-      slice: {
-        key: e.slice,
-        declared: e.declared,
-        received: e.missing ? 0 : e.records.length,
-        landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
-        rejected: e.missing ? 0 : normalized[i]!.rejects.length,
-        end: e.end,
-        done: e.checkpoint.done || e.end !== undefined
-      },
-      missing: e.missing
-    })))
+    const normalized = entries.map((e) =>
+      run.normalize(e.records, { runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
+    )
+    yield* run.warehouse.commitPages(
+      entries.map((e, i) => ({
+        runId,
+        pipeline: pipeline.name,
+        rows: normalized[i]!.rows,
+        checkpoint: e.checkpoint,
+        ledger: e.ledger,
+        rejects: normalized[i]!.rejects,
+        raw: e.raw,
+        requests: e.requests,
+        retries: e.retries,
+        slice: {
+          key: e.slice,
+          declared: e.declared,
+          received: e.missing ? 0 : e.records.length,
+          landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
+          rejected: e.missing ? 0 : normalized[i]!.rejects.length,
+          end: e.end,
+          done: e.checkpoint.done || e.end !== undefined
+        },
+        missing: e.missing
+      }))
+    )
     if (run.writer) yield* journalIo(() => run.writer!.committed(entries[entries.length - 1]!.seq))
     for (const [i, e] of entries.entries()) {
       const n = normalized[i]!
@@ -56,14 +65,32 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
         }
         const t = s.totals
         const totals = {
-          ...t, pages: t.pages + 1, records: t.records + n.records, rows: t.rows + rows, rejects: t.rejects + n.rejects.length,
-          units: t.units + e.units, requests: t.requests + e.requests, retries: t.retries + e.retries, elapsedMs: Date.now() - run.started
+          ...t,
+          pages: t.pages + 1,
+          records: t.records + n.records,
+          rows: t.rows + rows,
+          rejects: t.rejects + n.rejects.length,
+          units: t.units + e.units,
+          requests: t.requests + e.requests,
+          retries: t.retries + e.retries,
+          elapsedMs: Date.now() - run.started
         }
-        return [{ rows, totals }, { ...s, rowsPerTable, totals }] as const
+        return [
+          { rows, totals },
+          { ...s, rowsPerTable, totals }
+        ] as const
       })
       yield* run.progress.emit({
-        type: "page_committed", pipeline: pipeline.name, runId, slice: e.slice, seq: e.sliceSeq,
-        records: n.records, rows: counted.rows, rejects: n.rejects.length, units: e.units, totals: counted.totals
+        type: "page_committed",
+        pipeline: pipeline.name,
+        runId,
+        slice: e.slice,
+        seq: e.sliceSeq,
+        records: n.records,
+        rows: counted.rows,
+        rejects: n.rejects.length,
+        units: e.units,
+        totals: counted.totals
       })
     }
     // stop early once the sample is large enough to judge; the end of the run judges the rest

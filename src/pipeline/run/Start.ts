@@ -17,18 +17,27 @@ import type { RunContext } from "./RunContext.js"
 
 /** A journal step as an effect (its only failure is a `WarehouseError` of reason `Io`). */
 export const journalIo = <A>(f: () => A) =>
-  Effect.try({ try: f, catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` })) })
+  Effect.try({
+    try: f,
+    catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` }))
+  })
 
 /** The top-level parameters that differ, as `name: saved -> requested` (values cut short). */
 export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
   const a = (saved ?? {}) as Record<string, unknown>
   const b = (requested ?? {}) as Record<string, unknown>
   const canonical = (v: unknown): string =>
-    Array.isArray(v) ? `[${v.map(canonical).join(",")}]`
-      : typeof v === "object" && v !== null ? `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(",")}}`
-      : JSON.stringify(v) ?? "undefined"
+    Array.isArray(v)
+      ? `[${v.map(canonical).join(",")}]`
+      : typeof v === "object" && v !== null
+        ? `{${Object.keys(v)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
+            .join(",")}}`
+        : (JSON.stringify(v) ?? "undefined")
   const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v).slice(0, 60))
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])]
+    .sort()
     .filter((k) => canonical(a[k]) !== canonical(b[k]))
     .map((k) => `${k}: ${show(a[k])} -> ${show(b[k])}`)
 }
@@ -43,9 +52,10 @@ export const startRun = <P>(request: RunRequest<P>) =>
     const last = yield* warehouse.lastRun(pipeline.name)
     // an incomplete run resumes only where a slice stopped short of its end (a stalled slice);
     // one whose slices all ended has nothing a resume could add: the next run starts afresh
-    const open = Option.isSome(last) && last.value.status === "incomplete"
-      ? (yield* warehouse.checkpoints(pipeline.name)).some((c) => !c.done && c.runId === last.value.runId)
-      : true
+    const open =
+      Option.isSome(last) && last.value.status === "incomplete"
+        ? (yield* warehouse.checkpoints(pipeline.name)).some((c) => !c.done && c.runId === last.value.runId)
+        : true
     // a run that failed on a non-resumable error (the request, a reject ratio) does not stick
     const unfinished = Option.filter(last, (r) => r.status !== "done" && r.status !== "failed" && open)
     const restart = request.fullRefresh || request.resume === "restart"
@@ -54,7 +64,8 @@ export const startRun = <P>(request: RunRequest<P>) =>
       if (diff.length > 0) {
         return yield* new InvalidInput({
           field: `${pipeline.name}.params`,
-          detail: `the unfinished run ${unfinished.value.runId} (${unfinished.value.status}) has other parameters (${diff.join("; ")}); ` +
+          detail:
+            `the unfinished run ${unfinished.value.runId} (${unfinished.value.status}) has other parameters (${diff.join("; ")}); ` +
             `--resume goes on with its saved parameters, --restart drops its checkpoints and starts with the new ones`
         })
       }
@@ -64,8 +75,8 @@ export const startRun = <P>(request: RunRequest<P>) =>
 
     const params: P = resumed
       ? yield* Schema.decodeUnknown(pipeline.params)(Option.getOrThrow(unfinished).params).pipe(
-        Effect.mapError((e) => paramError(pipeline.name, e))
-      )
+          Effect.mapError((e) => paramError(pipeline.name, e))
+        )
       : request.params
 
     const plan = yield* planPipeline(pipeline, params, request.costs)
@@ -83,7 +94,15 @@ export const startRun = <P>(request: RunRequest<P>) =>
     if (journal && !resumed) yield* journalIo(() => journal.discard(pipeline.name))
     yield* warehouse.startRun({ runId, pipeline: pipeline.name, params: encodeParams(pipeline, params), unitsPlanned: plan.units })
     const context: RunContext<P> = {
-      request, pipeline, runId, params, plan, resumed, warehouse, progress, journal,
+      request,
+      pipeline,
+      runId,
+      params,
+      plan,
+      resumed,
+      warehouse,
+      progress,
+      journal,
       writer: journal?.open(pipeline.name, runId),
       archive: pipeline.archiveRaw ?? pipeline.host === "platform",
       normalize: makeNormalizer(pipeline.records),

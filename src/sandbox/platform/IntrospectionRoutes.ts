@@ -34,14 +34,17 @@ const ok = (body: unknown) => HttpServerResponse.unsafeJson(body)
 const bad = (message: string) => HttpServerResponse.unsafeJson({ error: message }, { status: 400 })
 
 const body = Effect.flatMap(HttpServerRequest.HttpServerRequest, (req) =>
-  Effect.map(Effect.orElseSucceed(req.text, () => ""), (t): Record<string, unknown> | undefined => {
-    try {
-      const v = t.trim() === "" ? {} : (JSON.parse(t) as unknown)
-      return isObject(v) ? v : undefined
-    } catch {
-      return undefined
+  Effect.map(
+    Effect.orElseSucceed(req.text, () => ""),
+    (t): Record<string, unknown> | undefined => {
+      try {
+        const v = t.trim() === "" ? {} : (JSON.parse(t) as unknown)
+        return isObject(v) ? v : undefined
+      } catch {
+        return undefined
+      }
     }
-  })
+  )
 )
 
 const jsonParam = (name: string) =>
@@ -76,12 +79,17 @@ const truth = <A>(name: string, parse: (v: unknown) => Effect.Effect<A, Platform
 export const introspectionRoutes = (state: SandboxState, control: SandboxControl) => {
   const { world } = state.ctx
   return HttpRouter.empty.pipe(
-    HttpRouter.get("/__sandbox/stats", Effect.sync(() => ok(control.stats()))),
+    HttpRouter.get(
+      "/__sandbox/stats",
+      Effect.sync(() => ok(control.stats()))
+    ),
     HttpRouter.get(
       "/__sandbox/balance/:id",
       Effect.map(HttpRouter.params, (p) => {
         const balance = control.getBalance(p["id"] ?? "")
-        return balance === undefined ? HttpServerResponse.unsafeJson({ error: "unknown credential" }, { status: 404 }) : ok({ id: p["id"], balance })
+        return balance === undefined
+          ? HttpServerResponse.unsafeJson({ error: "unknown credential" }, { status: 404 })
+          : ok({ id: p["id"], balance })
       })
     ),
     HttpRouter.post(
@@ -114,7 +122,10 @@ export const introspectionRoutes = (state: SandboxState, control: SandboxControl
         control.setPlotDailyQuota(b["calls"])
       })
     ),
-    HttpRouter.post("/__sandbox/expire-tokens", withBody(() => control.expireAccessTokens())),
+    HttpRouter.post(
+      "/__sandbox/expire-tokens",
+      withBody(() => control.expireAccessTokens())
+    ),
     HttpRouter.post(
       "/__sandbox/clock/advance",
       withBody((b) => {
@@ -123,15 +134,28 @@ export const introspectionRoutes = (state: SandboxState, control: SandboxControl
         return { now: new Date(control.now()).toISOString() }
       })
     ),
-    HttpRouter.post("/__sandbox/reset", withBody(() => control.reset())),
-    HttpRouter.get("/__sandbox/dialect", Effect.sync(() => ok(control.dialect()))),
-    HttpRouter.post("/__sandbox/dialect", withBody((b) => control.setDialect(b as never))),
+    HttpRouter.post(
+      "/__sandbox/reset",
+      withBody(() => control.reset())
+    ),
+    HttpRouter.get(
+      "/__sandbox/dialect",
+      Effect.sync(() => ok(control.dialect()))
+    ),
+    HttpRouter.post(
+      "/__sandbox/dialect",
+      withBody((b) => control.setDialect(b as never))
+    ),
     HttpRouter.get(
       "/__sandbox/truth/plots",
-      truth("criteria", (c) => parsePlotRequest({ criteria: c }), ({ criteria }) => {
-        const all = world.searchPlots(criteria)
-        return { count: all.length, ids: all.map((p) => p.id) }
-      })
+      truth(
+        "criteria",
+        (c) => parsePlotRequest({ criteria: c }),
+        ({ criteria }) => {
+          const all = world.searchPlots(criteria)
+          return { count: all.length, ids: all.map((p) => p.id) }
+        }
+      )
     ),
     HttpRouter.get(
       "/__sandbox/truth/properties",
@@ -139,10 +163,14 @@ export const introspectionRoutes = (state: SandboxState, control: SandboxControl
     ),
     HttpRouter.get(
       "/__sandbox/truth/premises",
-      truth("query", (q) => Effect.succeed((isObject(q) ? q : {}) as never), (q) => {
-        const all = world.searchPremises(q)
-        return { count: all.length, ids: all.map((p) => p.id) }
-      })
+      truth(
+        "query",
+        (q) => Effect.succeed((isObject(q) ? q : {}) as never),
+        (q) => {
+          const all = world.searchPremises(q)
+          return { count: all.length, ids: all.map((p) => p.id) }
+        }
+      )
     ),
     HttpRouter.get(
       "/__sandbox/truth/seller-leads",

@@ -13,8 +13,23 @@ import type { ProblemCode } from "./Problem.js"
  * Assumed: the spec names no list; these are the usual spellings.
  */
 const CREDENTIAL_PARAMS = new Set([
-  "api_key", "apikey", "key", "token", "access_token", "accesstoken", "auth", "authorization", "bearer",
-  "x_api_key", "secret", "client_secret", "refresh_token", "id_token", "password", "sig", "signature"
+  "api_key",
+  "apikey",
+  "key",
+  "token",
+  "access_token",
+  "accesstoken",
+  "auth",
+  "authorization",
+  "bearer",
+  "x_api_key",
+  "secret",
+  "client_secret",
+  "refresh_token",
+  "id_token",
+  "password",
+  "sig",
+  "signature"
 ])
 
 export interface AuthFailure {

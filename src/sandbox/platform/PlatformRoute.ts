@@ -71,7 +71,8 @@ const paymentRequired = (state: SandboxState, account: Account, cost: number) =>
     detail: `This call costs ${cost} units; the balance holds ${Math.max(0, account.balance)}`,
     // Assumed: the payment link's field is `payment_url` (docs/ASSUMPTIONS.md); a dialect may rename it.
     extra: {
-      [activeDialect(state.ctx).paymentLinkMember ?? DEFAULT_PAYMENT_LINK_MEMBER]: `${state.ctx.platformUrl()}/billing/top-up/${account.spec.id}`
+      [activeDialect(state.ctx).paymentLinkMember ?? DEFAULT_PAYMENT_LINK_MEMBER]:
+        `${state.ctx.platformUrl()}/billing/top-up/${account.spec.id}`
     }
   })
 
@@ -82,8 +83,11 @@ const runsOut = (state: SandboxState, cost: number) => {
 }
 
 /** Wraps a handler returning a JSON body into a billed operation. */
-export const operation =
-  <R>(state: SandboxState, spec: OperationSpec, handler: (account: Account) => Effect.Effect<unknown, PlatformError, R>) =>
+export const operation = <R>(
+  state: SandboxState,
+  spec: OperationSpec,
+  handler: (account: Account) => Effect.Effect<unknown, PlatformError, R>
+) =>
   Effect.gen(function* () {
     const info = yield* FiberRef.get(CurrentRequest)
     const req = yield* HttpServerRequest.HttpServerRequest
@@ -124,7 +128,8 @@ export const jsonBody: Effect.Effect<unknown, PlatformError, HttpServerRequest.H
   const length = Number(req.headers["content-length"] ?? "0")
   if (length > MAX_BODY_BYTES) return yield* new PlatformError({ code: "payload_too_large", detail: `Body above ${MAX_BODY_BYTES} bytes` })
   const text = yield* Effect.orElseSucceed(req.text, () => "")
-  if (text.length > MAX_BODY_BYTES) return yield* new PlatformError({ code: "payload_too_large", detail: `Body above ${MAX_BODY_BYTES} bytes` })
+  if (text.length > MAX_BODY_BYTES)
+    return yield* new PlatformError({ code: "payload_too_large", detail: `Body above ${MAX_BODY_BYTES} bytes` })
   if (text.trim() === "") return undefined
   try {
     return JSON.parse(text) as unknown
@@ -136,13 +141,7 @@ export const jsonBody: Effect.Effect<unknown, PlatformError, HttpServerRequest.H
 export const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
 /** An integer field within bounds, or the default when absent. */
-export const intField = (
-  value: unknown,
-  name: string,
-  min: number,
-  max: number,
-  dflt: number
-): Effect.Effect<number, PlatformError> => {
+export const intField = (value: unknown, name: string, min: number, max: number, dflt: number): Effect.Effect<number, PlatformError> => {
   if (value === undefined || value === null) return Effect.succeed(dflt)
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value
   if (typeof n !== "number" || !Number.isInteger(n)) return Effect.fail(invalid(`${name} must be an integer`))

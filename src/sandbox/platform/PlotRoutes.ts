@@ -25,7 +25,17 @@ export const PLOT_NOTE =
 
 const STRING_LISTS = ["regions", "municipalities", "zipcodes", "keywords"] as const
 const NUMBERS = ["plot_area_min", "plot_area_max", "sale_price_min", "sale_price_max", "sale_price_m2_max"] as const
-const KNOWN = new Set<string>([...STRING_LISTS, ...NUMBERS, "plot_types", "operation", "commercial_use", "serviced", "limit", "offset", "sort"])
+const KNOWN = new Set<string>([
+  ...STRING_LISTS,
+  ...NUMBERS,
+  "plot_types",
+  "operation",
+  "commercial_use",
+  "serviced",
+  "limit",
+  "offset",
+  "sort"
+])
 
 const isStringList = (v: unknown): v is Array<string> => Array.isArray(v) && v.every((x) => typeof x === "string")
 
@@ -42,7 +52,8 @@ export const parsePlotRequest = (body: unknown) =>
     for (const k of STRING_LISTS) if (c[k] !== undefined && !isStringList(c[k])) return yield* invalid(`${k} must be a list of strings`)
     for (const k of NUMBERS) {
       const v = c[k]
-      if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0)) return yield* invalid(`${k} must be a non-negative number`)
+      if (v !== undefined && (typeof v !== "number" || !Number.isFinite(v) || v < 0))
+        return yield* invalid(`${k} must be a non-negative number`)
     }
     const pt = c["plot_types"]
     if (pt !== undefined && (!isStringList(pt) || !pt.every((t) => (PlotType.values as ReadonlyArray<string>).includes(t)))) {
@@ -68,7 +79,8 @@ export const parsePlotRequest = (body: unknown) =>
     }
     const bounds = (lo: unknown, hi: unknown, name: string) =>
       typeof lo === "number" && typeof hi === "number" && lo > hi ? invalid(`${name}_min must not exceed ${name}_max`) : undefined
-    const bad = bounds(c["plot_area_min"], c["plot_area_max"], "plot_area") ?? bounds(c["sale_price_min"], c["sale_price_max"], "sale_price")
+    const bad =
+      bounds(c["plot_area_min"], c["plot_area_max"], "plot_area") ?? bounds(c["sale_price_min"], c["sale_price_max"], "sale_price")
     if (bad) return yield* bad
     const limit = yield* intField(c["limit"], "limit", 1, PLOT_MAX_LIMIT, PLOT_DEFAULT_LIMIT)
     const offset = yield* intField(c["offset"], "offset", 0, Number.MAX_SAFE_INTEGER, 0)
@@ -81,33 +93,34 @@ export const parsePlotRequest = (body: unknown) =>
 const sandboxDay = (state: SandboxState) => Math.floor(state.ctx.clock.now() / 86_400_000)
 
 /** Assumed: the quota counts calls past authentication per credential and sandbox day. */
-const quota = (state: SandboxState) => (account: Account): PlatformError | undefined => {
-  if (state.plotDailyQuota <= 0) return undefined
-  const key = `${account.spec.id}|${sandboxDay(state)}`
-  const used = state.plotCalls.get(key) ?? 0
-  if (used >= state.plotDailyQuota) {
-    return new PlatformError({ code: "quota_reached", detail: `The daily quota of ${state.plotDailyQuota} plot searches is spent` })
+const quota =
+  (state: SandboxState) =>
+  (account: Account): PlatformError | undefined => {
+    if (state.plotDailyQuota <= 0) return undefined
+    const key = `${account.spec.id}|${sandboxDay(state)}`
+    const used = state.plotCalls.get(key) ?? 0
+    if (used >= state.plotDailyQuota) {
+      return new PlatformError({ code: "quota_reached", detail: `The daily quota of ${state.plotDailyQuota} plot searches is spent` })
+    }
+    state.plotCalls.set(key, used + 1)
+    return undefined
   }
-  state.plotCalls.set(key, used + 1)
-  return undefined
-}
 
 export const plotRoutes = (state: SandboxState) =>
   HttpRouter.empty.pipe(
     HttpRouter.post(
       "/v1/ai/plots/search",
-      operation(
-        state,
-        { cost: PLOT_COST, style: "plot", headers: { "Ai-Version": AI_VERSION }, precheck: quota(state) },
-        () =>
-          Effect.flatMap(Effect.flatMap(jsonBody, parsePlotRequest), ({ criteria, applied, limit, offset }) =>
-            Effect.sync(() => {
-              const { world, driftRate } = state.ctx
-              const dialect = activeDialect(state.ctx)
-              const all = world.searchPlots(criteria)
-              const page = all.slice(offset, offset + capLimit(dialect, limit))
-              const results = driftRate.platform > 0 ? page.map((p) => world.drift(p, "plot", driftRate.platform)) : page
-              return shapeList(dialect, {
+      operation(state, { cost: PLOT_COST, style: "plot", headers: { "Ai-Version": AI_VERSION }, precheck: quota(state) }, () =>
+        Effect.flatMap(Effect.flatMap(jsonBody, parsePlotRequest), ({ criteria, applied, limit, offset }) =>
+          Effect.sync(() => {
+            const { world, driftRate } = state.ctx
+            const dialect = activeDialect(state.ctx)
+            const all = world.searchPlots(criteria)
+            const page = all.slice(offset, offset + capLimit(dialect, limit))
+            const results = driftRate.platform > 0 ? page.map((p) => world.drift(p, "plot", driftRate.platform)) : page
+            return shapeList(
+              dialect,
+              {
                 scope: PLOT_SCOPE,
                 country: "de",
                 count: all.length,
@@ -116,9 +129,11 @@ export const plotRoutes = (state: SandboxState) =>
                 criteria: applied,
                 note: PLOT_NOTE,
                 results
-              }, "shown")
-            })
-          )
+              },
+              "shown"
+            )
+          })
+        )
       )
     )
   )

@@ -20,9 +20,7 @@ export const PREMISES_VERSION = "2026-10-15.6"
 const optString = (v: unknown, name: string) =>
   v === undefined || typeof v === "string" ? Effect.succeed(v) : Effect.fail(invalid(`${name} must be a string`))
 const optNumber = (v: unknown, name: string) =>
-  v === undefined || (typeof v === "number" && Number.isFinite(v))
-    ? Effect.succeed(v)
-    : Effect.fail(invalid(`${name} must be a number`))
+  v === undefined || (typeof v === "number" && Number.isFinite(v)) ? Effect.succeed(v) : Effect.fail(invalid(`${name} must be a number`))
 
 /** The body accepts any keys; the ones the sandbox filters on are checked for type. */
 const parsePremises = (body: unknown, pageDepth: number) =>

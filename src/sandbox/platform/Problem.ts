@@ -5,12 +5,26 @@
 import { HttpServerResponse } from "@effect/platform"
 
 export type ProblemCode =
-  | "invalid_request" | "key_in_query" | "page_depth_exceeded"
-  | "unauthorized" | "invalid_credential" | "credential_revoked" | "token_expired"
+  | "invalid_request"
+  | "key_in_query"
+  | "page_depth_exceeded"
+  | "unauthorized"
+  | "invalid_credential"
+  | "credential_revoked"
+  | "token_expired"
   | "payment_required"
-  | "insufficient_scope" | "not_entitled" | "account_suspended"
-  | "not_found" | "method_not_allowed" | "conflict" | "payload_too_large"
-  | "rate_limited" | "quota_reached" | "internal_error" | "bad_gateway" | "service_unavailable"
+  | "insufficient_scope"
+  | "not_entitled"
+  | "account_suspended"
+  | "not_found"
+  | "method_not_allowed"
+  | "conflict"
+  | "payload_too_large"
+  | "rate_limited"
+  | "quota_reached"
+  | "internal_error"
+  | "bad_gateway"
+  | "service_unavailable"
 
 /** Assumed: fixed English titles (docs/ASSUMPTIONS.md); the spec does not show them. */
 export const PROBLEM: Record<ProblemCode, { readonly status: number; readonly title: string }> = {
@@ -76,7 +90,4 @@ export const plotErrorResponse = (
   requestId: string,
   headers?: Record<string, string>
 ): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.unsafeJson(
-    { error: { code, message } },
-    { status, headers: { "Svc-Request-Id": requestId, ...headers } }
-  )
+  HttpServerResponse.unsafeJson({ error: { code, message } }, { status, headers: { "Svc-Request-Id": requestId, ...headers } })

@@ -29,7 +29,8 @@ const numberParam = (
     return dflt === undefined ? Effect.fail(invalid(`${name} is required`)) : Effect.succeed(dflt)
   }
   const n = Number(raw)
-  if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) return Effect.fail(invalid(`${name} must be ${integer ? "an integer" : "a number"}`))
+  if (!Number.isFinite(n) || (integer && !Number.isInteger(n)))
+    return Effect.fail(invalid(`${name} must be ${integer ? "an integer" : "a number"}`))
   if (n < min || n > max) return Effect.fail(invalid(`${name} must be between ${min} and ${max}`))
   return Effect.succeed(n)
 }

@@ -15,8 +15,7 @@ export interface CursorState {
   readonly at: number
 }
 
-export const encodeCursor = (c: CursorState): string =>
-  Buffer.from(JSON.stringify([c.filter, c.from, c.limit, c.at])).toString("base64url")
+export const encodeCursor = (c: CursorState): string => Buffer.from(JSON.stringify([c.filter, c.from, c.limit, c.at])).toString("base64url")
 
 /** undefined when the text is not a cursor this sandbox wrote. */
 export const decodeCursor = (text: string): CursorState | undefined => {

@@ -15,7 +15,18 @@ export const MAX_SOURCING_LIMIT = 200
 /** Spec: plain-language search takes up to 20 phrases. */
 export const MAX_PHRASES = 20
 
-const SEARCH_KEYS = new Set(["country", "location_ids", "operation", "types", "price_min", "price_max", "area_min", "area_max", "bedrooms_min", "limit"])
+const SEARCH_KEYS = new Set([
+  "country",
+  "location_ids",
+  "operation",
+  "types",
+  "price_min",
+  "price_max",
+  "area_min",
+  "area_max",
+  "bedrooms_min",
+  "limit"
+])
 const DESCRIBE_KEYS = new Set(["tags", "description", "country", "location_ids", "limit"])
 
 const num = (v: unknown, name: string): Effect.Effect<number | undefined, PlatformError> =>
@@ -44,8 +55,7 @@ const unknownKeys = (body: Record<string, unknown>, allowed: Set<string>) => {
 }
 
 /** Removes undefined members (exactOptionalPropertyTypes and stable cursor JSON). */
-const compact = <A extends object>(a: A): A =>
-  Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
+const compact = <A extends object>(a: A): A => Object.fromEntries(Object.entries(a).filter(([, v]) => v !== undefined)) as A
 
 export const parseSearch = (body: unknown): Effect.Effect<{ filter: SourcingFilter; limit: number }, PlatformError> =>
   Effect.gen(function* () {
@@ -99,7 +109,10 @@ const amount = (digits: string, suffix: string | undefined) => {
  * property type names (plural too, first group wins), "N bedrooms", price bounds ("under 300k",
  * "over 1.2m", "from 500"), area bounds ("over 80 m2"). Other phrases are kept as tags and ignored.
  */
-export const phrasesToFilter = (phrases: ReadonlyArray<string>, base: { country: string; location_ids?: ReadonlyArray<number> | undefined }) => {
+export const phrasesToFilter = (
+  phrases: ReadonlyArray<string>,
+  base: { country: string; location_ids?: ReadonlyArray<number> | undefined }
+) => {
   let operation: "sale" | "rent" = "sale"
   const types: Array<string> = []
   const f: { price_min?: number; price_max?: number; area_min?: number; area_max?: number; bedrooms_min?: number } = {}
@@ -117,7 +130,9 @@ export const phrasesToFilter = (phrases: ReadonlyArray<string>, base: { country:
       if (area[1] !== undefined && /under|below|max|up to/.test(area[1])) f.area_max = Number(area[2])
       else f.area_min = Number(area[2])
     } else {
-      const price = /(under|below|max|up to|less than|over|above|min|at least|from|more than)\s*(?:€|eur)?\s*([\d][\d.,]*)\s*(k|m)?\b/.exec(p)
+      const price = /(under|below|max|up to|less than|over|above|min|at least|from|more than)\s*(?:€|eur)?\s*([\d][\d.,]*)\s*(k|m)?\b/.exec(
+        p
+      )
       if (price) {
         const v = amount(price[2]!, price[3])
         if (/under|below|max|up to|less than/.test(price[1]!)) f.price_max = v
@@ -125,7 +140,13 @@ export const phrasesToFilter = (phrases: ReadonlyArray<string>, base: { country:
       }
     }
   }
-  return compact({ country: base.country, location_ids: base.location_ids, operation, types: types.length > 0 ? types : undefined, ...f }) as SourcingFilter
+  return compact({
+    country: base.country,
+    location_ids: base.location_ids,
+    operation,
+    types: types.length > 0 ? types : undefined,
+    ...f
+  }) as SourcingFilter
 }
 
 export const parseDescribe = (

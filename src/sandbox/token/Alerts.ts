@@ -27,8 +27,14 @@ export interface LegacyFeed {
 }
 
 const READ_PARAMS = [
-  "order_by", "alert_date_from", "alert_date_to", "created_at_from", "created_at_to",
-  "created_at_with_photos_from", "created_at_with_photos_to", "alert_subtype"
+  "order_by",
+  "alert_date_from",
+  "alert_date_to",
+  "created_at_from",
+  "created_at_to",
+  "created_at_with_photos_from",
+  "created_at_with_photos_to",
+  "alert_subtype"
 ] as const
 
 export const makeAlertsHandlers = (ctx: SandboxContext) => {
@@ -66,7 +72,8 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       const body = yield* jsonBody()
       const c = new Checker()
       const obj = isObject(body) ? body : undefined
-      if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+      if (obj === undefined)
+        c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
       const name = c.string(obj, "name", ["body"], { required: !partial, minLength: 1 })
       const filter = checkFeedFilter(c, obj, ["body"])
       yield* c.result
@@ -122,11 +129,15 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
         const body = yield* jsonBody(false)
         const c = new Checker()
         const obj = body === undefined ? {} : isObject(body) ? body : undefined
-        if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        if (obj === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
         const filter = checkFilterFields(c, obj ?? {}, ["body"])
         yield* c.result
         const q = yield* query
-        const page = yield* readPage({ limit: q.limit ?? obj?.limit, offset: q.offset ?? obj?.offset }, q.limit !== undefined || q.offset !== undefined ? "query" : "body")
+        const page = yield* readPage(
+          { limit: q.limit ?? obj?.limit, offset: q.offset ?? obj?.offset },
+          q.limit !== undefined || q.offset !== undefined ? "query" : "body"
+        )
         return ok(alertPage("/api/v1/listing-alerts/search", filter, page, "-alert_date", {}))
       })
   }

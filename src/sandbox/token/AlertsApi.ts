@@ -85,7 +85,8 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
         const body = yield* jsonBody()
         const c = new Checker()
         const obj = isObject(body) ? body : undefined
-        if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        if (obj === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
         const name = c.string(obj, "name", ["body"], { required: true, minLength: 1 })
         const filter = checkFeedFilter(c, obj, ["body"])
         yield* c.result
@@ -109,7 +110,8 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
         const body = yield* jsonBody()
         const c = new Checker()
         const obj = isObject(body) ? body : undefined
-        if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        if (obj === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
         const url = c.string(obj, "url", ["body"], { required: true, maxLength: 2083 })
         if (url !== undefined && !/^https?:\/\/[^\s/]+/.test(url)) {
           c.add(["body", "url"], "url_parsing", "Input should be a valid URL", url, { error: "relative URL without a base" })
@@ -124,7 +126,8 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
         const body = yield* jsonBody()
         const c = new Checker()
         const obj = isObject(body) ? body : undefined
-        if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        if (obj === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
         const immediate = c.bool(obj, "immediate", ["body"])
         yield* c.result
         return ok({ secret: secrets.rotate(owner, immediate ?? false) })

@@ -88,7 +88,8 @@ export const login = (ctx: SandboxContext, issuer: Issuer): Handler =>
     const body = yield* jsonBody()
     const c = new Checker()
     const obj = isObject(body) ? body : undefined
-    if (obj === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+    if (obj === undefined)
+      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
     const email = c.string(obj, "email", ["body"], { required: true })
     const password = c.string(obj, "password", ["body"], { required: true })
     yield* c.result
@@ -105,4 +106,3 @@ export const refresh = (ctx: SandboxContext, issuer: Issuer): Handler =>
     ctx.stats.refreshes.count += 1
     return ok({ access_token: issuer.issue(claims.sub, "access") })
   })
-

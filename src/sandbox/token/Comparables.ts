@@ -30,11 +30,13 @@ const checkV1 = (raw: unknown, nowMs: number) =>
   Effect.suspend(() => {
     const c = new Checker()
     const body = isObject(raw) ? raw : undefined
-    if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    if (body === undefined)
+      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
     const L = ["body"]
-    const coordinates = body?.coordinates === undefined || body.coordinates === null
-      ? (c.add([...L, "coordinates"], "missing", "Field required", body ?? null), undefined)
-      : checkPoint(c, body.coordinates, [...L, "coordinates"])
+    const coordinates =
+      body?.coordinates === undefined || body.coordinates === null
+        ? (c.add([...L, "coordinates"], "missing", "Field required", body ?? null), undefined)
+        : checkPoint(c, body.coordinates, [...L, "coordinates"])
     const distance = c.number(body, "distance", L, { ge: COMPARABLES_DISTANCE.ge, le: COMPARABLES_DISTANCE.le })
     const operation = c.literal(body, "business_type", L, Operation.values, { required: true })
     const type = c.literal(body, "property_type", L, PROPERTY_TYPES, { required: true })
@@ -92,14 +94,18 @@ export const makeComparablesHandlers = (ctx: SandboxContext) => {
         const raw = yield* jsonBody()
         const c = new Checker()
         const body = isObject(raw) ? raw : undefined
-        if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        if (body === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
         const id = body?.valuation_id
         if (id === undefined || id === null) c.add(["body", "valuation_id"], "missing", "Field required", body ?? null)
         else if (typeof id !== "string" && !(typeof id === "number" && Number.isInteger(id))) {
           c.add(["body", "valuation_id"], "string_type", "Input should be a valid string", id)
         }
         yield* c.result
-        const reportId = `rep_${createHash("sha256").update(`ai-builder:${ctx.seed}:${owner}:${String(id)}`).digest("hex").slice(0, 16)}`
+        const reportId = `rep_${createHash("sha256")
+          .update(`ai-builder:${ctx.seed}:${owner}:${String(id)}`)
+          .digest("hex")
+          .slice(0, 16)}`
         return ok({ report_id: reportId, session_url: apiLink(ctx, `/ai-builder/sessions/${reportId}`, {}) })
       })
   }

@@ -4,8 +4,19 @@
  */
 import { Effect } from "effect"
 import {
-  Characteristic, Condition, Direction, EnergyRating, FloorType, Operation, Orientation, PLOT_AREA_REQUIRED_TYPES,
-  PROPERTY_TYPES, TOTAL_AREA_REQUIRED_TYPES, TYPE_GROUPS, View, commonGroup
+  Characteristic,
+  Condition,
+  Direction,
+  EnergyRating,
+  FloorType,
+  Operation,
+  Orientation,
+  PLOT_AREA_REQUIRED_TYPES,
+  PROPERTY_TYPES,
+  TOTAL_AREA_REQUIRED_TYPES,
+  TYPE_GROUPS,
+  View,
+  commonGroup
 } from "../../service/schema/Enums.js"
 import type { ComparablesRequest } from "../world/Queries.js"
 import type { Coordinates } from "../world/Records.js"
@@ -82,7 +93,9 @@ const checkTargetPoint = (c: Checker, circle: Json, at: Loc) => {
     const cadLoc = [...tpLoc, "cadastral_reference"]
     const country = c.string(cad, "country_code", cadLoc, { required: true })
     if (country !== undefined && !/^[A-Za-z]{2}$/.test(country)) {
-      c.add([...cadLoc, "country_code"], "string_pattern_mismatch", "String should match pattern '^[A-Z]{2}$'", country, { pattern: "^[A-Z]{2}$" })
+      c.add([...cadLoc, "country_code"], "string_pattern_mismatch", "String should match pattern '^[A-Z]{2}$'", country, {
+        pattern: "^[A-Z]{2}$"
+      })
     }
     const ref = c.string(cad, "cadastral_reference", cadLoc, { required: true, minLength: 1 })
     c.string(cad, "province", cadLoc)
@@ -159,9 +172,11 @@ export const checkComparables = (raw: unknown, nowMs: number): Effect.Effect<Com
     const hasCadastral = location_boundary?.circle?.target_point.cadastral_reference !== undefined
     if (types !== undefined && !hasCadastral) {
       const needTotal = types.filter((t) => (TOTAL_AREA_REQUIRED_TYPES as ReadonlyArray<string>).includes(t))
-      if (needTotal.length > 0 && body.total_area == null) c.rule(`total_area is required for ${needTotal.join(", ")} unless a cadastral reference is given`)
+      if (needTotal.length > 0 && body.total_area == null)
+        c.rule(`total_area is required for ${needTotal.join(", ")} unless a cadastral reference is given`)
       const needPlot = types.filter((t) => (PLOT_AREA_REQUIRED_TYPES as ReadonlyArray<string>).includes(t))
-      if (needPlot.length > 0 && body.plot_area == null) c.rule(`plot_area is required for ${needPlot.join(", ")} unless a cadastral reference is given`)
+      if (needPlot.length > 0 && body.plot_area == null)
+        c.rule(`plot_area is required for ${needPlot.join(", ")} unless a cadastral reference is given`)
     }
     const floors = c.literals(body, "floors", L, FloorType.values)
     const floor_number = c.ints(body, "floor_number", L, { ge: -250, le: 250 })
@@ -169,11 +184,14 @@ export const checkComparables = (raw: unknown, nowMs: number): Effect.Effect<Com
     const views = c.literals(body, "views", L, View.values)
     const directions = c.literals(body, "directions", L, Direction.values)
     const ch = c.object(body, "characteristics", L, { nullable: true })
-    const characteristics = ch === undefined ? undefined : {
-      must_have: c.literals(ch, "must_have", [...L, "characteristics"], Characteristic.values),
-      nice_to_have: c.literals(ch, "nice_to_have", [...L, "characteristics"], Characteristic.values),
-      exclude: c.literals(ch, "exclude", [...L, "characteristics"], Characteristic.values)
-    }
+    const characteristics =
+      ch === undefined
+        ? undefined
+        : {
+            must_have: c.literals(ch, "must_have", [...L, "characteristics"], Characteristic.values),
+            nice_to_have: c.literals(ch, "nice_to_have", [...L, "characteristics"], Characteristic.values),
+            exclude: c.literals(ch, "exclude", [...L, "characteristics"], Characteristic.values)
+          }
     const energy_ratings = c.literals(body, "energy_ratings", L, EnergyRating.values)
     const days_on_market_from = c.int(body, "days_on_market_from", L, { ge: 1, le: 10000 })
     const days_on_market_to = c.int(body, "days_on_market_to", L, { ge: 1, le: 10000 })
@@ -194,10 +212,24 @@ export const checkComparables = (raw: unknown, nowMs: number): Effect.Effect<Com
       comparables_types: types!,
       min_price: num(min_price) ?? 0,
       max_price: num(max_price),
-      condition, bedrooms: num(bedrooms), rooms: num(rooms), bathrooms: num(bathrooms),
-      construction_year: num(construction_year), total_area: num(total_area), plot_area: num(plot_area),
-      floors, floor_number, orientation, views, directions, characteristics, energy_ratings,
-      days_on_market_from: num(days_on_market_from), days_on_market_to: num(days_on_market_to),
-      with_agencies, without_agencies, exclude_outliers: exclude_outliers ?? true
+      condition,
+      bedrooms: num(bedrooms),
+      rooms: num(rooms),
+      bathrooms: num(bathrooms),
+      construction_year: num(construction_year),
+      total_area: num(total_area),
+      plot_area: num(plot_area),
+      floors,
+      floor_number,
+      orientation,
+      views,
+      directions,
+      characteristics,
+      energy_ratings,
+      days_on_market_from: num(days_on_market_from),
+      days_on_market_to: num(days_on_market_to),
+      with_agencies,
+      without_agencies,
+      exclude_outliers: exclude_outliers ?? true
     } satisfies ComparablesRequest)
   })

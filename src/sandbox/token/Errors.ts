@@ -35,11 +35,9 @@ export class TokenHostError extends Data.TaggedError("TokenHostError")<{
 export const badRequest = (message: string, errors: ReadonlyArray<string> | null = null, details: string | null = null) =>
   new TokenHostError({ reason: "BadRequest", status: 400, body: { message, errors, details } })
 
-export const unauthorized = (detail: string) =>
-  new TokenHostError({ reason: "Unauthorized", status: 401, body: { detail } })
+export const unauthorized = (detail: string) => new TokenHostError({ reason: "Unauthorized", status: 401, body: { detail } })
 
-export const forbidden = (detail: string) =>
-  new TokenHostError({ reason: "Forbidden", status: 403, body: { detail } })
+export const forbidden = (detail: string) => new TokenHostError({ reason: "Forbidden", status: 403, body: { detail } })
 
 /** Assumed: `errors` holds `{<field>: [message]}`, Django REST style, e.g. `{id: ["Feed not found."]}`. */
 export const notFound = (field: string, message: string) =>
@@ -49,8 +47,7 @@ export const notFound = (field: string, message: string) =>
  * Assumed: a 404 outside the v1 feeds (unknown property, feed of the webhook family, location,
  * zip code, unresolvable target point) is `{detail}`, FastAPI's default body.
  */
-export const notFoundDetail = (detail: string) =>
-  new TokenHostError({ reason: "NotFound", status: 404, body: { detail } })
+export const notFoundDetail = (detail: string) => new TokenHostError({ reason: "NotFound", status: 404, body: { detail } })
 
 export const unprocessable = (issues: ReadonlyArray<ValidationIssue>) =>
   new TokenHostError({ reason: "Unprocessable", status: 422, body: { detail: issues } })

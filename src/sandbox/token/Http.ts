@@ -67,8 +67,12 @@ const intParam = (raw: string | undefined, name: string, min: number, max: numbe
       unprocessableOne([loc, name], "int_parsing", "Input should be a valid integer, unable to parse string as an integer", raw)
     )
   }
-  if (n < min) return Effect.fail(unprocessableOne([loc, name], "greater_than_equal", `Input should be greater than or equal to ${min}`, raw, { ge: min }))
-  if (n > max) return Effect.fail(unprocessableOne([loc, name], "less_than_equal", `Input should be less than or equal to ${max}`, raw, { le: max }))
+  if (n < min)
+    return Effect.fail(
+      unprocessableOne([loc, name], "greater_than_equal", `Input should be greater than or equal to ${min}`, raw, { ge: min })
+    )
+  if (n > max)
+    return Effect.fail(unprocessableOne([loc, name], "less_than_equal", `Input should be less than or equal to ${max}`, raw, { le: max }))
   return Effect.succeed(n)
 }
 

@@ -7,7 +7,12 @@
  */
 import { Effect } from "effect"
 import {
-  Characteristic, Condition, Operation, TIME_SERIES_TYPES, TIME_SERIES_TYPE_GROUPS, commonGroup
+  Characteristic,
+  Condition,
+  Operation,
+  TIME_SERIES_TYPES,
+  TIME_SERIES_TYPE_GROUPS,
+  commonGroup
 } from "../../service/schema/Enums.js"
 import type { Boundary, MarketFilter, Range } from "../world/Queries.js"
 import type { TokenHostError } from "./Errors.js"
@@ -58,9 +63,10 @@ const checkBoundary = (c: Checker, body: Json): Boundary | undefined => {
     const cAt = [...at, "circle"]
     const distance = c.int(circle, "distance", cAt, { required: true, ...MARKET_DISTANCE })
     const tp = circle.target_point
-    const target = tp === undefined || tp === null
-      ? (c.add([...cAt, "target_point"], "missing", "Field required", circle), undefined)
-      : checkPoint(c, tp, [...cAt, "target_point"])
+    const target =
+      tp === undefined || tp === null
+        ? (c.add([...cAt, "target_point"], "missing", "Field required", circle), undefined)
+        : checkPoint(c, tp, [...cAt, "target_point"])
     if (typeof distance === "number" && target !== undefined) circleOut = { distance, target_point: target }
   }
   const given = [b.location_ids, b.polygon, b.circle].filter((v) => v !== undefined && v !== null).length
@@ -87,12 +93,15 @@ export const checkFilter = (c: Checker, body: Json): MarketFilter => {
     if (r !== undefined) ranges[key] = r
   }
   const ch = c.object(body, "characteristics", L, { nullable: true })
-  const characteristics = ch === undefined
-    ? (body.characteristics === null ? null : undefined)
-    : {
-      must_have: c.literals(ch, "must_have", [...L, "characteristics"], Characteristic.values) ?? [],
-      exclude: c.literals(ch, "exclude", [...L, "characteristics"], Characteristic.values) ?? []
-    }
+  const characteristics =
+    ch === undefined
+      ? body.characteristics === null
+        ? null
+        : undefined
+      : {
+          must_have: c.literals(ch, "must_have", [...L, "characteristics"], Characteristic.values) ?? [],
+          exclude: c.literals(ch, "exclude", [...L, "characteristics"], Characteristic.values) ?? []
+        }
   const conditions = c.literals(body, "conditions", L, Condition.values, { minItems: 1 })
   const bools: Record<string, boolean> = {}
   for (const k of ["private", "bank", "auction", "exclude_outliers"]) {
@@ -116,7 +125,8 @@ export const checkFilter = (c: Checker, body: Json): MarketFilter => {
 export const startBody = (raw: unknown) => {
   const c = new Checker()
   const body = isObject(raw) ? raw : undefined
-  if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+  if (body === undefined)
+    c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
   return { c, body: body ?? {} }
 }
 

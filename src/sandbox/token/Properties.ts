@@ -16,7 +16,14 @@ const INT32 = 2147483647
 
 /** Spec: smart link `components_to_include` values. */
 export const SMART_LINK_COMPONENTS = [
-  "price", "days_on_market", "price_change", "sources", "history", "location_intelligence", "comparables", "valuation",
+  "price",
+  "days_on_market",
+  "price_change",
+  "sources",
+  "history",
+  "location_intelligence",
+  "comparables",
+  "valuation",
   "market_analytics"
 ] as const
 
@@ -37,7 +44,8 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
   const checkSearch = (raw: unknown) => {
     const c = new Checker()
     const body: Json | undefined = raw === undefined ? {} : isObject(raw) ? raw : undefined
-    if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    if (body === undefined)
+      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
     const L = ["body"]
     const location_ids = c.ints(body, "location_ids", L, { ge: 1, le: INT32 }, { minItems: 1 })
     const types = c.literals(body, "types", L, PROPERTY_TYPES, { minItems: 1 })
@@ -75,7 +83,8 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const raw = yield* jsonBody()
         const c = new Checker()
         const body = isObject(raw) ? raw : undefined
-        if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        if (body === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
         const ids = c.ints(body, "listing_ids", ["body"], { ge: 1, le: INT32 }, { required: true, maxItems: 100 })
         yield* c.result
         return ok(ctx.world.matchListings(ids!))
@@ -92,7 +101,9 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
         const { offset } = page
-        const results = Array.from(matches.subarray(offset, offset + capLimit(dialect, page.limit)), (i) => drift(ctx.world.property(i, now)))
+        const results = Array.from(matches.subarray(offset, offset + capLimit(dialect, page.limit)), (i) =>
+          drift(ctx.world.property(i, now))
+        )
         const links = offsetLinks(ctx, "/api/v1/properties/search", page, results.length, matches.length, {}, MAX_OFFSET)
         return ok(shapeList(dialect, { count: matches.length, ...links, results }, "unshown"))
       }),
@@ -106,22 +117,36 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         let position = 0
         if (q.cursor !== undefined) {
           const p = decodeCursor(q.cursor)
-          if (p === undefined) return yield* unprocessableOne(["query", "cursor"], "value_error", "Value error, invalid cursor", q.cursor, { error: "invalid cursor" })
+          if (p === undefined)
+            return yield* unprocessableOne(["query", "cursor"], "value_error", "Value error, invalid cursor", q.cursor, {
+              error: "invalid cursor"
+            })
           position = p
         }
         const now = ctx.clock.now()
         const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
         const limit = Math.min(page.limit, MAX_LIMIT)
-        const results = Array.from(matches.subarray(position, position + capLimit(dialect, limit)), (i) => drift(ctx.world.property(i, now)))
+        const results = Array.from(matches.subarray(position, position + capLimit(dialect, limit)), (i) =>
+          drift(ctx.world.property(i, now))
+        )
         // The cursor resumes after the last result served (a capped page holds fewer than `limit`).
         const nextPos = position + results.length
-        return ok(shapeList(dialect, {
-          count: matches.length,
-          next: results.length > 0 && nextPos < matches.length ? apiLink(ctx, "/api/v2/properties/search", { limit, cursor: encodeCursor(nextPos) }) : null,
-          previous: null,
-          results
-        }, "unshown"))
+        return ok(
+          shapeList(
+            dialect,
+            {
+              count: matches.length,
+              next:
+                results.length > 0 && nextPos < matches.length
+                  ? apiLink(ctx, "/api/v2/properties/search", { limit, cursor: encodeCursor(nextPos) })
+                  : null,
+              previous: null,
+              results
+            },
+            "unshown"
+          )
+        )
       }),
 
     /** Spec (beta): every rule of the smart-links table; 200 `{id, url}`. */
@@ -130,7 +155,8 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const raw = yield* jsonBody()
         const c = new Checker()
         const body = isObject(raw) ? raw : undefined
-        if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        if (body === undefined)
+          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
         const L = ["body"]
         const ids = c.ints(body, "primary_listing_ids", L, { ge: 1, le: INT32 }, { required: true, minItems: 1, maxItems: 10 })
         const settings = c.object(body, "settings", L, { required: true })
@@ -145,11 +171,14 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         for (const k of ["first_name", "last_name", "phone"]) c.string(user, k, U, { required: user !== undefined })
         const email = c.string(user, "email", U, { required: user !== undefined })
         if (email !== undefined && !EMAIL_RE.test(email)) {
-          c.add([...U, "email"], "value_error", "value is not a valid email address: An email address must have an @-sign.", email, { reason: "invalid email" })
+          c.add([...U, "email"], "value_error", "value is not a valid email address: An email address must have an @-sign.", email, {
+            reason: "invalid email"
+          })
         }
         const uri = (o: Json | undefined, k: string, at: Array<string>) => {
           const v = c.string(o, k, at)
-          if (v !== undefined && !URI_RE.test(v)) c.add([...at, k], "url_parsing", "Input should be a valid URL", v, { error: "relative URL without a base" })
+          if (v !== undefined && !URI_RE.test(v))
+            c.add([...at, k], "url_parsing", "Input should be a valid URL", v, { error: "relative URL without a base" })
         }
         uri(user, "photo_url", U)
         c.string(user, "about_me", U)
@@ -158,7 +187,10 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         c.string(company, "name", C, { required: company !== undefined })
         uri(company, "logo_url", C)
         yield* c.result
-        const id = createHash("sha256").update(`smart-link:${ctx.seed}:${owner}:${JSON.stringify(ids)}:${ctx.clock.now()}`).digest("hex").slice(0, 16)
+        const id = createHash("sha256")
+          .update(`smart-link:${ctx.seed}:${owner}:${JSON.stringify(ids)}:${ctx.clock.now()}`)
+          .digest("hex")
+          .slice(0, 16)
         // Assumed: the link's URL is `<api_url>/smart-links/<id>` (the real page host is not shown).
         return ok({ id, url: apiLink(ctx, `/smart-links/${id}`, {}) })
       })

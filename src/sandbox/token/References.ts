@@ -24,19 +24,28 @@ const queryNumber = (q: Record<string, string>, name: string, integer: boolean, 
   if (raw === undefined || raw === "") return Effect.fail(unprocessableOne(["query", name], "missing", "Field required", null))
   const n = Number(raw)
   if (!Number.isFinite(n) || (integer && !Number.isInteger(n))) {
-    return Effect.fail(integer
-      ? unprocessableOne(["query", name], "int_parsing", "Input should be a valid integer, unable to parse string as an integer", raw)
-      : unprocessableOne(["query", name], "float_parsing", "Input should be a valid number, unable to parse string as a number", raw))
+    return Effect.fail(
+      integer
+        ? unprocessableOne(["query", name], "int_parsing", "Input should be a valid integer, unable to parse string as an integer", raw)
+        : unprocessableOne(["query", name], "float_parsing", "Input should be a valid number, unable to parse string as a number", raw)
+    )
   }
-  if (n < range.ge) return Effect.fail(unprocessableOne(["query", name], "greater_than_equal", `Input should be greater than or equal to ${range.ge}`, raw, { ge: range.ge }))
-  if (n > range.le) return Effect.fail(unprocessableOne(["query", name], "less_than_equal", `Input should be less than or equal to ${range.le}`, raw, { le: range.le }))
+  if (n < range.ge)
+    return Effect.fail(
+      unprocessableOne(["query", name], "greater_than_equal", `Input should be greater than or equal to ${range.ge}`, raw, { ge: range.ge })
+    )
+  if (n > range.le)
+    return Effect.fail(
+      unprocessableOne(["query", name], "less_than_equal", `Input should be less than or equal to ${range.le}`, raw, { le: range.le })
+    )
   return Effect.succeed(n)
 }
 
 const bodyChecker = (raw: unknown, optional: boolean) => {
   const c = new Checker()
   const body: Json | undefined = raw === undefined && optional ? {} : isObject(raw) ? raw : undefined
-  if (body === undefined) c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+  if (body === undefined)
+    c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
   return { c, body }
 }
 
@@ -67,10 +76,12 @@ export const makeReferencesHandlers = (ctx: SandboxContext) => {
         const parentId = c.int(body, "parent_id", ["body"], { ge: 1, le: INT32, nullable: true })
         const level = c.literal(body, "level", ["body"], LEVELS)
         yield* c.result
-        const nodes = w.locations.filter((n) =>
-          (country === undefined || n.country === country.toUpperCase()) &&
-          (typeof parentId !== "number" || n.parent_id === parentId) &&
-          (level === undefined || n.administrative_level === level))
+        const nodes = w.locations.filter(
+          (n) =>
+            (country === undefined || n.country === country.toUpperCase()) &&
+            (typeof parentId !== "number" || n.parent_id === parentId) &&
+            (level === undefined || n.administrative_level === level)
+        )
         return ok(drift(nodes))
       }),
     /** Query `latitude`, `longitude` -> `{location, locations_structure}`; 404 far from any place. */
@@ -91,7 +102,11 @@ export const makeReferencesHandlers = (ctx: SandboxContext) => {
         const text = c.string(body, "query", ["body"], { required: true, minLength: 1 })
         const limit = c.int(body, "limit", ["body"], { ge: 1, le: TYPEAHEAD_LIMIT.max })
         yield* c.result
-        const nodes = w.typeahead(country!, text!, capLimit(activeDialect(ctx), typeof limit === "number" ? limit : TYPEAHEAD_LIMIT.default))
+        const nodes = w.typeahead(
+          country!,
+          text!,
+          capLimit(activeDialect(ctx), typeof limit === "number" ? limit : TYPEAHEAD_LIMIT.default)
+        )
         return ok(nodes.map((n) => ({ location_id: n.location_id, name: n.name, administrative_level: n.administrative_level })))
       }),
     /** Body `{country_code, zip_code}` -> `{country_code, zip_code, polygon}`. */

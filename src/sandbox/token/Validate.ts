@@ -20,7 +20,10 @@ export const isObject = (u: unknown): u is Json => typeof u === "object" && u !=
 const quoteList = (values: ReadonlyArray<string>) =>
   values.length === 1
     ? `'${values[0]}'`
-    : `${values.slice(0, -1).map((v) => `'${v}'`).join(", ")} or '${values[values.length - 1]}'`
+    : `${values
+        .slice(0, -1)
+        .map((v) => `'${v}'`)
+        .join(", ")} or '${values[values.length - 1]}'`
 
 const DATE_RE = /^\d{4}-\d{2}-\d{2}$/
 
@@ -125,11 +128,15 @@ export class Checker {
       return undefined
     }
     if (opts.maxLength !== undefined && p.v.length > opts.maxLength) {
-      this.add([...loc, key], "string_too_long", `String should have at most ${opts.maxLength} characters`, p.v, { max_length: opts.maxLength })
+      this.add([...loc, key], "string_too_long", `String should have at most ${opts.maxLength} characters`, p.v, {
+        max_length: opts.maxLength
+      })
       return undefined
     }
     if (opts.minLength !== undefined && p.v.length < opts.minLength) {
-      this.add([...loc, key], "string_too_short", `String should have at least ${opts.minLength} character`, p.v, { min_length: opts.minLength })
+      this.add([...loc, key], "string_too_short", `String should have at least ${opts.minLength} character`, p.v, {
+        min_length: opts.minLength
+      })
       return undefined
     }
     return p.v
@@ -144,13 +151,24 @@ export class Checker {
     return v as A
   }
 
-  literal<A extends string>(obj: Json | undefined, key: string, loc: Loc, values: ReadonlyArray<A>, opts: { required?: boolean; nullable?: boolean } = {}) {
+  literal<A extends string>(
+    obj: Json | undefined,
+    key: string,
+    loc: Loc,
+    values: ReadonlyArray<A>,
+    opts: { required?: boolean; nullable?: boolean } = {}
+  ) {
     const p = this.present(obj, key, loc, opts.required ?? false, opts.nullable ?? false)
     if (!p.has || p.v === null) return undefined
     return this.literalValue(p.v, [...loc, key], values)
   }
 
-  array(obj: Json | undefined, key: string, loc: Loc, opts: { required?: boolean; nullable?: boolean; minItems?: number; maxItems?: number } = {}): Array<unknown> | undefined {
+  array(
+    obj: Json | undefined,
+    key: string,
+    loc: Loc,
+    opts: { required?: boolean; nullable?: boolean; minItems?: number; maxItems?: number } = {}
+  ): Array<unknown> | undefined {
     const p = this.present(obj, key, loc, opts.required ?? false, opts.nullable ?? false)
     if (!p.has || p.v === null) return undefined
     const at = [...loc, key]
@@ -159,18 +177,34 @@ export class Checker {
       return undefined
     }
     if (opts.minItems !== undefined && p.v.length < opts.minItems) {
-      this.add(at, "too_short", `List should have at least ${opts.minItems} item${opts.minItems === 1 ? "" : "s"} after validation, not ${p.v.length}`, p.v, { field_type: "List", min_length: opts.minItems, actual_length: p.v.length })
+      this.add(
+        at,
+        "too_short",
+        `List should have at least ${opts.minItems} item${opts.minItems === 1 ? "" : "s"} after validation, not ${p.v.length}`,
+        p.v,
+        { field_type: "List", min_length: opts.minItems, actual_length: p.v.length }
+      )
       return undefined
     }
     if (opts.maxItems !== undefined && p.v.length > opts.maxItems) {
-      this.add(at, "too_long", `List should have at most ${opts.maxItems} items after validation, not ${p.v.length}`, p.v, { field_type: "List", max_length: opts.maxItems, actual_length: p.v.length })
+      this.add(at, "too_long", `List should have at most ${opts.maxItems} items after validation, not ${p.v.length}`, p.v, {
+        field_type: "List",
+        max_length: opts.maxItems,
+        actual_length: p.v.length
+      })
       return undefined
     }
     return p.v
   }
 
   /** A list of enumeration values; returns only the valid ones. */
-  literals<A extends string>(obj: Json | undefined, key: string, loc: Loc, values: ReadonlyArray<A>, opts: { required?: boolean; minItems?: number; nullable?: boolean } = {}): Array<A> | undefined {
+  literals<A extends string>(
+    obj: Json | undefined,
+    key: string,
+    loc: Loc,
+    values: ReadonlyArray<A>,
+    opts: { required?: boolean; minItems?: number; nullable?: boolean } = {}
+  ): Array<A> | undefined {
     const items = this.array(obj, key, loc, opts)
     if (items === undefined) return undefined
     const out: Array<A> = []
@@ -182,7 +216,13 @@ export class Checker {
   }
 
   /** A list of integers in a range. */
-  ints(obj: Json | undefined, key: string, loc: Loc, range: RangeOpts, opts: { required?: boolean; minItems?: number; maxItems?: number } = {}): Array<number> | undefined {
+  ints(
+    obj: Json | undefined,
+    key: string,
+    loc: Loc,
+    range: RangeOpts,
+    opts: { required?: boolean; minItems?: number; maxItems?: number } = {}
+  ): Array<number> | undefined {
     const items = this.array(obj, key, loc, opts)
     if (items === undefined) return undefined
     const out: Array<number> = []
@@ -198,7 +238,9 @@ export class Checker {
     if (!p.has) return undefined
     if (p.v === null) return null
     if (typeof p.v !== "string" || parseDate(p.v) === undefined) {
-      this.add([...loc, key], "date_from_datetime_parsing", "Input should be a valid date or datetime, input is too short", p.v, { error: "input is too short" })
+      this.add([...loc, key], "date_from_datetime_parsing", "Input should be a valid date or datetime, input is too short", p.v, {
+        error: "input is too short"
+      })
       return undefined
     }
     return p.v

@@ -69,14 +69,16 @@ export const makeWebhookSecretStore = (ctx: Pick<SandboxContext, "seed" | "clock
       const earlier = immediate
         ? []
         : a.secrets
-          .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
-          .map((s) => ({ ...s, expiresAt: s.expiresAt ?? now + ROTATION_GRACE_MS }))
+            .filter((s) => s.expiresAt === undefined || s.expiresAt > now)
+            .map((s) => ({ ...s, expiresAt: s.expiresAt ?? now + ROTATION_GRACE_MS }))
       a.secrets = [fresh, ...earlier]
       return fresh.secret
     },
     activeSecrets: (account) => {
       const now = ctx.clock.now()
-      return get(account).secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > now).map((s) => s.secret)
+      return get(account)
+        .secrets.filter((s) => s.expiresAt === undefined || s.expiresAt > now)
+        .map((s) => s.secret)
     },
     accounts: () => [...accounts.entries()].filter(([, a]) => a.url !== undefined).map(([k]) => k)
   }

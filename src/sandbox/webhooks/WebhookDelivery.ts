@@ -171,7 +171,10 @@ export const startWebhookDelivery = (ctx: SandboxContext, options: WebhookDelive
     const queued = scan()
     const t = now()
     const due = [...queue.values()].filter((m) => ignoreBackoff || m.nextAt <= t)
-    let delivered = 0, failed = 0, gaveUp = 0, next = 0
+    let delivered = 0,
+      failed = 0,
+      gaveUp = 0,
+      next = 0
     const worker = async () => {
       while (next < due.length) {
         const m = due[next++]!
@@ -196,16 +199,21 @@ export const startWebhookDelivery = (ctx: SandboxContext, options: WebhookDelive
   let waiting = 0
   const deliverPending = (o: { readonly ignoreBackoff?: boolean } = {}) => {
     waiting += 1
-    const r = chain.then(() => round(o.ignoreBackoff ?? false)).finally(() => {
-      waiting -= 1
-    })
+    const r = chain
+      .then(() => round(o.ignoreBackoff ?? false))
+      .finally(() => {
+        waiting -= 1
+      })
     chain = r.catch(() => undefined)
     return r
   }
   const pollMs = options.pollMs ?? 1000
-  const timer = pollMs > 0 ? setInterval(() => {
-    if (waiting === 0) void deliverPending().catch(() => undefined)
-  }, pollMs) : undefined
+  const timer =
+    pollMs > 0
+      ? setInterval(() => {
+          if (waiting === 0) void deliverPending().catch(() => undefined)
+        }, pollMs)
+      : undefined
   timer?.unref()
   const stopTimer = () => {
     if (timer) clearInterval(timer)
@@ -228,5 +236,8 @@ export const startWebhookDelivery = (ctx: SandboxContext, options: WebhookDelive
 /** The delivery engine for a scope (for `Sandbox.start`): stopped when the scope closes. */
 export const WebhookDeliveryEngine = {
   start: (ctx: SandboxContext, options: WebhookDeliveryOptions = {}) =>
-    Effect.acquireRelease(Effect.sync(() => startWebhookDelivery(ctx, options)), (d) => Effect.promise(() => d.stop()))
+    Effect.acquireRelease(
+      Effect.sync(() => startWebhookDelivery(ctx, options)),
+      (d) => Effect.promise(() => d.stop())
+    )
 } as const

@@ -22,7 +22,9 @@ export interface AlertsApi {
 }
 
 export const makeAlerts = (
-  core: Core, geo: Geography, details: (p: number) => Details,
+  core: Core,
+  geo: Geography,
+  details: (p: number) => Details,
   alertRecord: (d: Details, ev: TimelineEvent, nowMs: number) => AlertRecord
 ): AlertsApi => {
   const cache = lru<Float64Array>(8)
@@ -58,7 +60,8 @@ export const makeAlerts = (
   const alerts = (q: AlertQuery) => {
     const [lo, hi] = range(q)
     const desc = (q.orderBy ?? "-alert_date").startsWith("-")
-    const offset = Math.max(0, q.offset), limit = Math.max(0, q.limit)
+    const offset = Math.max(0, q.offset),
+      limit = Math.max(0, q.limit)
     // Unknown subtypes are ignored (spec: invalid values ignored); none left means no subtype filter.
     const known = (q.subtypes ?? []).map((s) => SUBTYPES.indexOf(s as never)).filter((k) => k >= 0)
     const kinds = known.length > 0 ? new Set(known) : undefined

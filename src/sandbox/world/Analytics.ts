@@ -3,8 +3,15 @@
  * distributions and the analysis.
  */
 import type {
-  BedroomsDistribution, MarketAnalysis, MarketFilter, PricesDistribution, PropertiesDistribution, Range,
-  TimeOnMarketDistribution, TimeSeriesPoint, TimeSeriesRequest
+  BedroomsDistribution,
+  MarketAnalysis,
+  MarketFilter,
+  PricesDistribution,
+  PropertiesDistribution,
+  Range,
+  TimeOnMarketDistribution,
+  TimeSeriesPoint,
+  TimeSeriesRequest
 } from "./Queries.js"
 import { DAY_MS, isoDate, parseDate, previousMonday, previousSunday } from "./Dates.js"
 import type { Details } from "./Details.js"
@@ -18,22 +25,32 @@ const inRange = (r: Range | null | undefined, x: number) =>
 /** Interval start (ms) of the bucket holding t. */
 const bucketStart = (interval: string, t: number): number => {
   const d = new Date(t)
-  const y = d.getUTCFullYear(), m = d.getUTCMonth()
+  const y = d.getUTCFullYear(),
+    m = d.getUTCMonth()
   switch (interval) {
-    case "week": return parseDate(previousMonday(isoDate(t)))!
-    case "month": return Date.UTC(y, m, 1)
-    case "quarter": return Date.UTC(y, m - (m % 3), 1)
-    default: return Date.UTC(y, 0, 1)
+    case "week":
+      return parseDate(previousMonday(isoDate(t)))!
+    case "month":
+      return Date.UTC(y, m, 1)
+    case "quarter":
+      return Date.UTC(y, m - (m % 3), 1)
+    default:
+      return Date.UTC(y, 0, 1)
   }
 }
 const nextBucket = (interval: string, start: number): number => {
   const d = new Date(start)
-  const y = d.getUTCFullYear(), m = d.getUTCMonth()
+  const y = d.getUTCFullYear(),
+    m = d.getUTCMonth()
   switch (interval) {
-    case "week": return start + 7 * DAY_MS
-    case "month": return Date.UTC(y, m + 1, 1)
-    case "quarter": return Date.UTC(y, m + 3, 1)
-    default: return Date.UTC(y + 1, 0, 1)
+    case "week":
+      return start + 7 * DAY_MS
+    case "month":
+      return Date.UTC(y, m + 1, 1)
+    case "quarter":
+      return Date.UTC(y, m + 3, 1)
+    default:
+      return Date.UTC(y + 1, 0, 1)
   }
 }
 
@@ -52,12 +69,21 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
    */
   const matchesStatic = (f: MarketFilter, d: Details) => {
     const t = d.type
-    const typeOk = f.types.some((x) => x === t || (x === "building" && t.endsWith("_building")) ||
-      (x === "apartment_development" && d.isNewDevelopment && d.typeGroup === "apartment") ||
-      (x === "house_development" && d.isNewDevelopment && d.typeGroup === "house"))
+    const typeOk = f.types.some(
+      (x) =>
+        x === t ||
+        (x === "building" && t.endsWith("_building")) ||
+        (x === "apartment_development" && d.isNewDevelopment && d.typeGroup === "apartment") ||
+        (x === "house_development" && d.isNewDevelopment && d.typeGroup === "house")
+    )
     if (!typeOk || d.rent !== (f.business_type === "rent")) return false
     if (!inRange(f.rooms_range, d.rooms) || !inRange(f.bathrooms_range, d.bathrooms) || !inRange(f.bedrooms_range, d.bedrooms)) return false
-    if (!inRange(f.total_area_range, d.totalArea) || !inRange(f.plot_area_range, d.plotArea) || !inRange(f.construction_year_range, d.constructionYear)) return false
+    if (
+      !inRange(f.total_area_range, d.totalArea) ||
+      !inRange(f.plot_area_range, d.plotArea) ||
+      !inRange(f.construction_year_range, d.constructionYear)
+    )
+      return false
     const ch = d.features.characteristics
     if (f.characteristics?.must_have?.some((x) => !ch.includes(x)) || f.characteristics?.exclude?.some((x) => ch.includes(x))) return false
     if (f.conditions && f.conditions.length > 0 && !f.conditions.includes(d.condition)) return false
@@ -66,7 +92,11 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
   }
   const priceOk = (f: MarketFilter, d: Details, eur: number) =>
     inRange(f.price_range, eur) && inRange(f.price_per_sqm_range, d.totalArea > 0 ? eur / d.totalArea : 0)
-  const candidates = (f: MarketFilter) => spatial.within(areaOf(f)).map((h) => details(h.p)).filter((d) => matchesStatic(f, d))
+  const candidates = (f: MarketFilter) =>
+    spatial
+      .within(areaOf(f))
+      .map((h) => details(h.p))
+      .filter((d) => matchesStatic(f, d))
 
   /**
    * Assumed: `date_start` is the calendar-aligned start of the interval (Monday, 1st of month,
@@ -84,10 +114,13 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
     const starts: Array<number> = []
     for (let s = bucketStart(r.date_interval, min); s < end; s = nextBucket(r.date_interval, s)) starts.push(s)
     const n = starts.length
-    const counts = new Float64Array(n), sums = new Float64Array(n), present = new Float64Array(n)
+    const counts = new Float64Array(n),
+      sums = new Float64Array(n),
+      present = new Float64Array(n)
     const nEvents = core.eventsUntil(end - 1)
     const bucketOf = (t: number) => {
-      let lo = 0, hi = n - 1
+      let lo = 0,
+        hi = n - 1
       while (lo < hi) {
         const mid = (lo + hi + 1) >>> 1
         if (starts[mid]! <= t) lo = mid
@@ -106,7 +139,9 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
         continue
       }
       // State per bucket: on the market at some time within it, and the price in force at its end.
-      let i = 0, onMarket = false, price = 0
+      let i = 0,
+        onMarket = false,
+        price = 0
       for (let b = 0; b < n; b++) {
         const bEnd = b + 1 < n ? starts[b + 1]! : end
         let seen = onMarket
@@ -125,7 +160,8 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
     }
     const points: Array<TimeSeriesPoint> = []
     for (let b = 0; b < n; b++) {
-      const value = countKind >= 0 ? counts[b]! : dp === "available_on_market" ? present[b]! : present[b]! > 0 ? sums[b]! / present[b]! : NaN
+      const value =
+        countKind >= 0 ? counts[b]! : dp === "available_on_market" ? present[b]! : present[b]! > 0 ? sums[b]! / present[b]! : NaN
       if (Number.isNaN(value)) continue
       points.push({ date_start: isoDate(starts[b]!), value: Math.round(value * 100) / 100 })
     }
@@ -148,7 +184,8 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
     const med = sorted[Math.floor(sorted.length / 2)]!
     return out.filter((x) => x.eur >= med / 3 && x.eur <= med * 3)
   }
-  const quantile = (sorted: ReadonlyArray<number>, q: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!)
+  const quantile = (sorted: ReadonlyArray<number>, q: number) =>
+    sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
 
   const bedroomsDistribution = (f: MarketFilter, nowMs: number): BedroomsDistribution => {
     const m = new Map<number, number>()
@@ -158,8 +195,15 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
   const pricesDistribution = (f: MarketFilter, nowMs: number): PricesDistribution => {
     const xs = current(f, nowMs).map((x) => x.eur)
     if (xs.length === 0) return []
-    const lo = Math.min(...xs), hi = Math.max(...xs), k = 10, w = Math.max(1, Math.ceil((hi - lo + 1) / k))
-    return Array.from({ length: k }, (_, i) => ({ min: lo + i * w, max: lo + (i + 1) * w - 1, count: xs.filter((x) => x >= lo + i * w && x <= lo + (i + 1) * w - 1).length }))
+    const lo = Math.min(...xs),
+      hi = Math.max(...xs),
+      k = 10,
+      w = Math.max(1, Math.ceil((hi - lo + 1) / k))
+    return Array.from({ length: k }, (_, i) => ({
+      min: lo + i * w,
+      max: lo + (i + 1) * w - 1,
+      count: xs.filter((x) => x >= lo + i * w && x <= lo + (i + 1) * w - 1).length
+    }))
   }
   const propertiesDistribution = (f: MarketFilter, nowMs: number): PropertiesDistribution => {
     const xs = current(f, nowMs)
@@ -167,8 +211,11 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
     return {
       quartiles: { q1: quantile(sorted, 0.25), q2: quantile(sorted, 0.5), q3: quantile(sorted, 0.75) },
       properties: xs.slice(0, 100).map((x) => ({
-        property_id: x.d.propertyId, price: x.eur, price_per_sqm: Math.round((x.eur / Math.max(1, x.d.totalArea)) * 100) / 100,
-        total_area: x.d.totalArea, bedrooms: x.d.bedrooms
+        property_id: x.d.propertyId,
+        price: x.eur,
+        price_per_sqm: Math.round((x.eur / Math.max(1, x.d.totalArea)) * 100) / 100,
+        total_area: x.d.totalArea,
+        bedrooms: x.d.bedrooms
       }))
     }
   }
@@ -185,15 +232,19 @@ export const makeAnalytics = (core: Core, spatial: Spatial, details: (p: number)
   /** Assumed: price_trend_pct compares the average current price with the same properties' average 90 days ago. */
   const analysis = (f: MarketFilter, nowMs: number): MarketAnalysis => {
     const xs = current(f, nowMs)
-    if (xs.length === 0) return { avg_price: 0, avg_price_psqm: 0, median_price: 0, available_on_market: 0, avg_days_on_market: 0, price_trend_pct: 0 }
+    if (xs.length === 0)
+      return { avg_price: 0, avg_price_psqm: 0, median_price: 0, available_on_market: 0, avg_days_on_market: 0, price_trend_pct: 0 }
     const sorted = xs.map((x) => x.eur).sort((a, b) => a - b)
     const before = core.eventsUntil(nowMs - 90 * DAY_MS)
     const avg = (ys: ReadonlyArray<number>) => ys.reduce((s, y) => s + y, 0) / ys.length
     const then = avg(xs.map((x) => core.eur(x.d.p, core.priceAfter(x.d.p, core.eventCountOf(x.d.p, before)))))
     const now = avg(sorted)
     return {
-      avg_price: Math.round(now), avg_price_psqm: Math.round(avg(xs.map((x) => x.eur / Math.max(1, x.d.totalArea))) * 100) / 100,
-      median_price: quantile(sorted, 0.5), available_on_market: xs.length, avg_days_on_market: Math.round(avg(xs.map((x) => x.days))),
+      avg_price: Math.round(now),
+      avg_price_psqm: Math.round(avg(xs.map((x) => x.eur / Math.max(1, x.d.totalArea))) * 100) / 100,
+      median_price: quantile(sorted, 0.5),
+      available_on_market: xs.length,
+      avg_days_on_market: Math.round(avg(xs.map((x) => x.days))),
       price_trend_pct: then > 0 ? Math.round(((now - then) / then) * 10000) / 100 : 0
     }
   }

@@ -3,8 +3,17 @@
  * feature groups, conditions, and the per-country type tables properties are drawn from.
  */
 import {
-  Characteristic, Condition, Direction, FloorType, GERMAN_ONLY_TYPES, Orientation, PLOT_TYPE_COUNTRIES,
-  PROPERTY_TYPES, TYPE_GROUPS, View, groupOf
+  Characteristic,
+  Condition,
+  Direction,
+  FloorType,
+  GERMAN_ONLY_TYPES,
+  Orientation,
+  PLOT_TYPE_COUNTRIES,
+  PROPERTY_TYPES,
+  TYPE_GROUPS,
+  View,
+  groupOf
 } from "../../service/schema/Enums.js"
 import type { Agency, Agent, FeatureGroup, TypeReference } from "./Records.js"
 import { COUNTRY_DATA, type CountryData } from "./GeoData.js"
@@ -16,10 +25,14 @@ const COUNTRY_CODES = COUNTRY_DATA.map((c) => c.code)
 export const countriesOfType = (type: string): ReadonlyArray<string> =>
   (GERMAN_ONLY_TYPES as ReadonlyArray<string>).includes(type)
     ? ["DE"]
-    : type === "urban_plot" || type === "rural_plot" ? PLOT_TYPE_COUNTRIES : COUNTRY_CODES
+    : type === "urban_plot" || type === "rural_plot"
+      ? PLOT_TYPE_COUNTRIES
+      : COUNTRY_CODES
 
 export const TYPE_REFERENCES: ReadonlyArray<TypeReference> = PROPERTY_TYPES.map((name) => ({
-  name, group: groupOf(name) ?? "other", countries: countriesOfType(name)
+  name,
+  group: groupOf(name) ?? "other",
+  countries: countriesOfType(name)
 }))
 
 export const FEATURE_GROUPS: ReadonlyArray<FeatureGroup> = [
@@ -34,7 +47,13 @@ export const CONDITIONS: ReadonlyArray<{ readonly name: string }> = Condition.va
 
 /** Share of each type group among generated properties. */
 const GROUP_WEIGHTS: Record<keyof typeof TYPE_GROUPS, number> = {
-  apartment: 46, house: 28, investment: 10, plot: 5, other: 5, building: 3, room: 3
+  apartment: 46,
+  house: 28,
+  investment: 10,
+  plot: 5,
+  other: 5,
+  building: 3,
+  room: 3
 }
 /** Deprecated types are never generated. */
 const NOT_GENERATED = new Set(["plot", "family_house"])
@@ -119,9 +138,14 @@ export const buildAgencies = (seed: number, count: number): AgencyCatalog => {
       agent_id: i * 3 + j + 1,
       name: `${FIRST_NAMES[below(seed, i * 3 + j, 0xa9, FIRST_NAMES.length)]} ${a.name.split(" ").find((w) => /^[A-ZÀ-Ž]/.test(w) && w !== "Inmobiliaria" && w !== "Agence" && w !== "Immobiliare" && w !== "Immobiliària") ?? "Agent"}`,
       agency_id: a.agency_id
-    })))
+    }))
+  )
   const domains = agencies.map((a) => {
-    const slug = a.name.toLowerCase().normalize("NFD").replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")
+    const slug = a.name
+      .toLowerCase()
+      .normalize("NFD")
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
     return `${slug}.${a.country === "GB" ? "co.uk" : a.country.toLowerCase()}`
   })
   const domainOf = (i: number) => domains[i]!

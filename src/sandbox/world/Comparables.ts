@@ -18,11 +18,15 @@ interface Found {
 }
 
 export const makeComparables = (
-  core: Core, geo: Geography, spatial: Spatial, details: (p: number) => Details,
+  core: Core,
+  geo: Geography,
+  spatial: Spatial,
+  details: (p: number) => Details,
   comparable: (d: Details, tl: Timeline, distance: number | null) => ComparableResult,
   resolveCadastral: (ref: string) => number | undefined
 ) => {
-  const municipalities = geo.nodes.flatMap((n, i) => (n.administrative_level === "municipality" ? [i] : []))
+  const municipalities = geo.nodes
+    .flatMap((n, i) => (n.administrative_level === "municipality" ? [i] : []))
     .sort((a, b) => geo.nodes[b]!.name.length - geo.nodes[a]!.name.length)
 
   /** Assumed: an address resolves to the centre of the (longest-named) municipality it mentions. */
@@ -59,10 +63,15 @@ export const makeComparables = (
     else return "no location boundary"
     const nEvents = core.eventsUntil(nowMs)
     const types = new Set(r.comparables_types)
-    const after = r.sold_or_rented_after === undefined ? nowMs - 273 * DAY_MS
-      : r.sold_or_rented_after === null ? null : parseDate(r.sold_or_rented_after) ?? null
+    const after =
+      r.sold_or_rented_after === undefined
+        ? nowMs - 273 * DAY_MS
+        : r.sold_or_rented_after === null
+          ? null
+          : (parseDate(r.sold_or_rented_after) ?? null)
     const near = (want: number | undefined, have: number, tol: number) => want === undefined || Math.abs(have - want) <= want * tol
-    const anyOf = (want: ReadonlyArray<string> | undefined, have: ReadonlyArray<string>) => !want || want.length === 0 || want.some((x) => have.includes(x))
+    const anyOf = (want: ReadonlyArray<string> | undefined, have: ReadonlyArray<string>) =>
+      !want || want.length === 0 || want.some((x) => have.includes(x))
     const out: Array<Found> = []
     for (const hit of spatial.within(area)) {
       const p = hit.p
@@ -88,7 +97,11 @@ export const makeComparables = (
       const closed = (tl.status === "sold" || tl.status === "rented") && after !== null && (tl.cycleEnd ?? 0) >= after
       if (!active && !closed) continue
       const days = tl.cycleStart === undefined ? 0 : Math.round(((tl.cycleEnd ?? nowMs) - tl.cycleStart) / DAY_MS)
-      if ((r.days_on_market_from !== undefined && days < r.days_on_market_from) || (r.days_on_market_to !== undefined && days > r.days_on_market_to)) continue
+      if (
+        (r.days_on_market_from !== undefined && days < r.days_on_market_from) ||
+        (r.days_on_market_to !== undefined && days > r.days_on_market_to)
+      )
+        continue
       const eur = core.eur(p, tl.price)
       if ((r.min_price !== undefined && eur < r.min_price) || (r.max_price !== undefined && eur > r.max_price)) continue
       out.push({ d, tl, distance: hit.distance, eur })
@@ -105,20 +118,31 @@ export const makeComparables = (
   const comparables = (r: ComparablesRequest, nowMs: number): ComparablesOutcome => {
     const found = find(r, nowMs)
     if (typeof found === "string") return { _tag: "unresolved", reason: found }
-    return { _tag: "ok", results: found.slice(0, Math.max(1, Math.min(50, r.comparables_count))).map((f) => comparable(f.d, f.tl, f.distance)) }
+    return {
+      _tag: "ok",
+      results: found.slice(0, Math.max(1, Math.min(50, r.comparables_count))).map((f) => comparable(f.d, f.tl, f.distance))
+    }
   }
 
   const valuation = (r: ComparablesRequest, nowMs: number): Valuation | undefined => {
     const found = find(r, nowMs)
     if (typeof found === "string") return undefined
     const used = found.slice(0, Math.max(1, Math.min(50, r.comparables_count)))
-    const prices: ValuationPrices | null = used.length === 0 ? null : {
-      min: Math.min(...used.map((f) => f.eur)),
-      avg: Math.round(used.reduce((s, f) => s + f.eur, 0) / used.length),
-      max: Math.max(...used.map((f) => f.eur)),
-      per_sqm: Math.round((used.reduce((s, f) => s + f.eur / Math.max(1, f.d.totalArea), 0) / used.length) * 100) / 100
+    const prices: ValuationPrices | null =
+      used.length === 0
+        ? null
+        : {
+            min: Math.min(...used.map((f) => f.eur)),
+            avg: Math.round(used.reduce((s, f) => s + f.eur, 0) / used.length),
+            max: Math.max(...used.map((f) => f.eur)),
+            per_sqm: Math.round((used.reduce((s, f) => s + f.eur / Math.max(1, f.d.totalArea), 0) / used.length) * 100) / 100
+          }
+    return {
+      currency: "EUR",
+      sale: r.operation === "sale" ? prices : null,
+      rent: r.operation === "rent" ? prices : null,
+      comparables_used: used.length
     }
-    return { currency: "EUR", sale: r.operation === "sale" ? prices : null, rent: r.operation === "rent" ? prices : null, comparables_used: used.length }
   }
   return { comparables, valuation }
 }

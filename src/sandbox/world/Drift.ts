@@ -15,7 +15,8 @@ const idOf = (record: object): string | number => {
 }
 
 export const makeDrift = (seed: number) => {
-  const h = (kind: string, id: string | number, salt: number) => hash3(seed ^ hashString(kind), typeof id === "number" ? id : hashString(id), salt)
+  const h = (kind: string, id: string | number, salt: number) =>
+    hash3(seed ^ hashString(kind), typeof id === "number" ? id : hashString(id), salt)
   const isDrifted = (kind: string, id: string | number, rate: number) => rate > 0 && h(kind, id, 0xd1) / 4294967296 < rate
   const drift = <A extends object>(record: A, kind: string, rate: number): A => {
     const id = idOf(record)

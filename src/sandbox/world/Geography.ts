@@ -35,7 +35,14 @@ const zipAt = (base: string, i: number): string => {
   return `${m[1]}${n}`
 }
 
-const OFFSETS: ReadonlyArray<readonly [number, number]> = [[0, 0], [0.025, 0], [-0.025, 0], [0, 0.035], [0, -0.035], [0.008, 0.008]]
+const OFFSETS: ReadonlyArray<readonly [number, number]> = [
+  [0, 0],
+  [0.025, 0],
+  [-0.025, 0],
+  [0, 0.035],
+  [0, -0.035],
+  [0.008, 0.008]
+]
 
 export const buildGeography = (): Geography => {
   const nodes: Array<LocationNode> = []
@@ -53,24 +60,40 @@ export const buildGeography = (): Geography => {
     parent.push(p)
     return idx
   }
-  COUNTRY_DATA.forEach((cd, c) => add({ name: cd.name, administrative_level: "country", zip_codes: [], parent_id: null, country: cd.code }, c, -1, 0, 0))
+  COUNTRY_DATA.forEach((cd, c) =>
+    add({ name: cd.name, administrative_level: "country", zip_codes: [], parent_id: null, country: cd.code }, c, -1, 0, 0)
+  )
   COUNTRY_DATA.forEach((cd: CountryData, c) => {
     const [sep, parts] = DISTRICT_PARTS[cd.lang]
-    let cLat = 0, cLon = 0
+    let cLat = 0,
+      cLon = 0
     for (const [regionName, munis] of cd.regions) {
       const r = add({ name: regionName, administrative_level: "region", zip_codes: [], parent_id: c + 1, country: cd.code }, c, c, 0, 0)
-      let rLat = 0, rLon = 0
+      let rLat = 0,
+        rLon = 0
       for (const spec of munis) {
         const [name, zip, la, lo, prov] = spec.split("|") as [string, string, string, string, string | undefined]
-        const mLat = Number(la), mLon = Number(lo)
+        const mLat = Number(la),
+          mLon = Number(lo)
         const nd = munis.length === 1 ? 5 : 3
         const zips = Array.from({ length: nd }, (_, i) => zipAt(zip, i))
         const m = add({ name, administrative_level: "municipality", zip_codes: zips, parent_id: r + 1, country: cd.code }, c, r, mLat, mLon)
         province.set(m, prov ?? regionName)
         for (let i = 0; i < nd; i++) {
           const [dLa, dLo] = OFFSETS[i]!
-          add({ name: `${name}${sep}${parts[i]}`, administrative_level: "district", zip_codes: [zips[i]!], parent_id: m + 1, country: cd.code },
-            c, m, round4(mLat + dLa), round4(mLon + dLo))
+          add(
+            {
+              name: `${name}${sep}${parts[i]}`,
+              administrative_level: "district",
+              zip_codes: [zips[i]!],
+              parent_id: m + 1,
+              country: cd.code
+            },
+            c,
+            m,
+            round4(mLat + dLa),
+            round4(mLon + dLo)
+          )
         }
         rLat += mLat
         rLon += mLon
@@ -84,9 +107,12 @@ export const buildGeography = (): Geography => {
     lon[c] = round4(cLon / cd.regions.length)
   })
   const children: Array<Array<number>> = nodes.map(() => [])
-  parent.forEach((p, i) => { if (p >= 0) children[p]!.push(i) })
+  parent.forEach((p, i) => {
+    if (p >= 0) children[p]!.push(i)
+  })
   const leavesOfCountry = COUNTRY_DATA.map((_, c) =>
-    Int32Array.from(nodes.flatMap((n, i) => (countryOf[i] === c && n.administrative_level === "district" ? [i] : []))))
+    Int32Array.from(nodes.flatMap((n, i) => (countryOf[i] === c && n.administrative_level === "district" ? [i] : [])))
+  )
   const structures = new Map<number, ReadonlyArray<LocationNode>>()
   const structure = (i: number) => {
     let s = structures.get(i)
@@ -112,9 +138,16 @@ export const buildGeography = (): Geography => {
     return mask
   }
   return {
-    nodes, indexOf, children, leavesOfCountry, structure, maskOf,
-    lat: Float64Array.from(lat), lon: Float64Array.from(lon),
-    countryOf: Uint8Array.from(countryOf), parent: Int32Array.from(parent),
+    nodes,
+    indexOf,
+    children,
+    leavesOfCountry,
+    structure,
+    maskOf,
+    lat: Float64Array.from(lat),
+    lon: Float64Array.from(lon),
+    countryOf: Uint8Array.from(countryOf),
+    parent: Int32Array.from(parent),
     provinceOf: (i) => province.get(i) ?? nodes[i]!.name,
     countryIndex: (code) => COUNTRY_DATA.findIndex((c) => c.code === code.toUpperCase())
   }
@@ -127,8 +160,8 @@ export const haversineKm = (a: Coordinates, b: Coordinates): number => {
   const R = 6371.0088
   const dLat = ((b.latitude - a.latitude) * Math.PI) / 180
   const dLon = ((b.longitude - a.longitude) * Math.PI) / 180
-  const s = Math.sin(dLat / 2) ** 2 +
-    Math.cos((a.latitude * Math.PI) / 180) * Math.cos((b.latitude * Math.PI) / 180) * Math.sin(dLon / 2) ** 2
+  const s =
+    Math.sin(dLat / 2) ** 2 + Math.cos((a.latitude * Math.PI) / 180) * Math.cos((b.latitude * Math.PI) / 180) * Math.sin(dLon / 2) ** 2
   return 2 * R * Math.asin(Math.min(1, Math.sqrt(s)))
 }
 
@@ -136,9 +169,13 @@ export const haversineKm = (a: Coordinates, b: Coordinates): number => {
 export const inPolygon = (p: Coordinates, poly: ReadonlyArray<Coordinates>): boolean => {
   let inside = false
   for (let i = 0, j = poly.length - 1; i < poly.length; j = i++) {
-    const a = poly[i]!, b = poly[j]!
-    if ((a.latitude > p.latitude) !== (b.latitude > p.latitude) &&
-      p.longitude < ((b.longitude - a.longitude) * (p.latitude - a.latitude)) / (b.latitude - a.latitude) + a.longitude) inside = !inside
+    const a = poly[i]!,
+      b = poly[j]!
+    if (
+      a.latitude > p.latitude !== b.latitude > p.latitude &&
+      p.longitude < ((b.longitude - a.longitude) * (p.latitude - a.latitude)) / (b.latitude - a.latitude) + a.longitude
+    )
+      inside = !inside
   }
   return inside
 }

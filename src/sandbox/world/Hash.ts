@@ -25,8 +25,7 @@ export const hash3 = (seed: number, index: number, salt: number): number => {
 export const unit = (seed: number, index: number, salt: number): number => hash3(seed, index, salt) / 4294967296
 
 /** Uniform integer in [0, n). */
-export const below = (seed: number, index: number, salt: number, n: number): number =>
-  Math.floor(unit(seed, index, salt) * n)
+export const below = (seed: number, index: number, salt: number, n: number): number => Math.floor(unit(seed, index, salt) * n)
 
 /** Uniform in [lo, hi). */
 export const between = (seed: number, index: number, salt: number, lo: number, hi: number): number =>

@@ -15,7 +15,10 @@ import { type Timeline, timelineOf } from "./Timeline.js"
 export const LEAD_COUNTRIES = ["ES", "FR", "IT", "DE", "GR", "AD"] as const
 
 export const makeLeads = (
-  core: Core, geo: Geography, spatial: Spatial, details: (p: number) => Details,
+  core: Core,
+  geo: Geography,
+  spatial: Spatial,
+  details: (p: number) => Details,
   sourcing: (p: number, nowMs: number) => SourcingProperty
 ) => {
   const allowed = new Set(LEAD_COUNTRIES.map((c) => geo.countryIndex(c)))
@@ -25,7 +28,8 @@ export const makeLeads = (
   const cutsOf = (tl: Timeline, sinceMs: number | undefined) => {
     if (tl.cycleStart === undefined) return undefined
     const from = Math.max(tl.cycleStart, sinceMs ?? -Infinity)
-    let cuts = 0, first: number | undefined
+    let cuts = 0,
+      first: number | undefined
     for (const ev of tl.events) {
       if (ev.t < tl.cycleStart) continue
       if (ev.t < from) continue
@@ -39,14 +43,22 @@ export const makeLeads = (
     const c = cutsOf(tl, sinceMs)
     if (!c) return undefined
     const d = details(p)
-    const first = core.eur(p, c.first), current = core.eur(p, tl.price)
+    const first = core.eur(p, c.first),
+      current = core.eur(p, tl.price)
     return {
-      id: `lead_${d.propertyId}`, property_id: `prop_${d.propertyId}`, home: sourcing(p, nowMs),
-      price_cuts: c.cuts, price_cut_pct: first > 0 ? Math.round(((first - current) / first) * 1000) / 10 : 0,
-      first_price: first, current_price: current,
-      price_history: tl.events.filter((ev) => ev.kind === 0 || ev.kind === K_UP || ev.kind === K_DOWN)
+      id: `lead_${d.propertyId}`,
+      property_id: `prop_${d.propertyId}`,
+      home: sourcing(p, nowMs),
+      price_cuts: c.cuts,
+      price_cut_pct: first > 0 ? Math.round(((first - current) / first) * 1000) / 10 : 0,
+      first_price: first,
+      current_price: current,
+      price_history: tl.events
+        .filter((ev) => ev.kind === 0 || ev.kind === K_UP || ev.kind === K_DOWN)
         .map((ev) => ({ date: isoDate(ev.t), price: core.eur(p, ev.price) })),
-      status_history: tl.events.filter((ev) => ev.kind !== K_UP && ev.kind !== K_DOWN).map((ev) => ({ date: isoDate(ev.t), status: ev.status }))
+      status_history: tl.events
+        .filter((ev) => ev.kind !== K_UP && ev.kind !== K_DOWN)
+        .map((ev) => ({ date: isoDate(ev.t), status: ev.status }))
     }
   }
 
@@ -54,7 +66,10 @@ export const makeLeads = (
     const nEvents = core.eventsUntil(nowMs)
     const since = q.since === undefined ? undefined : parseDate(q.since)
     const out: Array<Lead> = []
-    for (const hit of spatial.within({ circle: { center: { latitude: q.latitude, longitude: q.longitude }, radiusKm: q.radius_km } }, allowed)) {
+    for (const hit of spatial.within(
+      { circle: { center: { latitude: q.latitude, longitude: q.longitude }, radiusKm: q.radius_km } },
+      allowed
+    )) {
       const p = hit.p
       if (!isHome(p)) continue
       const status = core.statusAfter(p, core.eventCountOf(p, nEvents))

@@ -25,12 +25,21 @@ const LEVELS = CommercialUseLevel.values
 const BUILDING_CUM = cumulative([16, 11, 13, 22, 13, 3, 4, 18])
 const RURAL_CUM = cumulative([2, 3, 5, 6, 3, 8, 45, 28])
 const CLASSES: Record<string, ReadonlyArray<string>> = {
-  zoned_commercial: ["GE", "GI", "MK", "MU"], zoned_mixed_or_special: ["MI", "SO", "MD"], zoned_leisure_special: ["SO"],
+  zoned_commercial: ["GE", "GI", "MK", "MU"],
+  zoned_mixed_or_special: ["MI", "SO", "MD"],
+  zoned_leisure_special: ["SO"],
   residential_only_stated: ["WR", "WA"]
 }
 const CLASS_WORDS: Record<string, string> = {
-  GE: "Gewerbegebiet (GE)", GI: "Industriegebiet (GI)", MK: "Kerngebiet (MK)", MU: "urbanes Gebiet (MU)", MI: "Mischgebiet (MI)",
-  SO: "Sondergebiet (SO)", MD: "Dorfgebiet (MD)", WR: "reines Wohngebiet (WR)", WA: "allgemeines Wohngebiet (WA)"
+  GE: "Gewerbegebiet (GE)",
+  GI: "Industriegebiet (GI)",
+  MK: "Kerngebiet (MK)",
+  MU: "urbanes Gebiet (MU)",
+  MI: "Mischgebiet (MI)",
+  SO: "Sondergebiet (SO)",
+  MD: "Dorfgebiet (MD)",
+  WR: "reines Wohngebiet (WR)",
+  WA: "allgemeines Wohngebiet (WA)"
 }
 const evidenceOf = (level: string, cls: string | undefined, source: string | undefined, v: number): string => {
   switch (level) {
@@ -41,7 +50,11 @@ const evidenceOf = (level: string, cls: string | undefined, source: string | und
     case "zoned_leisure_special":
       return `Ausgewiesen als Sondergebiet (SO) für Erholung und Freizeit laut ${source}.`
     case "commercial_use_stated":
-      return ["Geeignet für Gewerbe, Handwerk oder Lagerhalle.", "Gewerbliche Nutzung ist laut Bauamt möglich.", "Ideal für Logistik und Gewerbebetriebe."][v % 3]!
+      return [
+        "Geeignet für Gewerbe, Handwerk oder Lagerhalle.",
+        "Gewerbliche Nutzung ist laut Bauamt möglich.",
+        "Ideal für Logistik und Gewerbebetriebe."
+      ][v % 3]!
     case "building_land_use_not_stated":
       return ["Sofort bebaubares Baugrundstück.", "Baugrundstück in gefragter Lage.", "Bauland, voll erschlossen."][v % 3]!
     case "not_building_land_stated":
@@ -50,7 +63,16 @@ const evidenceOf = (level: string, cls: string | undefined, source: string | und
       return ""
   }
 }
-const EXTRAS = ["Autobahnnähe", "ruhige Lage", "Südhang", "Bahnanschluss", "Logistikstandort", "Einzelhandel in der Nähe", "Bauträger willkommen", "provisionsfrei"]
+const EXTRAS = [
+  "Autobahnnähe",
+  "ruhige Lage",
+  "Südhang",
+  "Bahnanschluss",
+  "Logistikstandort",
+  "Einzelhandel in der Nähe",
+  "Bauträger willkommen",
+  "provisionsfrei"
+]
 const PORTALS = COUNTRY_DATA.find((c) => c.code === "DE")!.portals
 
 export const makePlots = (seed: number, count: number, geo: Geography, cat: AgencyCatalog) => {
@@ -85,30 +107,58 @@ export const makePlots = (seed: number, count: number, geo: Geography, cat: Agen
     const id = `plot_de_${String(i + 1).padStart(6, "0")}`
     const extra = EXTRAS[v % EXTRAS.length]!
     const title = `${building ? (level === "zoned_commercial" || level === "commercial_use_stated" ? "Gewerbegrundstück" : "Baugrundstück") : "Grundstück (Außenbereich)"} ${thousands(area)} m² in ${muni.name}`
-    const excerpt = [evidence, serviced === undefined ? "" : serviced ? "Das Grundstück ist voll erschlossen." : "Das Grundstück ist nicht erschlossen.", `${extra}.`]
-      .filter((x) => x !== "").join(" ")
+    const excerpt = [
+      evidence,
+      serviced === undefined ? "" : serviced ? "Das Grundstück ist voll erschlossen." : "Das Grundstück ist nicht erschlossen.",
+      `${extra}.`
+    ]
+      .filter((x) => x !== "")
+      .join(" ")
     const grzKnown = building && unit(s, i, 15) < 0.4
     return {
-      id, title, plot_type: building ? "building_plot" : "rural_plot", country: "de", region, municipality: muni.name,
+      id,
+      title,
+      plot_type: building ? "building_plot" : "rural_plot",
+      country: "de",
+      region,
+      municipality: muni.name,
       zipcode: muni.zip_codes[below(s, i, 16, muni.zip_codes.length)]!,
       location_precision: "approximate",
-      coordinates: { lat: round4(geo.lat[m]! + between(s, i, 17, -0.05, 0.05)), lon: round4(geo.lon[m]! + between(s, i, 18, -0.07, 0.07)), precision: "approximate" },
-      for_sale: true, for_rent: forRent, sale_eur: sale,
+      coordinates: {
+        lat: round4(geo.lat[m]! + between(s, i, 17, -0.05, 0.05)),
+        lon: round4(geo.lon[m]! + between(s, i, 18, -0.07, 0.07)),
+        precision: "approximate"
+      },
+      for_sale: true,
+      for_rent: forRent,
+      sale_eur: sale,
       rent_eur_month: forRent ? Math.max(50, Math.round((area * psqm * 0.004) / 10) * 10) : null,
-      plot_area_m2: area, sale_eur_per_m2: Math.round((sale / area) * 100) / 100,
+      plot_area_m2: area,
+      sale_eur_per_m2: Math.round((sale / area) * 100) / 100,
       commercial_use: {
-        level, meaning: LEVEL_MEANINGS[level]!, evidence, facts_read: level !== "not_stated",
+        level,
+        meaning: LEVEL_MEANINGS[level]!,
+        evidence,
+        facts_read: level !== "not_stated",
         ...(source ? { zoning_source: source === "Flächennutzungsplan" ? "Flächennutzungsplan (not binding)" : "Bebauungsplan" } : {})
       },
       facts_from_text: {
         ...(cls ? { zoning_class: cls } : {}),
         ...(serviced === undefined ? {} : { serviced }),
         ...(source === "Bebauungsplan" ? { b_plan: true } : {}),
-        ...(level === "not_building_land_stated" && v % 2 === 1 ? { planning_section: "35" as const } : building && v % 5 === 0 ? { planning_section: "34" as const } : {}),
+        ...(level === "not_building_land_stated" && v % 2 === 1
+          ? { planning_section: "35" as const }
+          : building && v % 5 === 0
+            ? { planning_section: "34" as const }
+            : {}),
         ...(building && v % 7 === 0 ? { building_permit: true } : {}),
-        ...(grzKnown ? { grz: Math.round(between(s, i, 19, 0.2, 0.8) * 10) / 10, gfz: Math.round(between(s, i, 20, 0.4, 2.4) * 10) / 10 } : {})
+        ...(grzKnown
+          ? { grz: Math.round(between(s, i, 19, 0.2, 0.8) * 10) / 10, gfz: Math.round(between(s, i, 20, 0.4, 2.4) * 10) / 10 }
+          : {})
       },
-      excerpt, agency: agencyAt(0), agency_links: Array.from({ length: nLinks }, (_, j) => agencyAt(j + 1)),
+      excerpt,
+      agency: agencyAt(0),
+      agency_links: Array.from({ length: nLinks }, (_, j) => agencyAt(j + 1)),
       published_at: isoDate(Date.UTC(2025, 0, 1) + below(s, i, 21, 520) * 86_400_000)
     }
   }
@@ -125,26 +175,39 @@ const lower = (xs: ReadonlyArray<string> | undefined) => (xs && xs.length > 0 ? 
  * `sale` plots for sale, `either` both; ties of every sort break by id.
  */
 export const searchPlots = (all: ReadonlyArray<PlotResult>, c: PlotCriteria): ReadonlyArray<PlotResult> => {
-  const regions = lower(c.regions), munis = lower(c.municipalities), zips = lower(c.zipcodes), types = lower(c.plot_types)
+  const regions = lower(c.regions),
+    munis = lower(c.municipalities),
+    zips = lower(c.zipcodes),
+    types = lower(c.plot_types)
   const cu = c.commercial_use
-  const levels = cu === undefined ? new Set<string>(DEFAULT_COMMERCIAL_USE)
-    : cu === "all" || (Array.isArray(cu) && cu.includes("all")) ? undefined
-    : new Set(typeof cu === "string" ? [cu] : cu)
+  const levels =
+    cu === undefined
+      ? new Set<string>(DEFAULT_COMMERCIAL_USE)
+      : cu === "all" || (Array.isArray(cu) && cu.includes("all"))
+        ? undefined
+        : new Set(typeof cu === "string" ? [cu] : cu)
   const keywords = c.keywords && c.keywords.length > 0 ? c.keywords.map((k) => k.toLowerCase()) : undefined
-  const out = all.filter((p) =>
-    (!regions || regions.has(p.region.toLowerCase())) && (!munis || munis.has(p.municipality.toLowerCase())) &&
-    (!zips || zips.has(p.zipcode.toLowerCase())) && (!types || types.has(p.plot_type)) &&
-    (c.operation === undefined || c.operation === "either" || (c.operation === "sale" ? p.for_sale : p.for_rent)) &&
-    (c.plot_area_min === undefined || p.plot_area_m2 >= c.plot_area_min) && (c.plot_area_max === undefined || p.plot_area_m2 <= c.plot_area_max) &&
-    (c.sale_price_min === undefined || p.sale_eur >= c.sale_price_min) && (c.sale_price_max === undefined || p.sale_eur <= c.sale_price_max) &&
-    (c.sale_price_m2_max === undefined || p.sale_eur_per_m2 <= c.sale_price_m2_max) &&
-    (!levels || levels.has(p.commercial_use.level)) &&
-    (c.serviced === undefined || p.facts_from_text.serviced === c.serviced) &&
-    (!keywords || keywords.some((k) => p.title.toLowerCase().includes(k) || p.excerpt.toLowerCase().includes(k))))
+  const out = all.filter(
+    (p) =>
+      (!regions || regions.has(p.region.toLowerCase())) &&
+      (!munis || munis.has(p.municipality.toLowerCase())) &&
+      (!zips || zips.has(p.zipcode.toLowerCase())) &&
+      (!types || types.has(p.plot_type)) &&
+      (c.operation === undefined || c.operation === "either" || (c.operation === "sale" ? p.for_sale : p.for_rent)) &&
+      (c.plot_area_min === undefined || p.plot_area_m2 >= c.plot_area_min) &&
+      (c.plot_area_max === undefined || p.plot_area_m2 <= c.plot_area_max) &&
+      (c.sale_price_min === undefined || p.sale_eur >= c.sale_price_min) &&
+      (c.sale_price_max === undefined || p.sale_eur <= c.sale_price_max) &&
+      (c.sale_price_m2_max === undefined || p.sale_eur_per_m2 <= c.sale_price_m2_max) &&
+      (!levels || levels.has(p.commercial_use.level)) &&
+      (c.serviced === undefined || p.facts_from_text.serviced === c.serviced) &&
+      (!keywords || keywords.some((k) => p.title.toLowerCase().includes(k) || p.excerpt.toLowerCase().includes(k)))
+  )
   const byId = (a: PlotResult, b: PlotResult) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
   const newest = (a: PlotResult, b: PlotResult) => (a.published_at < b.published_at ? 1 : a.published_at > b.published_at ? -1 : byId(a, b))
   const cmp: Record<string, (a: PlotResult, b: PlotResult) => number> = {
-    commercial_use: (a, b) => LEVELS.indexOf(a.commercial_use.level as never) - LEVELS.indexOf(b.commercial_use.level as never) || newest(a, b),
+    commercial_use: (a, b) =>
+      LEVELS.indexOf(a.commercial_use.level as never) - LEVELS.indexOf(b.commercial_use.level as never) || newest(a, b),
     newest,
     price_asc: (a, b) => a.sale_eur - b.sale_eur || byId(a, b),
     area_desc: (a, b) => b.plot_area_m2 - a.plot_area_m2 || byId(a, b),

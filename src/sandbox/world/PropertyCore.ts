@@ -17,12 +17,34 @@ import { DAY_MS } from "./Dates.js"
 
 /** Alert subtypes in spec order; an event's kind is its index here. */
 export const SUBTYPES = ["new", "price_up", "price_down", "reserved", "delisted", "sold"] as const
-export const K_NEW = 0, K_UP = 1, K_DOWN = 2, K_RESERVED = 3, K_DELISTED = 4, K_SOLD = 5
+export const K_NEW = 0,
+  K_UP = 1,
+  K_DOWN = 2,
+  K_RESERVED = 3,
+  K_DELISTED = 4,
+  K_SOLD = 5
 
 /** Photo processing delay: `created_at_with_photos` = `created_at` + this. */
 export const PHOTO_DELAY_MS = 5 * 60_000
 
-const S = { country: 1, leaf: 2, type: 3, op: 4, area: 5, beds: 6, price: 7, lat: 8, lon: 9, len: 10, end: 11, dir: 12, step: 13, reserve: 14, mult: 15, nlist: 16 } as const
+const S = {
+  country: 1,
+  leaf: 2,
+  type: 3,
+  op: 4,
+  area: 5,
+  beds: 6,
+  price: 7,
+  lat: 8,
+  lon: 9,
+  len: 10,
+  end: 11,
+  dir: 12,
+  step: 13,
+  reserve: 14,
+  mult: 15,
+  nlist: 16
+} as const
 
 /** `resultGroupOf` memoised (it is on every hot path). */
 const RESULT_GROUP = new Map<string, string>(PROPERTY_TYPES.map((t) => [t, slowResultGroupOf(t)]))
@@ -129,17 +151,27 @@ export const makeCore = (seed: number, n: number, eventsPerDay: number, startMs:
   const endsSold = (p: number, c: number) => unit(seed, key(p, c, 0), S.end) < 0.6
   const reservesBeforeEnd = (p: number, c: number) => endsSold(p, c) && unit(seed, key(p, c, 0), S.reserve) < 0.5
   const stepKind = (p: number, L: number, c: number, j: number) =>
-    j === 0 ? K_NEW
-      : j === L - 1 ? (endsSold(p, c) ? K_SOLD : K_DELISTED)
-      : j === L - 2 && reservesBeforeEnd(p, c) ? K_RESERVED
-      : unit(seed, key(p, c, j), S.dir) < 0.68 ? K_DOWN : K_UP
+    j === 0
+      ? K_NEW
+      : j === L - 1
+        ? endsSold(p, c)
+          ? K_SOLD
+          : K_DELISTED
+        : j === L - 2 && reservesBeforeEnd(p, c)
+          ? K_RESERVED
+          : unit(seed, key(p, c, j), S.dir) < 0.68
+            ? K_DOWN
+            : K_UP
   const kindOf = (p: number, k: number) => {
     const L = cycleLengthOf(p)
     return stepKind(p, L, Math.floor(k / L), k % L)
   }
   const priceAt = (p: number, c: number, j: number) => {
-    const country = countryOf(p), cd = COUNTRY_DATA[country]!, info = infoIn(p, country)
-    const rent = rentFor(p, info), L = cycleLengthOf(p)
+    const country = countryOf(p),
+      cd = COUNTRY_DATA[country]!,
+      info = infoIn(p, country)
+    const rent = rentFor(p, info),
+      L = cycleLengthOf(p)
     const psqm = (rent ? cd.rentPsqm : cd.salePsqm) * info.factor
     const eurPrice = areaFor(p, info) * psqm * between(seed, p, S.price, 0.7, 1.45)
     const basePrice = Math.max(rent ? 40 : 6000, eurPrice / EUR_RATE[cd.currency]!)
@@ -159,7 +191,8 @@ export const makeCore = (seed: number, n: number, eventsPerDay: number, startMs:
   }
   const priceAfter = (p: number, count: number) => {
     if (count <= 0) return priceAt(p, 0, 0)
-    const L = cycleLengthOf(p), k = count - 1
+    const L = cycleLengthOf(p),
+      k = count - 1
     return priceAt(p, Math.floor(k / L), k % L)
   }
   const statusAfter = (p: number, count: number) => {
@@ -169,9 +202,34 @@ export const makeCore = (seed: number, n: number, eventsPerDay: number, startMs:
   }
   const eur = (p: number, price: number) => Math.round(price * rateOf(p))
   return {
-    seed, n, eventsPerDay, startMs, countryOf, leafOf, typeOf, groupOf, isRent, currencyOf, rateOf, areaOf, bedroomsOf,
-    latOf, lonOf, listingsCountOf, propertyOfEvent, firstEventOf, timeOfEvent, eventsUntil, firstEventAtOrAfter,
-    eventCountOf, cycleLengthOf, kindOf, priceAt, priceAfter, statusAfter, eur
+    seed,
+    n,
+    eventsPerDay,
+    startMs,
+    countryOf,
+    leafOf,
+    typeOf,
+    groupOf,
+    isRent,
+    currencyOf,
+    rateOf,
+    areaOf,
+    bedroomsOf,
+    latOf,
+    lonOf,
+    listingsCountOf,
+    propertyOfEvent,
+    firstEventOf,
+    timeOfEvent,
+    eventsUntil,
+    firstEventAtOrAfter,
+    eventCountOf,
+    cycleLengthOf,
+    kindOf,
+    priceAt,
+    priceAfter,
+    statusAfter,
+    eur
   }
 }
 
@@ -180,16 +238,30 @@ export const statusOfKind = (kind: number, rent: boolean): string =>
   kind === K_RESERVED ? "reserved" : kind === K_SOLD ? (rent ? "rented" : "sold") : kind === K_DELISTED ? "none" : "active"
 
 const AREA: Record<string, readonly [number, number]> = {
-  apartment: [35, 180], house: [80, 450], investment: [40, 1800], plot: [300, 15000], other: [15, 120]
+  apartment: [35, 180],
+  house: [80, 450],
+  investment: [40, 1800],
+  plot: [300, 15000],
+  other: [15, 120]
 }
 const GROUP_FACTOR: Record<string, number> = { apartment: 1, house: 0.95, investment: 0.8, plot: 0.06, other: 0.5 }
 const TYPE_FACTOR: Record<string, number> = {
-  villa: 1.5, palace: 1.7, penthouse: 1.3, garage: 0.55, parking: 0.45, room: 1.6, warehouse: 0.4, industrial: 0.35,
-  apartment_building: 0.8, office_building: 0.85, mix_use_building: 0.8, country_estate: 0.6, landwirtschaftliche_betriebe: 0.3
+  villa: 1.5,
+  palace: 1.7,
+  penthouse: 1.3,
+  garage: 0.55,
+  parking: 0.45,
+  room: 1.6,
+  warehouse: 0.4,
+  industrial: 0.35,
+  apartment_building: 0.8,
+  office_building: 0.85,
+  mix_use_building: 0.8,
+  country_estate: 0.6,
+  landwirtschaftliche_betriebe: 0.3
 }
 
-const priceUnit = (price: number, rent: boolean) =>
-  rent ? (price < 500 ? 1 : price < 5000 ? 5 : 10) : price < 100_000 ? 100 : 1000
+const priceUnit = (price: number, rent: boolean) => (rent ? (price < 500 ? 1 : price < 5000 ? 5 : 10) : price < 100_000 ? 100 : 1000)
 const roundPrice = (x: number, rent: boolean) => {
   const u = priceUnit(x, rent)
   return Math.max(u, Math.round(x / u) * u)
@@ -229,14 +301,26 @@ interface TypeInfo {
 }
 const typeInfo = (type: string): TypeInfo => {
   const group = resultGroupOf(type)
-  const [areaLo, areaHi] = type === "studio" ? [20, 45] : type === "room" ? [9, 25] : type === "garage" || type === "parking" ? [11, 40]
-    : type.endsWith("_building") ? [300, 3000] : AREA[group] ?? [40, 200]
+  const [areaLo, areaHi] =
+    type === "studio"
+      ? [20, 45]
+      : type === "room"
+        ? [9, 25]
+        : type === "garage" || type === "parking"
+          ? [11, 40]
+          : type.endsWith("_building")
+            ? [300, 3000]
+            : (AREA[group] ?? [40, 200])
   const residential = (group === "apartment" || group === "house") && type !== "studio" && type !== "room"
   return {
-    type, group, rentShare: type === "room" ? 0.9 : RENT_SHARE[group] ?? 0.3, areaLo, areaHi,
+    type,
+    group,
+    rentShare: type === "room" ? 0.9 : (RENT_SHARE[group] ?? 0.3),
+    areaLo,
+    areaHi,
     factor: TYPE_FACTOR[type] ?? GROUP_FACTOR[group] ?? 1,
-    bedDiv: residential ? (group === "house" ? 55 : 38) : 0, bedMax: group === "house" ? 7 : 5
+    bedDiv: residential ? (group === "house" ? 55 : 38) : 0,
+    bedMax: group === "house" ? 7 : 5
   }
 }
 const INFO_TABLES = TYPE_TABLES.map((t) => ({ pick: t.pick, infos: t.types.map(typeInfo) }))
-

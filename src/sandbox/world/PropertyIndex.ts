@@ -104,8 +104,19 @@ export const makePropertyIndex = (core: Core, geo: Geography): PropertyIndex => 
   /** Assumed: sourcing search matches properties whatever their status (sold and delisted ones too). */
   const sourcingMatches = (f: SourcingFilter, nEvents: number) => {
     const priced = f.price_min !== undefined || f.price_max !== undefined
-    const key = JSON.stringify(["s", f.country.toUpperCase(), f.location_ids ?? null, f.operation, f.types ?? null, f.price_min ?? null,
-      f.price_max ?? null, f.area_min ?? null, f.area_max ?? null, f.bedrooms_min ?? null, priced ? nEvents : 0])
+    const key = JSON.stringify([
+      "s",
+      f.country.toUpperCase(),
+      f.location_ids ?? null,
+      f.operation,
+      f.types ?? null,
+      f.price_min ?? null,
+      f.price_max ?? null,
+      f.area_min ?? null,
+      f.area_max ?? null,
+      f.bedrooms_min ?? null,
+      priced ? nEvents : 0
+    ])
     return cache(key, () => {
       const c = geo.countryIndex(f.country)
       if (c < 0) return new Int32Array(0)
@@ -127,13 +138,22 @@ export const makePropertyIndex = (core: Core, geo: Geography): PropertyIndex => 
 
   const tokenMatches = (f: TokenPropertyFilter, nEvents: number) => {
     const priced = f.min_price !== undefined || f.max_price !== undefined
-    const key = JSON.stringify(["t", f.location_ids ?? null, f.types ?? null, f.operation ?? null, f.min_price ?? null, f.max_price ?? null, priced ? nEvents : 0])
+    const key = JSON.stringify([
+      "t",
+      f.location_ids ?? null,
+      f.types ?? null,
+      f.operation ?? null,
+      f.min_price ?? null,
+      f.max_price ?? null,
+      priced ? nEvents : 0
+    ])
     return cache(key, () => {
       const candidates = f.location_ids && f.location_ids.length > 0 ? ofLocations(f.location_ids) : undefined
       const types = f.types && f.types.length > 0 ? new Set(f.types) : undefined
       const keep = (p: number) =>
         (f.operation === undefined || core.isRent(p) === (f.operation === "rent")) &&
-        (!types || types.has(core.typeOf(p))) && priceIn(p, nEvents, f.min_price, f.max_price)
+        (!types || types.has(core.typeOf(p))) &&
+        priceIn(p, nEvents, f.min_price, f.max_price)
       if (candidates) return collect(candidates, keep)
       if (!types && f.operation === undefined && !priced) return Int32Array.from({ length: core.n }, (_, i) => i)
       const out = new Int32Array(core.n)
@@ -147,7 +167,8 @@ export const makePropertyIndex = (core: Core, geo: Geography): PropertyIndex => 
 
 /** First position in an ascending array whose value is >= x. */
 export const lowerBound = (arr: Int32Array, x: number): number => {
-  let lo = 0, hi = arr.length
+  let lo = 0,
+    hi = arr.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
     if (arr[mid]! < x) lo = mid + 1

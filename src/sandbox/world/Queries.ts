@@ -255,14 +255,16 @@ export interface ComparablesRequest {
   readonly comparables_count: number
   readonly location_boundary: {
     readonly polygon?: ReadonlyArray<Coordinates> | undefined
-    readonly circle?: {
-      readonly distance?: number | undefined
-      readonly target_point: {
-        readonly coordinates?: Coordinates | undefined
-        readonly address?: string | undefined
-        readonly cadastral_reference?: { readonly country_code: string; readonly cadastral_reference: string } | undefined
-      }
-    } | undefined
+    readonly circle?:
+      | {
+          readonly distance?: number | undefined
+          readonly target_point: {
+            readonly coordinates?: Coordinates | undefined
+            readonly address?: string | undefined
+            readonly cadastral_reference?: { readonly country_code: string; readonly cadastral_reference: string } | undefined
+          }
+        }
+      | undefined
   }
   readonly sold_or_rented_after?: string | null | undefined
   readonly operation: "sale" | "rent"
@@ -281,11 +283,13 @@ export interface ComparablesRequest {
   readonly orientation?: string | undefined
   readonly views?: ReadonlyArray<string> | undefined
   readonly directions?: ReadonlyArray<string> | undefined
-  readonly characteristics?: {
-    readonly must_have?: ReadonlyArray<string> | undefined
-    readonly nice_to_have?: ReadonlyArray<string> | undefined
-    readonly exclude?: ReadonlyArray<string> | undefined
-  } | undefined
+  readonly characteristics?:
+    | {
+        readonly must_have?: ReadonlyArray<string> | undefined
+        readonly nice_to_have?: ReadonlyArray<string> | undefined
+        readonly exclude?: ReadonlyArray<string> | undefined
+      }
+    | undefined
   readonly energy_ratings?: ReadonlyArray<string> | undefined
   readonly days_on_market_from?: number | undefined
   readonly days_on_market_to?: number | undefined
@@ -310,7 +314,6 @@ export interface Valuation {
 
 /** Result of a comparables search; `unresolved` when the target point could not be located. */
 export type ComparablesOutcome =
-  | { readonly _tag: "ok"; readonly results: ReadonlyArray<ComparableResult> }
-  | { readonly _tag: "unresolved"; readonly reason: string }
+  { readonly _tag: "ok"; readonly results: ReadonlyArray<ComparableResult> } | { readonly _tag: "unresolved"; readonly reason: string }
 
 export type { PropertyRecord, SourcingProperty }

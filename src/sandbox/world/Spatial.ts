@@ -36,11 +36,13 @@ export const makeSpatial = (core: Core, geo: Geography, index: PropertyIndex) =>
       for (const leaf of leaves) if (mask[leaf] && okCountry(leaf)) for (const p of index.ofLeaf(leaf)) out.push({ p, distance: null })
     } else if (area.polygon && area.polygon.length >= 3) {
       const poly = area.polygon
-      const lats = poly.map((c) => c.latitude), lons = poly.map((c) => c.longitude)
+      const lats = poly.map((c) => c.latitude),
+        lons = poly.map((c) => c.longitude)
       const m = 0.05
       const [minLat, maxLat, minLon, maxLon] = [Math.min(...lats) - m, Math.max(...lats) + m, Math.min(...lons) - m, Math.max(...lons) + m]
       for (const leaf of leaves) {
-        if (!okCountry(leaf) || geo.lat[leaf]! < minLat || geo.lat[leaf]! > maxLat || geo.lon[leaf]! < minLon || geo.lon[leaf]! > maxLon) continue
+        if (!okCountry(leaf) || geo.lat[leaf]! < minLat || geo.lat[leaf]! > maxLat || geo.lon[leaf]! < minLon || geo.lon[leaf]! > maxLon)
+          continue
         for (const p of index.ofLeaf(leaf)) if (inPolygon(pos(p), poly)) out.push({ p, distance: null })
       }
     } else if (area.circle) {

@@ -30,7 +30,9 @@ export interface Timeline {
 }
 
 export const eventAt = (core: Core, p: number, k: number): TimelineEvent => {
-  const L = core.cycleLengthOf(p), c = Math.floor(k / L), j = k % L
+  const L = core.cycleLengthOf(p),
+    c = Math.floor(k / L),
+    j = k % L
   const e = core.firstEventOf(p) + k * core.n
   const kind = core.kindOf(p, k)
   const rent = core.isRent(p)
@@ -42,12 +44,18 @@ export const eventAt = (core: Core, p: number, k: number): TimelineEvent => {
 
 export const timelineOf = (core: Core, p: number, nEvents: number): Timeline => {
   const count = core.eventCountOf(p, nEvents)
-  const L = core.cycleLengthOf(p), rent = core.isRent(p), e0 = core.firstEventOf(p)
+  const L = core.cycleLengthOf(p),
+    rent = core.isRent(p),
+    e0 = core.firstEventOf(p)
   const events: Array<TimelineEvent> = []
-  let price = core.priceAt(p, 0, 0), status = "none"
+  let price = core.priceAt(p, 0, 0),
+    status = "none"
   let cycleStart: number | undefined, cycleEnd: number | undefined
   for (let k = 0; k < count; k++) {
-    const c = Math.floor(k / L), j = k % L, e = e0 + k * core.n, t = core.timeOfEvent(e)
+    const c = Math.floor(k / L),
+      j = k % L,
+      e = e0 + k * core.n,
+      t = core.timeOfEvent(e)
     const kind = core.kindOf(p, k)
     const next = j === 0 || kind === K_UP || kind === K_DOWN ? core.priceAt(p, c, j) : price
     const nextStatus = statusOfKind(kind, rent)

@@ -10,13 +10,39 @@
  * appear and changes the properties they concern.
  */
 import type {
-  Agency, Agent, AlertRecord, ComparableResult, Coordinates, FeatureGroup, Lead, LocationNode,
-  PropertyRecord, SourcingDetail, SourcingProperty, TypeReference
+  Agency,
+  Agent,
+  AlertRecord,
+  ComparableResult,
+  Coordinates,
+  FeatureGroup,
+  Lead,
+  LocationNode,
+  PropertyRecord,
+  SourcingDetail,
+  SourcingProperty,
+  TypeReference
 } from "./Records.js"
 import type {
-  AlertQuery, BedroomsDistribution, ComparablesOutcome, ComparablesRequest, MarketAnalysis, MarketFilter,
-  PlotCriteria, PlotResult, PremisesQuery, PremisesRecord, PricesDistribution, PropertiesDistribution, ScanPage,
-  SellerLeadQuery, SourcingFilter, TimeOnMarketDistribution, TimeSeriesPoint, TimeSeriesRequest, TokenPropertyFilter,
+  AlertQuery,
+  BedroomsDistribution,
+  ComparablesOutcome,
+  ComparablesRequest,
+  MarketAnalysis,
+  MarketFilter,
+  PlotCriteria,
+  PlotResult,
+  PremisesQuery,
+  PremisesRecord,
+  PricesDistribution,
+  PropertiesDistribution,
+  ScanPage,
+  SellerLeadQuery,
+  SourcingFilter,
+  TimeOnMarketDistribution,
+  TimeSeriesPoint,
+  TimeSeriesRequest,
+  TokenPropertyFilter,
   Valuation
 } from "./Queries.js"
 import { buildWorld } from "./WorldImpl.js"
@@ -48,8 +74,7 @@ export interface WorldOptions {
 }
 
 /** Kinds of record `drift` knows about (each drifts its own fields). */
-export type DriftKind =
-  | "property" | "alert" | "sourcing" | "lead" | "plot" | "premises" | "comparable" | "reference" | (string & {})
+export type DriftKind = "property" | "alert" | "sourcing" | "lead" | "plot" | "premises" | "comparable" | "reference" | (string & {})
 
 export interface World {
   readonly seed: number
@@ -123,9 +148,7 @@ export interface World {
    * position after the last returned match, null when no match remains. Amortised O(N_country)
    * over a full paging; each property appears exactly once over the pages.
    */
-  readonly searchProperties: (
-    filter: SourcingFilter, fromIndex: number, limit: number, nowMs?: number
-  ) => ScanPage<SourcingProperty>
+  readonly searchProperties: (filter: SourcingFilter, fromIndex: number, limit: number, nowMs?: number) => ScanPage<SourcingProperty>
   /** Ground truth: number of properties matching the filter (cached per filter and now). */
   readonly countProperties: (filter: SourcingFilter, nowMs?: number) => number
 

@@ -48,14 +48,16 @@ export const buildWorld = (options: WorldOptions): World => {
   }
   const sourcingProperty = (p: number, nowMs = now()) => sourcingAt(p, core.eventsUntil(nowMs))
   const sourcingDetail = (p: number, nowMs = now()) => {
-    const nEvents = core.eventsUntil(nowMs), d = details(p)
+    const nEvents = core.eventsUntil(nowMs),
+      d = details(p)
     return sourcingDetailOf(sourcingAt(p, nEvents), d, core.statusAfter(p, core.eventCountOf(p, nEvents)))
   }
   const property = (p: number, nowMs = now()) => records.property(details(p), timelineOf(core, p, core.eventsUntil(nowMs)), nowMs)
   const indexOfPropertyId = (id: number) => (valid(id - PROPERTY_BASE) ? id - PROPERTY_BASE : undefined)
   const indexOfListingId = (id: number) => {
     if (!Number.isInteger(id) || id < LISTING_BASE) return undefined
-    const p = Math.floor((id - LISTING_BASE) / MAX_LISTINGS), j = (id - LISTING_BASE) % MAX_LISTINGS
+    const p = Math.floor((id - LISTING_BASE) / MAX_LISTINGS),
+      j = (id - LISTING_BASE) % MAX_LISTINGS
     return valid(p) && j < Math.min(core.listingsCountOf(p), cat.ofCountry[core.countryOf(p)]!.length) ? p : undefined
   }
   const leaves = geo.nodes.flatMap((node, i) => (node.administrative_level === "district" ? [i] : []))
@@ -67,7 +69,13 @@ export const buildWorld = (options: WorldOptions): World => {
   const analytics = makeAnalytics(core, spatial, details)
 
   return {
-    seed, size: n, plotCount: options.plots ?? 3000, premisesCount: options.premises ?? 2000, startMs, eventsPerDay, now,
+    seed,
+    size: n,
+    plotCount: options.plots ?? 3000,
+    premisesCount: options.premises ?? 2000,
+    startMs,
+    eventsPerDay,
+    now,
     countries: COUNTRY_DATA.map((c) => c.code),
     locations: geo.nodes,
     location: (id) => geo.nodes[geo.indexOf(id)],
@@ -78,7 +86,8 @@ export const buildWorld = (options: WorldOptions): World => {
       return i < 0 ? undefined : { latitude: geo.lat[i]!, longitude: geo.lon[i]! }
     },
     locationByCoordinates: (c) => {
-      let best = -1, bestD = 50
+      let best = -1,
+        bestD = 50
       for (const i of leaves) {
         const d = haversineKm(c, { latitude: geo.lat[i]!, longitude: geo.lon[i]! })
         if (d < bestD) [best, bestD] = [i, d]
@@ -86,7 +95,11 @@ export const buildWorld = (options: WorldOptions): World => {
       return best < 0 ? undefined : geo.nodes[best]
     },
     typeahead: (country, query, limit) => {
-      const fold = (s: string) => s.toLowerCase().normalize("NFD").replace(/[\u0300-\u036f]/g, "")
+      const fold = (s: string) =>
+        s
+          .toLowerCase()
+          .normalize("NFD")
+          .replace(/[\u0300-\u036f]/g, "")
       const q = fold(query.trim())
       const own = geo.nodes.filter((x) => x.country === country.toUpperCase() && x.administrative_level !== "country")
       const starts = own.filter((x) => fold(x.name).startsWith(q))
@@ -94,14 +107,25 @@ export const buildWorld = (options: WorldOptions): World => {
       return [...starts, ...contains].slice(0, Math.max(0, limit))
     },
     zipcodeBoundary: (cc, zip) => {
-      const i = geo.nodes.findIndex((x) => x.country === cc.toUpperCase() && x.administrative_level === "district" && x.zip_codes.includes(zip))
+      const i = geo.nodes.findIndex(
+        (x) => x.country === cc.toUpperCase() && x.administrative_level === "district" && x.zip_codes.includes(zip)
+      )
       if (i < 0) return undefined
       const [la, lo, dLa, dLo] = [geo.lat[i]!, geo.lon[i]!, 0.012, 0.016]
       const r = (x: number) => Math.round(x * 1e5) / 1e5
-      return [[la - dLa, lo - dLo], [la - dLa, lo + dLo], [la + dLa, lo + dLo], [la + dLa, lo - dLo], [la - dLa, lo - dLo]]
-        .map(([a, b]) => ({ latitude: r(a!), longitude: r(b!) }))
+      return [
+        [la - dLa, lo - dLo],
+        [la - dLa, lo + dLo],
+        [la + dLa, lo + dLo],
+        [la + dLa, lo - dLo],
+        [la - dLa, lo - dLo]
+      ].map(([a, b]) => ({ latitude: r(a!), longitude: r(b!) }))
     },
-    agencies: cat.agencies, agents: cat.agents, featureGroups: FEATURE_GROUPS, conditions: CONDITIONS, types: TYPE_REFERENCES,
+    agencies: cat.agencies,
+    agents: cat.agents,
+    featureGroups: FEATURE_GROUPS,
+    conditions: CONDITIONS,
+    types: TYPE_REFERENCES,
     sources: (id) => {
       const i = geo.indexOf(id)
       if (i < 0) return undefined
@@ -109,7 +133,8 @@ export const buildWorld = (options: WorldOptions): World => {
       return [...COUNTRY_DATA[c]!.portals, ...Array.from(cat.ofCountry[c]!.slice(0, 3), (a) => cat.domainOf(a))]
     },
 
-    indexOfPropertyId, propertyIdOf: (p) => PROPERTY_BASE + p,
+    indexOfPropertyId,
+    propertyIdOf: (p) => PROPERTY_BASE + p,
     property,
     propertyById: (id, nowMs) => {
       const p = indexOfPropertyId(id)
@@ -152,7 +177,8 @@ export const buildWorld = (options: WorldOptions): World => {
     },
     tokenSearch: (filter, nowMs = now()) => index.tokenMatches(filter, core.eventsUntil(nowMs)),
 
-    sourcingProperty, sourcingDetail,
+    sourcingProperty,
+    sourcingDetail,
     indexOfSourcingId: (id) => {
       const m = /^prop_(\d+)$/.exec(id)
       return m ? indexOfPropertyId(Number(m[1])) : undefined
@@ -171,7 +197,8 @@ export const buildWorld = (options: WorldOptions): World => {
     alerts: (q) => alertsApi.alerts(q),
     alert: (id, nowMs = now()) => alertsApi.alert(id, nowMs),
     alertIdsOfProperty: (p, nowMs = now()) => {
-      const count = core.eventCountOf(p, core.eventsUntil(nowMs)), e0 = core.firstEventOf(p)
+      const count = core.eventCountOf(p, core.eventsUntil(nowMs)),
+        e0 = core.firstEventOf(p)
       return Array.from({ length: count }, (_, k) => e0 + k * n + 1)
     },
 
@@ -196,4 +223,3 @@ export const buildWorld = (options: WorldOptions): World => {
     drift: drift.drift
   }
 }
-

@@ -4,7 +4,15 @@
  */
 import { Schema } from "effect"
 import {
-  AlertOrderBy, AlertSubtype, AlertType, Condition, EnergyRating, PropertyType, RentPeriod, RentStatus, ResultGroup,
+  AlertOrderBy,
+  AlertSubtype,
+  AlertType,
+  Condition,
+  EnergyRating,
+  PropertyType,
+  RentPeriod,
+  RentStatus,
+  ResultGroup,
   SaleStatus
 } from "./Enums.js"
 import { DateString, DateTimeString, nullable, open } from "./Open.js"

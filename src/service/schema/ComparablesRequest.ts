@@ -8,11 +8,30 @@
  */
 import { Schema } from "effect"
 import {
-  Characteristic, Condition, Direction, EnergyRating, FloorType, Operation, Orientation,
-  PLOT_AREA_REQUIRED_TYPES, PROPERTY_TYPES, TOTAL_AREA_REQUIRED_TYPES, TYPE_GROUPS, View
+  Characteristic,
+  Condition,
+  Direction,
+  EnergyRating,
+  FloorType,
+  Operation,
+  Orientation,
+  PLOT_AREA_REQUIRED_TYPES,
+  PROPERTY_TYPES,
+  TOTAL_AREA_REQUIRED_TYPES,
+  TYPE_GROUPS,
+  View
 } from "./Enums.js"
 import {
-  atMostOne, ClosedPolygon, DateOnly, exactlyOne, intBetween, items, LatLon, numberBetween, oneOf, show,
+  atMostOne,
+  ClosedPolygon,
+  DateOnly,
+  exactlyOne,
+  intBetween,
+  items,
+  LatLon,
+  numberBetween,
+  oneOf,
+  show,
   typesOfOneGroup
 } from "./Rules.js"
 
@@ -67,7 +86,8 @@ const requiresArea = (
   if (hit.length === 0) return undefined
   return {
     path: [field],
-    message: `is required for ${hit.join(", ")} (types ${needing.join(", ")}) unless ` +
+    message:
+      `is required for ${hit.join(", ")} (types ${needing.join(", ")}) unless ` +
       `location_boundary.circle.target_point.cadastral_reference is given`
   }
 }
@@ -114,10 +134,7 @@ export const ComparablesRequest = Schema.Struct({
     if (r.min_price !== undefined && r.max_price !== undefined && r.min_price > r.max_price) {
       issues.push({ path: ["max_price"], message: `must not be below min_price (got ${r.max_price} < ${r.min_price})` })
     }
-    if (
-      r.days_on_market_from !== undefined && r.days_on_market_to !== undefined &&
-      r.days_on_market_from > r.days_on_market_to
-    ) {
+    if (r.days_on_market_from !== undefined && r.days_on_market_to !== undefined && r.days_on_market_from > r.days_on_market_to) {
       issues.push({ path: ["days_on_market_to"], message: "must not be below days_on_market_from" })
     }
     return issues

@@ -5,22 +5,53 @@
 import { Schema } from "effect"
 
 export const PROPERTY_TYPES = [
-  "apartment", "studio", "duplex", "penthouse", "dachgeschosswohnung", "etagenwohnung", "erdgeschosswohnung",
-  "country_house", "house", "palace", "townhouse", "villa", "country_estate", "chalet", "bungalow", "family_house",
-  "reihenhaus", "reihenendhaus", "reihenmittelhaus", "einfamilienhaus", "zweifamilienhaus", "landwirtschaftliche_betriebe",
-  "retail", "office", "industrial", "warehouse", "hotel", "other_commercial", "restaurant", "werkstatt",
-  "plot", "urban_plot", "rural_plot", "room", "other", "garage", "parking",
-  "apartment_building", "office_building", "mix_use_building"
+  "apartment",
+  "studio",
+  "duplex",
+  "penthouse",
+  "dachgeschosswohnung",
+  "etagenwohnung",
+  "erdgeschosswohnung",
+  "country_house",
+  "house",
+  "palace",
+  "townhouse",
+  "villa",
+  "country_estate",
+  "chalet",
+  "bungalow",
+  "family_house",
+  "reihenhaus",
+  "reihenendhaus",
+  "reihenmittelhaus",
+  "einfamilienhaus",
+  "zweifamilienhaus",
+  "landwirtschaftliche_betriebe",
+  "retail",
+  "office",
+  "industrial",
+  "warehouse",
+  "hotel",
+  "other_commercial",
+  "restaurant",
+  "werkstatt",
+  "plot",
+  "urban_plot",
+  "rural_plot",
+  "room",
+  "other",
+  "garage",
+  "parking",
+  "apartment_building",
+  "office_building",
+  "mix_use_building"
 ] as const
 export type PropertyType = (typeof PROPERTY_TYPES)[number]
 export const PropertyType = Schema.Literal(...PROPERTY_TYPES)
 
 /** Time Series accepts 42 types: the 40 above less `plot`, plus these three. */
 export const TIME_SERIES_EXTRA_TYPES = ["building", "apartment_development", "house_development"] as const
-export const TIME_SERIES_TYPES = [
-  ...PROPERTY_TYPES.filter((t) => t !== "plot"),
-  ...TIME_SERIES_EXTRA_TYPES
-] as const
+export const TIME_SERIES_TYPES = [...PROPERTY_TYPES.filter((t) => t !== "plot"), ...TIME_SERIES_EXTRA_TYPES] as const
 export type TimeSeriesType = PropertyType | (typeof TIME_SERIES_EXTRA_TYPES)[number]
 export const TimeSeriesType = Schema.Literal(...(TIME_SERIES_TYPES as unknown as [TimeSeriesType, ...Array<TimeSeriesType>]))
 
@@ -28,8 +59,21 @@ export const TimeSeriesType = Schema.Literal(...(TIME_SERIES_TYPES as unknown as
 export const TYPE_GROUPS = {
   apartment: ["penthouse", "apartment", "dachgeschosswohnung", "erdgeschosswohnung", "duplex", "etagenwohnung", "studio"],
   house: [
-    "einfamilienhaus", "family_house", "reihenmittelhaus", "house", "villa", "country_house", "zweifamilienhaus",
-    "landwirtschaftliche_betriebe", "palace", "bungalow", "townhouse", "reihenhaus", "chalet", "country_estate", "reihenendhaus"
+    "einfamilienhaus",
+    "family_house",
+    "reihenmittelhaus",
+    "house",
+    "villa",
+    "country_house",
+    "zweifamilienhaus",
+    "landwirtschaftliche_betriebe",
+    "palace",
+    "bungalow",
+    "townhouse",
+    "reihenhaus",
+    "chalet",
+    "country_estate",
+    "reihenendhaus"
   ],
   room: ["room"],
   building: ["mix_use_building", "office_building", "apartment_building"],
@@ -71,8 +115,7 @@ export const groupOf = (type: string): TypeGroup | undefined =>
 export const commonGroup = (
   types: ReadonlyArray<string>,
   groups: Record<string, ReadonlyArray<string>> = TYPE_GROUPS
-): string | undefined =>
-  Object.keys(groups).find((g) => types.length > 0 && types.every((t) => groups[g]!.includes(t)))
+): string | undefined => Object.keys(groups).find((g) => types.length > 0 && types.every((t) => groups[g]!.includes(t)))
 
 /**
  * Assumed: the result `type_group` of a type. The spec lists five result group names;
@@ -81,24 +124,45 @@ export const commonGroup = (
 export const resultGroupOf = (type: string): ResultGroup => {
   const g = groupOf(type)
   switch (g) {
-    case "room": return "apartment"
-    case "building": return "investment"
-    case undefined: return "other"
-    default: return g
+    case "room":
+      return "apartment"
+    case "building":
+      return "investment"
+    case undefined:
+      return "other"
+    default:
+      return g
   }
 }
 
 /** German-named types, which exist for Germany only. */
 export const GERMAN_ONLY_TYPES = [
-  "dachgeschosswohnung", "etagenwohnung", "erdgeschosswohnung", "family_house", "reihenhaus", "reihenendhaus",
-  "reihenmittelhaus", "einfamilienhaus", "zweifamilienhaus", "landwirtschaftliche_betriebe", "restaurant", "werkstatt"
+  "dachgeschosswohnung",
+  "etagenwohnung",
+  "erdgeschosswohnung",
+  "family_house",
+  "reihenhaus",
+  "reihenendhaus",
+  "reihenmittelhaus",
+  "einfamilienhaus",
+  "zweifamilienhaus",
+  "landwirtschaftliche_betriebe",
+  "restaurant",
+  "werkstatt"
 ] as const
 /** Plot types, which exist for these countries only. */
 export const PLOT_TYPE_COUNTRIES = ["IT", "DE", "PT", "ES", "FR"] as const
 
 /** Types whose comparables request needs `total_area` unless a cadastral reference is given. */
 export const TOTAL_AREA_REQUIRED_TYPES = [
-  "hotel", "industrial", "office", "other_commercial", "restaurant", "retail", "warehouse", "werkstatt"
+  "hotel",
+  "industrial",
+  "office",
+  "other_commercial",
+  "restaurant",
+  "retail",
+  "warehouse",
+  "werkstatt"
 ] as const
 /** Types whose comparables request needs `plot_area` unless a cadastral reference is given. */
 export const PLOT_AREA_REQUIRED_TYPES = ["rural_plot", "urban_plot"] as const
@@ -111,8 +175,19 @@ export const Orientation = lit(["exterior", "interior"])
 export const View = lit(["water", "landscape", "city", "golf", "park"])
 export const Direction = lit(["north", "south", "east", "west"])
 export const Characteristic = lit([
-  "balcony", "elevator", "no_elevator", "garage", "garden", "parking", "storage", "swimming_pool", "terrace",
-  "rental_license", "furniture", "rented_out", "life_annuity"
+  "balcony",
+  "elevator",
+  "no_elevator",
+  "garage",
+  "garden",
+  "parking",
+  "storage",
+  "swimming_pool",
+  "terrace",
+  "rental_license",
+  "furniture",
+  "rented_out",
+  "life_annuity"
 ])
 export const Operation = lit(["sale", "rent"])
 export const SaleStatus = lit(["active", "reserved", "hold", "sold", "none"])
@@ -131,21 +206,41 @@ export const PlotType = lit(["building_plot", "rural_plot"])
 export const PlotOperation = lit(["sale", "rent", "either"])
 export const PlotSort = lit(["commercial_use", "newest", "price_asc", "area_desc", "price_m2_asc"])
 export const CommercialUseLevel = lit([
-  "zoned_commercial", "zoned_mixed_or_special", "commercial_use_stated", "building_land_use_not_stated",
-  "residential_only_stated", "zoned_leisure_special", "not_building_land_stated", "not_stated"
+  "zoned_commercial",
+  "zoned_mixed_or_special",
+  "commercial_use_stated",
+  "building_land_use_not_stated",
+  "residential_only_stated",
+  "zoned_leisure_special",
+  "not_building_land_stated",
+  "not_stated"
 ])
 /** The default plot filter: the first three levels. */
 export const DEFAULT_COMMERCIAL_USE = CommercialUseLevel.values.slice(0, 3)
 
 /** Alert feed read ordering. */
 export const AlertOrderBy = lit([
-  "alert_date", "-alert_date", "alert_id", "-alert_id", "created_at", "-created_at", "updated_at", "-updated_at"
+  "alert_date",
+  "-alert_date",
+  "alert_id",
+  "-alert_id",
+  "created_at",
+  "-created_at",
+  "updated_at",
+  "-updated_at"
 ])
 /** Smart link languages and components. */
 export const SmartLinkLanguage = lit(["en", "fr", "it", "pt", "es", "de"])
 export const SmartLinkComponent = lit([
-  "price", "days_on_market", "price_change", "sources", "history", "location_intelligence", "comparables",
-  "valuation", "market_analytics"
+  "price",
+  "days_on_market",
+  "price_change",
+  "sources",
+  "history",
+  "location_intelligence",
+  "comparables",
+  "valuation",
+  "market_analytics"
 ])
 
 /** Premises search page size cap (spec: `limit` at most 200). */

@@ -74,9 +74,7 @@ export type AlertsApiFeedPage = typeof AlertsApiFeedPage.Type
 
 /** Assumed: PUT /alerts-api/webhooks body and answer `{url}`, an http(s) URL. */
 export const WebhookUrlRequest = Schema.Struct({
-  url: Schema.String.pipe(
-    Schema.filter((u) => /^https?:\/\/\S+$/.test(u) || `must be an http(s) URL (got ${show(u)})`)
-  )
+  url: Schema.String.pipe(Schema.filter((u) => /^https?:\/\/\S+$/.test(u) || `must be an http(s) URL (got ${show(u)})`))
 })
 export type WebhookUrlRequest = typeof WebhookUrlRequest.Type
 export const WebhookUrl = open({ url: Schema.String })

@@ -18,8 +18,7 @@ export const CommercialUseCriterion = Schema.declare(
   {
     identifier: "CommercialUseCriterion",
     message: (issue) =>
-      `must be all, a commercial-use level or a list of levels (${CommercialUseLevel.values.join(", ")}) ` +
-      `(got ${show(issue.actual)})`
+      `must be all, a commercial-use level or a list of levels (${CommercialUseLevel.values.join(", ")}) ` + `(got ${show(issue.actual)})`
   }
 )
 

@@ -7,9 +7,21 @@ import { nullable, open } from "./Open.js"
 
 /** The platform host's problem codes (spec "Errors"). Codes above 413: not shown. */
 export const PROBLEM_CODES = [
-  "invalid_request", "key_in_query", "page_depth_exceeded", "unauthorized", "invalid_credential",
-  "credential_revoked", "token_expired", "payment_required", "insufficient_scope", "not_entitled",
-  "account_suspended", "not_found", "method_not_allowed", "conflict", "payload_too_large"
+  "invalid_request",
+  "key_in_query",
+  "page_depth_exceeded",
+  "unauthorized",
+  "invalid_credential",
+  "credential_revoked",
+  "token_expired",
+  "payment_required",
+  "insufficient_scope",
+  "not_entitled",
+  "account_suspended",
+  "not_found",
+  "method_not_allowed",
+  "conflict",
+  "payload_too_large"
 ] as const
 export type ProblemCode = (typeof PROBLEM_CODES)[number]
 

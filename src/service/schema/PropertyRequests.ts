@@ -34,8 +34,12 @@ const propertySearchFields = {
 }
 
 const priceOrder = (b: { readonly min_price?: number | undefined; readonly max_price?: number | undefined }): Schema.FilterOutput =>
-  b.min_price === undefined || b.max_price === undefined || b.min_price <= b.max_price ||
-  { path: ["max_price"], message: `must not be below min_price (got min_price ${b.min_price}, max_price ${b.max_price})` }
+  b.min_price === undefined ||
+  b.max_price === undefined ||
+  b.min_price <= b.max_price || {
+    path: ["max_price"],
+    message: `must not be below min_price (got min_price ${b.min_price}, max_price ${b.max_price})`
+  }
 
 /**
  * Assumed (docs/ASSUMPTIONS.md): POST /api/v1/properties/search body

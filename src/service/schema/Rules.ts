@@ -24,9 +24,7 @@ export const intBetween = (min: number, max: number) =>
 
 /** A finite number in `[min, max]`. */
 export const numberBetween = (min: number, max: number) =>
-  Schema.Number.pipe(
-    Schema.filter((n) => (Number.isFinite(n) && n >= min && n <= max) || `must be between ${min} and ${max} (got ${n})`)
-  )
+  Schema.Number.pipe(Schema.filter((n) => (Number.isFinite(n) && n >= min && n <= max) || `must be between ${min} and ${max} (got ${n})`))
 
 /** A non-negative finite number. */
 export const NonNegative = Schema.Number.pipe(
@@ -62,9 +60,7 @@ const validDate = (s: string): boolean => {
 }
 
 /** A calendar date `YYYY-MM-DD`. */
-export const DateOnly = Schema.String.pipe(
-  Schema.filter((s) => validDate(s) || `must be a date YYYY-MM-DD (got ${show(s)})`)
-)
+export const DateOnly = Schema.String.pipe(Schema.filter((s) => validDate(s) || `must be a date YYYY-MM-DD (got ${show(s)})`))
 
 /** A UTC date-time `YYYY-MM-DDTHH:mm:ss` (the alert reads' format); fractions and a trailing `Z` are accepted. */
 export const DateTime = Schema.String.pipe(
@@ -110,8 +106,10 @@ export const ClosedPolygon = Schema.Array(LatLon).pipe(
     if (ps.length < 4) return `a closed polygon needs at least 4 points (got ${ps.length})`
     const a = ps[0]!
     const b = ps[ps.length - 1]!
-    return (a.latitude === b.latitude && a.longitude === b.longitude) ||
+    return (
+      (a.latitude === b.latitude && a.longitude === b.longitude) ||
       `a closed polygon's first point must equal its last (first ${show(a)}, last ${show(b)})`
+    )
   })
 )
 
@@ -134,32 +132,21 @@ export const present = (obj: object, keys: ReadonlyArray<string>): Array<string>
   keys.filter((k) => (obj as Record<string, unknown>)[k] !== undefined)
 
 /** A filter issue when not exactly one of `keys` is set on `obj`; `path` locates the object. */
-export const exactlyOne = (
-  obj: object,
-  keys: ReadonlyArray<string>,
-  path: ReadonlyArray<string>
-): Schema.FilterIssue | undefined => {
+export const exactlyOne = (obj: object, keys: ReadonlyArray<string>, path: ReadonlyArray<string>): Schema.FilterIssue | undefined => {
   const set = present(obj, keys)
   if (set.length === 1) return undefined
   const list = keys.join(", ")
   return {
     path,
-    message: set.length === 0
-      ? `exactly one of ${list} is required (got none)`
-      : `exactly one of ${list} is allowed (got ${set.join(" and ")})`
+    message:
+      set.length === 0 ? `exactly one of ${list} is required (got none)` : `exactly one of ${list} is allowed (got ${set.join(" and ")})`
   }
 }
 
 /** A filter issue, on the first key set, when more than one of `keys` is set. */
-export const atMostOne = (
-  obj: object,
-  keys: ReadonlyArray<string>,
-  path: ReadonlyArray<string>
-): Schema.FilterIssue | undefined => {
+export const atMostOne = (obj: object, keys: ReadonlyArray<string>, path: ReadonlyArray<string>): Schema.FilterIssue | undefined => {
   const set = present(obj, keys)
-  return set.length <= 1
-    ? undefined
-    : { path: [...path, set[0]!], message: `may not be sent together with ${set.slice(1).join(", ")}` }
+  return set.length <= 1 ? undefined : { path: [...path, set[0]!], message: `may not be sent together with ${set.slice(1).join(", ")}` }
 }
 
 /** An optional `{min, max}` range with bounds; `min <= max` when both are set. */
@@ -169,8 +156,6 @@ export const range = (min: number, max: number) =>
       min: Schema.optional(Schema.NullOr(intBetween(min, max))),
       max: Schema.optional(Schema.NullOr(intBetween(min, max)))
     }).pipe(
-      Schema.filter((r) =>
-        r.min == null || r.max == null || r.min <= r.max || `min must not exceed max (got min ${r.min}, max ${r.max})`
-      )
+      Schema.filter((r) => r.min == null || r.max == null || r.min <= r.max || `min must not exceed max (got min ${r.min}, max ${r.max})`)
     )
   )

@@ -9,9 +9,7 @@ import { intBetween, items, oneOf, show } from "./Rules.js"
 
 const nonEmpty = Schema.String.pipe(Schema.filter((s) => s.trim().length > 0 || "must not be empty"))
 
-const Email = Schema.String.pipe(
-  Schema.filter((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || `must be an e-mail address (got ${show(s)})`)
-)
+const Email = Schema.String.pipe(Schema.filter((s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s) || `must be an e-mail address (got ${show(s)})`))
 
 const isUri = (s: string): boolean => {
   try {
@@ -28,9 +26,7 @@ export const SmartLinkSettings = Schema.Struct({
   is_indexing_by_search_engine: Schema.optional(Schema.Boolean),
   /** Default false; removes the sourced-by label from the page. */
   is_hide_source: Schema.optional(Schema.Boolean),
-  brand_color: Schema.optional(
-    Schema.String.pipe(Schema.filter((s) => s.length <= 9 || `at most 9 characters (got ${s.length})`))
-  ),
+  brand_color: Schema.optional(Schema.String.pipe(Schema.filter((s) => s.length <= 9 || `at most 9 characters (got ${s.length})`))),
   /** Default [price]. */
   components_to_include: Schema.optional(Schema.Array(oneOf(SmartLinkComponent.values)))
 })

@@ -36,10 +36,12 @@ export const SourcingSearchRequest = Schema.Struct({
   limit: Schema.optional(Limit)
 }).pipe(
   Schema.filter((b) => [
-    b.price_min === undefined || b.price_max === undefined || b.price_min <= b.price_max ||
-      { path: ["price_max"], message: `must not be below price_min (got ${b.price_max} < ${b.price_min})` },
-    b.area_min === undefined || b.area_max === undefined || b.area_min <= b.area_max ||
-      { path: ["area_max"], message: `must not be below area_min (got ${b.area_max} < ${b.area_min})` }
+    b.price_min === undefined ||
+      b.price_max === undefined ||
+      b.price_min <= b.price_max || { path: ["price_max"], message: `must not be below price_min (got ${b.price_max} < ${b.price_min})` },
+    b.area_min === undefined ||
+      b.area_max === undefined ||
+      b.area_min <= b.area_max || { path: ["area_max"], message: `must not be below area_min (got ${b.area_max} < ${b.area_min})` }
   ])
 )
 export type SourcingSearchRequest = typeof SourcingSearchRequest.Type

@@ -13,15 +13,12 @@ const MAX_INT = 2147483647
 
 /** A time-series type: the 42 of Enums.ts; `plot` is refused with a pointer to the plot types. */
 export const TimeSeriesTypeValue = Schema.String.pipe(
-  Schema.filter(
-    (s): s is (typeof TIME_SERIES_TYPES)[number] => (TIME_SERIES_TYPES as ReadonlyArray<string>).includes(s),
-    {
-      message: (i) =>
-        i.actual === "plot"
-          ? `plot is not accepted by time series (use urban_plot or rural_plot) (got "plot")`
-          : `must be a time-series property type (${TIME_SERIES_TYPES.join(", ")}) (got ${show(i.actual)})`
-    }
-  )
+  Schema.filter((s): s is (typeof TIME_SERIES_TYPES)[number] => (TIME_SERIES_TYPES as ReadonlyArray<string>).includes(s), {
+    message: (i) =>
+      i.actual === "plot"
+        ? `plot is not accepted by time series (use urban_plot or rural_plot) (got "plot")`
+        : `must be a time-series property type (${TIME_SERIES_TYPES.join(", ")}) (got ${show(i.actual)})`
+  })
 )
 
 /** A circle: `distance` in metres 50..50000 around a `{latitude, longitude}` point, both required. */
@@ -77,8 +74,8 @@ export const DateRange = Schema.Struct({
   min: DateOnly,
   max: Schema.optional(Schema.NullOr(DateOnly))
 }).pipe(
-  Schema.filter((r) =>
-    r.max == null || r.min <= r.max || { path: ["max"], message: `must not be before min (got min ${r.min}, max ${r.max})` }
+  Schema.filter(
+    (r) => r.max == null || r.min <= r.max || { path: ["max"], message: `must not be before min (got min ${r.min}, max ${r.max})` }
   )
 )
 

@@ -46,5 +46,4 @@ export const TokenHostErrorBody = Schema.Union(UnprocessableBody, BadRequestBody
 export type TokenHostErrorBody = typeof TokenHostErrorBody.Type
 
 /** One line per 422 item: `body.comparables_count: Input should be less than or equal to 50`. */
-export const formatUnprocessable = (body: UnprocessableBody): string =>
-  body.detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("\n")
+export const formatUnprocessable = (body: UnprocessableBody): string => body.detail.map((d) => `${d.loc.join(".")}: ${d.msg}`).join("\n")

@@ -25,10 +25,7 @@ export class RequestValidationError extends Data.TaggedError("RequestValidationE
 }> {}
 
 const formatPath = (path: ReadonlyArray<PropertyKey>): string =>
-  path.reduce<string>(
-    (acc, k) => (typeof k === "number" ? `${acc}[${k}]` : acc === "" ? String(k) : `${acc}.${String(k)}`),
-    ""
-  )
+  path.reduce<string>((acc, k) => (typeof k === "number" ? `${acc}[${k}]` : acc === "" ? String(k) : `${acc}.${String(k)}`), "")
 
 const kind = (expected: string): string => {
   if (expected === "number") return "a number"
@@ -49,9 +46,10 @@ export const validationIssues = (error: ParseResult.ParseError): ReadonlyArray<R
   // drop those when another issue explains the field or something inside it.
   const NOTHING = /^Expected (null|undefined), actual/
   const explained = (field: string) =>
-    raw.some((j) =>
-      !NOTHING.test(j.message) &&
-      (j.field === field || field === "" || j.field.startsWith(`${field}.`) || j.field.startsWith(`${field}[`))
+    raw.some(
+      (j) =>
+        !NOTHING.test(j.message) &&
+        (j.field === field || field === "" || j.field.startsWith(`${field}.`) || j.field.startsWith(`${field}[`))
     )
   const byField = new Map<string, { literals: Array<string>; actual?: string; messages: Array<string> }>()
   for (const issue of raw) {
@@ -85,10 +83,7 @@ export const formatValidationError = (error: ParseResult.ParseError): string =>
  * Validates a request body. All problems are reported, not only the first; unknown keys pass
  * through to the decoded value.
  */
-export const validateRequest = <A, I>(
-  schema: Schema.Schema<A, I, never>,
-  input: unknown
-): Either.Either<A, RequestValidationError> =>
+export const validateRequest = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown): Either.Either<A, RequestValidationError> =>
   Schema.decodeUnknownEither(schema, { errors: "all", onExcessProperty: "preserve" })(input).pipe(
     Either.mapLeft((error) => {
       const issues = validationIssues(error)

@@ -33,9 +33,28 @@ describe("plot search", () => {
     expect(typeof r.body.scope).toBe("string")
     expect(typeof r.body.note).toBe("string")
     const result = r.body.results[0]
-    for (const k of ["id", "title", "plot_type", "country", "region", "municipality", "zipcode", "location_precision", "coordinates",
-      "for_sale", "for_rent", "sale_eur", "rent_eur_month", "plot_area_m2", "sale_eur_per_m2", "commercial_use", "facts_from_text",
-      "excerpt", "agency", "agency_links"]) {
+    for (const k of [
+      "id",
+      "title",
+      "plot_type",
+      "country",
+      "region",
+      "municipality",
+      "zipcode",
+      "location_precision",
+      "coordinates",
+      "for_sale",
+      "for_rent",
+      "sale_eur",
+      "rent_eur_month",
+      "plot_area_m2",
+      "sale_eur_per_m2",
+      "commercial_use",
+      "facts_from_text",
+      "excerpt",
+      "agency",
+      "agency_links"
+    ]) {
       expect(result).toHaveProperty(k)
     }
     expect(result.coordinates).toEqual({ lat: expect.any(Number), lon: expect.any(Number), precision: expect.any(String) })
@@ -69,7 +88,14 @@ describe("plot search", () => {
   })
 
   it("applies the other criteria as the world does", async () => {
-    const criteria = { commercial_use: "all", plot_types: ["building_plot"], operation: "sale", plot_area_min: 500, sale_price_max: 900_000, serviced: true }
+    const criteria = {
+      commercial_use: "all",
+      plot_types: ["building_plot"],
+      operation: "sale",
+      plot_area_min: 500,
+      sale_price_max: 900_000,
+      serviced: true
+    }
     const r = await plots({ ...criteria, limit: 100 })
     expect(r.body.count).toBe((await truth(criteria)).count)
     for (const p of r.body.results) {

@@ -23,7 +23,8 @@ describe("premises search", () => {
     expect(r.body.offset).toBe(0)
     for (const p of r.body.results) {
       expect(p.id).toMatch(/^prem_/)
-      for (const k of ["title", "operation", "municipality", "province", "price_eur", "area_m2", "latitude", "longitude"]) expect(p).toHaveProperty(k)
+      for (const k of ["title", "operation", "municipality", "province", "price_eur", "area_m2", "latitude", "longitude"])
+        expect(p).toHaveProperty(k)
     }
   })
 

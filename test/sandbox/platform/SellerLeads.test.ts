@@ -20,7 +20,12 @@ describe("seller leads", () => {
     expect(r.status).toBe(200)
     expect(r.headers.get("svc-units-charged")).toBe("1")
     const truth = sb.context.world.sellerLeads({
-      latitude: 40.4168, longitude: -3.7038, radius_km: 50, min_price_cuts: 1, min_price_cut_pct: 5, nowMs: sb.context.clock.now()
+      latitude: 40.4168,
+      longitude: -3.7038,
+      radius_km: 50,
+      min_price_cuts: 1,
+      min_price_cut_pct: 5,
+      nowMs: sb.context.clock.now()
     })
     expect(r.body.count).toBe(truth.length)
     expect(truth.length).toBeGreaterThan(0)

@@ -39,8 +39,24 @@ describe("structured search", () => {
     })
     for (const p of r.body.results) {
       expect(Object.keys(p).sort()).toEqual(
-        ["id", "property_id", "country", "location_id", "location_name", "type", "type_group", "operation", "price_eur",
-          "area_m2", "bedrooms", "latitude", "longitude", "listings_count", "agencies", "updated_at"].sort()
+        [
+          "id",
+          "property_id",
+          "country",
+          "location_id",
+          "location_name",
+          "type",
+          "type_group",
+          "operation",
+          "price_eur",
+          "area_m2",
+          "bedrooms",
+          "latitude",
+          "longitude",
+          "listings_count",
+          "agencies",
+          "updated_at"
+        ].sort()
       )
       expect(p.id).toBe(`prop_${p.property_id}`)
       expect(p.country).toBe("ES")
@@ -54,10 +70,7 @@ describe("structured search", () => {
     [{ country: "FR", operation: "sale", price_min: 100_000, price_max: 900_000, area_min: 40, bedrooms_min: 2 }, 50]
   ])("pages %j (limit %i) and returns every match exactly once", async (filter, limit) => {
     const pages = await pageAll({ ...filter, limit })
-    const truth = sb.context.world.countProperties(
-      filter as Parameters<typeof sb.context.world.countProperties>[0],
-      sb.context.clock.now()
-    )
+    const truth = sb.context.world.countProperties(filter as Parameters<typeof sb.context.world.countProperties>[0], sb.context.clock.now())
     const ids = pages.flatMap((p) => p.body.results.map((r: { id: string }) => r.id))
     expect(new Set(ids).size).toBe(ids.length)
     expect(ids.length).toBe(truth)
@@ -169,7 +182,18 @@ describe("property detail and resolve", () => {
     const r = await call(sb.platformUrl, `/v1/property-sourcing/properties/${hit.id}`)
     expect(r.status).toBe(200)
     expect(r.body).toMatchObject({ ...hit, updated_at: expect.any(String) })
-    for (const k of ["bathrooms", "plot_area_m2", "living_area_m2", "construction_year", "energy_rating", "condition", "features", "address", "description", "status"]) {
+    for (const k of [
+      "bathrooms",
+      "plot_area_m2",
+      "living_area_m2",
+      "construction_year",
+      "energy_rating",
+      "condition",
+      "features",
+      "address",
+      "description",
+      "status"
+    ]) {
       expect(r.body).toHaveProperty(k)
     }
     expect((await call(sb.platformUrl, "/v1/property-sourcing/properties/prop_0")).status).toBe(404)
@@ -187,7 +211,9 @@ describe("property detail and resolve", () => {
     const record = world.property(index)
     const expected = `prop_${record.property_id}`
     const listing = record.listings.find((l) => l.listing_url !== null)!
-    const byId = await call(sb.platformUrl, "/v1/property-sourcing/properties/resolve", { body: { listing_id: world.listingIdsOf(index)[0] } })
+    const byId = await call(sb.platformUrl, "/v1/property-sourcing/properties/resolve", {
+      body: { listing_id: world.listingIdsOf(index)[0] }
+    })
     expect(byId.status).toBe(200)
     expect(byId.body.matched_by).toBe("listing_id")
     expect(byId.body.property.id).toBe(expected)

@@ -86,14 +86,20 @@ describe("legacy alerts", () => {
     const feed = await createFeed("override", { alert_date_from: "2026-10-01", alert_subtypes: ["new"] })
     const narrowed = await h.call("GET", `${FEEDS}/${feed.id}?alert_date_from=2026-10-25&alert_subtype=sold&limit=1`, { token })
     expect(narrowed.body.count).toBe(truth({ alert_date_from: "2026-10-25", alert_subtypes: ["sold"] }).length)
-    const ignored = await h.call("GET", `${FEEDS}/${feed.id}?alert_date_from=25/10/2026&alert_subtype=boom&created_at_from=yesterday&limit=1`, { token })
+    const ignored = await h.call(
+      "GET",
+      `${FEEDS}/${feed.id}?alert_date_from=25/10/2026&alert_subtype=boom&created_at_from=yesterday&limit=1`,
+      { token }
+    )
     expect(ignored.status).toBe(200)
     expect(ignored.body.count).toBe(truth(feed.filter).length)
   })
 
   it("created_at windows split an incremental sync without overlap", async () => {
     const feed = await createFeed("sync", {})
-    const t0 = "2026-10-20T00:00:00", t1 = "2026-10-25T12:00:00", t2 = "2026-11-01T00:00:00"
+    const t0 = "2026-10-20T00:00:00",
+      t1 = "2026-10-25T12:00:00",
+      t2 = "2026-11-01T00:00:00"
     const a = await readAll(`${FEEDS}/${feed.id}?created_at_from=${t0}&created_at_to=${t1}&limit=500`)
     const b = await readAll(`${FEEDS}/${feed.id}?created_at_from=${t1}&created_at_to=${t2}&limit=500`)
     const all = await readAll(`${FEEDS}/${feed.id}?created_at_from=${t0}&created_at_to=${t2}&limit=500`)

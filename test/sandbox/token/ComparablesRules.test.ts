@@ -29,16 +29,66 @@ const FIELD_RULES: ReadonlyArray<readonly [string, Body, string, string]> = [
   ["comparables_count at most 50", withBody((b) => (b.comparables_count = 51)), "body.comparables_count", "less_than_equal"],
   ["comparables_count integer", withBody((b) => (b.comparables_count = 2.5)), "body.comparables_count", "int_from_float"],
   ["location_boundary required", withBody((b) => delete b.location_boundary), "body.location_boundary", "missing"],
-  ["polygon at least 4 points", withBody((b) => (b.location_boundary = { polygon: square.slice(0, 3) })), "body.location_boundary.polygon", "too_short"],
-  ["polygon latitude -90..90", withBody((b) => (b.location_boundary = { polygon: [point(91, 0), ...square.slice(1, 4), point(91, 0)] })), "body.location_boundary.polygon.0.latitude", "less_than_equal"],
-  ["polygon longitude -180..180", withBody((b) => (b.location_boundary = { polygon: [point(0, -181), ...square.slice(1, 4), point(0, -181)] })), "body.location_boundary.polygon.0.longitude", "greater_than_equal"],
-  ["circle distance at least 0.05 km", withBody((b) => (b.location_boundary.circle.distance = 0.04)), "body.location_boundary.circle.distance", "greater_than_equal"],
-  ["circle distance at most 50 km", withBody((b) => (b.location_boundary.circle.distance = 50.5)), "body.location_boundary.circle.distance", "less_than_equal"],
-  ["circle target_point required", withBody((b) => delete b.location_boundary.circle.target_point), "body.location_boundary.circle.target_point", "missing"],
-  ["target latitude range", withBody((b) => (b.location_boundary.circle.target_point.coordinates.latitude = -91)), "body.location_boundary.circle.target_point.coordinates.latitude", "greater_than_equal"],
-  ["cadastral country_code required", withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { cadastral_reference: "9872023VH5797S0001WX" } })), "body.location_boundary.circle.target_point.cadastral_reference.country_code", "missing"],
-  ["cadastral reference required", withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { country_code: "ES" } })), "body.location_boundary.circle.target_point.cadastral_reference.cadastral_reference", "missing"],
-  ["sold_or_rented_after a date", withBody((b) => (b.sold_or_rented_after = "yesterday")), "body.sold_or_rented_after", "date_from_datetime_parsing"],
+  [
+    "polygon at least 4 points",
+    withBody((b) => (b.location_boundary = { polygon: square.slice(0, 3) })),
+    "body.location_boundary.polygon",
+    "too_short"
+  ],
+  [
+    "polygon latitude -90..90",
+    withBody((b) => (b.location_boundary = { polygon: [point(91, 0), ...square.slice(1, 4), point(91, 0)] })),
+    "body.location_boundary.polygon.0.latitude",
+    "less_than_equal"
+  ],
+  [
+    "polygon longitude -180..180",
+    withBody((b) => (b.location_boundary = { polygon: [point(0, -181), ...square.slice(1, 4), point(0, -181)] })),
+    "body.location_boundary.polygon.0.longitude",
+    "greater_than_equal"
+  ],
+  [
+    "circle distance at least 0.05 km",
+    withBody((b) => (b.location_boundary.circle.distance = 0.04)),
+    "body.location_boundary.circle.distance",
+    "greater_than_equal"
+  ],
+  [
+    "circle distance at most 50 km",
+    withBody((b) => (b.location_boundary.circle.distance = 50.5)),
+    "body.location_boundary.circle.distance",
+    "less_than_equal"
+  ],
+  [
+    "circle target_point required",
+    withBody((b) => delete b.location_boundary.circle.target_point),
+    "body.location_boundary.circle.target_point",
+    "missing"
+  ],
+  [
+    "target latitude range",
+    withBody((b) => (b.location_boundary.circle.target_point.coordinates.latitude = -91)),
+    "body.location_boundary.circle.target_point.coordinates.latitude",
+    "greater_than_equal"
+  ],
+  [
+    "cadastral country_code required",
+    withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { cadastral_reference: "9872023VH5797S0001WX" } })),
+    "body.location_boundary.circle.target_point.cadastral_reference.country_code",
+    "missing"
+  ],
+  [
+    "cadastral reference required",
+    withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { country_code: "ES" } })),
+    "body.location_boundary.circle.target_point.cadastral_reference.cadastral_reference",
+    "missing"
+  ],
+  [
+    "sold_or_rented_after a date",
+    withBody((b) => (b.sold_or_rented_after = "yesterday")),
+    "body.sold_or_rented_after",
+    "date_from_datetime_parsing"
+  ],
   ["operation required", withBody((b) => delete b.operation), "body.operation", "missing"],
   ["operation sale or rent", withBody((b) => (b.operation = "lease")), "body.operation", "literal_error"],
   ["comparables_types required", withBody((b) => delete b.comparables_types), "body.comparables_types", "missing"],
@@ -59,8 +109,18 @@ const FIELD_RULES: ReadonlyArray<readonly [string, Body, string, string]> = [
   ["orientation values", withBody((b) => (b.orientation = "north")), "body.orientation", "literal_error"],
   ["views values", withBody((b) => (b.views = ["sea"])), "body.views.0", "literal_error"],
   ["directions values", withBody((b) => (b.directions = ["up"])), "body.directions.0", "literal_error"],
-  ["characteristics.must_have values", withBody((b) => (b.characteristics = { must_have: ["sauna"] })), "body.characteristics.must_have.0", "literal_error"],
-  ["characteristics.exclude values", withBody((b) => (b.characteristics = { exclude: ["pool"] })), "body.characteristics.exclude.0", "literal_error"],
+  [
+    "characteristics.must_have values",
+    withBody((b) => (b.characteristics = { must_have: ["sauna"] })),
+    "body.characteristics.must_have.0",
+    "literal_error"
+  ],
+  [
+    "characteristics.exclude values",
+    withBody((b) => (b.characteristics = { exclude: ["pool"] })),
+    "body.characteristics.exclude.0",
+    "literal_error"
+  ],
   ["energy_ratings values", withBody((b) => (b.energy_ratings = ["Z"])), "body.energy_ratings.0", "literal_error"],
   ["days_on_market_from 1..10000", withBody((b) => (b.days_on_market_from = 0)), "body.days_on_market_from", "greater_than_equal"],
   ["days_on_market_to 1..10000", withBody((b) => (b.days_on_market_to = 10001)), "body.days_on_market_to", "less_than_equal"],
@@ -73,9 +133,21 @@ const CROSS_RULES: ReadonlyArray<readonly [string, Body, RegExp]> = [
   ["exactly one of polygon or circle (both)", withBody((b) => (b.location_boundary.polygon = square)), /exactly one of polygon or circle/],
   ["exactly one of polygon or circle (none)", withBody((b) => (b.location_boundary = {})), /exactly one of polygon or circle/],
   ["polygon closed", withBody((b) => (b.location_boundary = { polygon: [...square.slice(0, 4), point(40.42, -3.7)] })), /closed/],
-  ["target point: exactly one member (two)", withBody((b) => (b.location_boundary.circle.target_point.address = "Calle Mayor 1, Madrid")), /exactly one of coordinates, address or cadastral_reference/],
-  ["target point: exactly one member (none)", withBody((b) => (b.location_boundary.circle.target_point = {})), /exactly one of coordinates, address or cadastral_reference/],
-  ["cadastral reference Spain only", withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { country_code: "PT", cadastral_reference: "X1" } })), /Spain/],
+  [
+    "target point: exactly one member (two)",
+    withBody((b) => (b.location_boundary.circle.target_point.address = "Calle Mayor 1, Madrid")),
+    /exactly one of coordinates, address or cadastral_reference/
+  ],
+  [
+    "target point: exactly one member (none)",
+    withBody((b) => (b.location_boundary.circle.target_point = {})),
+    /exactly one of coordinates, address or cadastral_reference/
+  ],
+  [
+    "cadastral reference Spain only",
+    withBody((b) => (b.location_boundary.circle.target_point = { cadastral_reference: { country_code: "PT", cadastral_reference: "X1" } })),
+    /Spain/
+  ],
   ["types of one group", withBody((b) => (b.comparables_types = ["apartment", "villa"])), /one type group/],
   ["bedrooms xor rooms", withBody((b) => Object.assign(b, { bedrooms: 2, rooms: 3 })), /bedrooms and rooms/],
   ["total_area for commercial types", withBody((b) => (b.comparables_types = ["office", "retail"])), /total_area is required/],
@@ -102,7 +174,10 @@ describe("POST /api/v2/comparables/search validation", () => {
     expect(r.status).toBe(400)
     expect(Object.keys(r.body).sort()).toEqual(["details", "errors", "message"])
     expect(typeof r.body.message).toBe("string")
-    expect(r.body.errors.some((e: string) => pattern.test(e)), JSON.stringify(r.body)).toBe(true)
+    expect(
+      r.body.errors.some((e: string) => pattern.test(e)),
+      JSON.stringify(r.body)
+    ).toBe(true)
   })
 
   it("422 for a missing or malformed body", async () => {
@@ -115,7 +190,10 @@ describe("POST /api/v2/comparables/search validation", () => {
   })
 
   it("reports every field issue of a body at once", async () => {
-    const r = await h.call("POST", PATH, { token, body: withBody((b) => Object.assign(b, { comparables_count: 99, bathrooms: 0, condition: "x" })) })
+    const r = await h.call("POST", PATH, {
+      token,
+      body: withBody((b) => Object.assign(b, { comparables_count: 99, bathrooms: 0, condition: "x" }))
+    })
     expect(r.status).toBe(422)
     expect(r.body.detail.map((i: any) => i.loc.join("."))).toEqual(["body.comparables_count", "body.condition", "body.bathrooms"])
   })

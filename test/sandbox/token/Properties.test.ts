@@ -128,7 +128,11 @@ describe("token host properties", () => {
       [{ ...valid, settings: { language: "nl" } }, "body.settings.language", "literal_error"],
       [{ ...valid, settings: {} }, "body.settings.language", "missing"],
       [{ ...valid, settings: { language: "en", brand_color: "#0123456789" } }, "body.settings.brand_color", "string_too_long"],
-      [{ ...valid, settings: { language: "en", components_to_include: ["photos"] } }, "body.settings.components_to_include.0", "literal_error"],
+      [
+        { ...valid, settings: { language: "en", components_to_include: ["photos"] } },
+        "body.settings.components_to_include.0",
+        "literal_error"
+      ],
       [{ ...valid, settings: { language: "en", is_hide_source: "yes" } }, "body.settings.is_hide_source", "bool_type"],
       [{ ...valid, user: { ...valid.user, email: "not-an-email" } }, "body.user.email", "value_error"],
       [{ ...valid, user: { first_name: "A", last_name: "B", email: "a@b.co" } }, "body.user.phone", "missing"],

@@ -64,10 +64,14 @@ describe("references", () => {
     expect(countries.body.map((n: { country: string }) => n.country).sort()).toEqual([...h.ctx.world.countries].sort())
     const es = await post("/locations", { country: "ES", level: "region" })
     expect(es.body.length).toBeGreaterThan(0)
-    expect(es.body.every((n: { country: string; administrative_level: string }) => n.country === "ES" && n.administrative_level === "region")).toBe(true)
+    expect(
+      es.body.every((n: { country: string; administrative_level: string }) => n.country === "ES" && n.administrative_level === "region")
+    ).toBe(true)
     const parent = es.body[0].location_id
     const children = await post("/locations", { parent_id: parent })
-    expect(children.body.map((n: { location_id: number }) => n.location_id)).toEqual(h.ctx.world.childrenOf(parent).map((n) => n.location_id))
+    expect(children.body.map((n: { location_id: number }) => n.location_id)).toEqual(
+      h.ctx.world.childrenOf(parent).map((n) => n.location_id)
+    )
     expect((await post("/locations", { level: "planet" })).status).toBe(422)
   })
 

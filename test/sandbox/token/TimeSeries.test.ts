@@ -46,24 +46,75 @@ const FIELD_RULES: ReadonlyArray<readonly [string, Body, string, string]> = [
   ["business_type required", withBody((b) => delete b.business_type), "body.business_type", "missing"],
   ["business_type sale or rent", withBody((b) => (b.business_type = "both")), "body.business_type", "literal_error"],
   ["custom_location_boundary required", withBody((b) => delete b.custom_location_boundary), "body.custom_location_boundary", "missing"],
-  ["location_ids at least 1 item", withBody((b) => (b.custom_location_boundary.location_ids = [])), "body.custom_location_boundary.location_ids", "too_short"],
-  ["location_ids at most 10 items", withBody((b) => (b.custom_location_boundary.location_ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])), "body.custom_location_boundary.location_ids", "too_long"],
-  ["location id at least 1", withBody((b) => (b.custom_location_boundary.location_ids = [0])), "body.custom_location_boundary.location_ids.0", "greater_than_equal"],
-  ["location id at most 2147483647", withBody((b) => (b.custom_location_boundary.location_ids = [2147483648])), "body.custom_location_boundary.location_ids.0", "less_than_equal"],
-  ["polygon at least 4 points", withBody((b) => (b.custom_location_boundary = { polygon: square.slice(0, 3) })), "body.custom_location_boundary.polygon", "too_short"],
-  ["circle distance required", withBody((b) => (b.custom_location_boundary = { circle: { target_point: point(40.4, -3.7) } })), "body.custom_location_boundary.circle.distance", "missing"],
-  ["circle distance at least 50 m", withBody((b) => (b.custom_location_boundary = { circle: { distance: 49, target_point: point(40.4, -3.7) } })), "body.custom_location_boundary.circle.distance", "greater_than_equal"],
-  ["circle distance at most 50000 m", withBody((b) => (b.custom_location_boundary = { circle: { distance: 50001, target_point: point(40.4, -3.7) } })), "body.custom_location_boundary.circle.distance", "less_than_equal"],
-  ["circle target_point required", withBody((b) => (b.custom_location_boundary = { circle: { distance: 500 } })), "body.custom_location_boundary.circle.target_point", "missing"],
+  [
+    "location_ids at least 1 item",
+    withBody((b) => (b.custom_location_boundary.location_ids = [])),
+    "body.custom_location_boundary.location_ids",
+    "too_short"
+  ],
+  [
+    "location_ids at most 10 items",
+    withBody((b) => (b.custom_location_boundary.location_ids = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11])),
+    "body.custom_location_boundary.location_ids",
+    "too_long"
+  ],
+  [
+    "location id at least 1",
+    withBody((b) => (b.custom_location_boundary.location_ids = [0])),
+    "body.custom_location_boundary.location_ids.0",
+    "greater_than_equal"
+  ],
+  [
+    "location id at most 2147483647",
+    withBody((b) => (b.custom_location_boundary.location_ids = [2147483648])),
+    "body.custom_location_boundary.location_ids.0",
+    "less_than_equal"
+  ],
+  [
+    "polygon at least 4 points",
+    withBody((b) => (b.custom_location_boundary = { polygon: square.slice(0, 3) })),
+    "body.custom_location_boundary.polygon",
+    "too_short"
+  ],
+  [
+    "circle distance required",
+    withBody((b) => (b.custom_location_boundary = { circle: { target_point: point(40.4, -3.7) } })),
+    "body.custom_location_boundary.circle.distance",
+    "missing"
+  ],
+  [
+    "circle distance at least 50 m",
+    withBody((b) => (b.custom_location_boundary = { circle: { distance: 49, target_point: point(40.4, -3.7) } })),
+    "body.custom_location_boundary.circle.distance",
+    "greater_than_equal"
+  ],
+  [
+    "circle distance at most 50000 m",
+    withBody((b) => (b.custom_location_boundary = { circle: { distance: 50001, target_point: point(40.4, -3.7) } })),
+    "body.custom_location_boundary.circle.distance",
+    "less_than_equal"
+  ],
+  [
+    "circle target_point required",
+    withBody((b) => (b.custom_location_boundary = { circle: { distance: 500 } })),
+    "body.custom_location_boundary.circle.target_point",
+    "missing"
+  ],
   ["data_point required", withBody((b) => delete b.data_point), "body.data_point", "missing"],
   ["data_point values", withBody((b) => (b.data_point = "median_price")), "body.data_point", "literal_error"],
   ["date_interval values", withBody((b) => (b.date_interval = "day")), "body.date_interval", "literal_error"],
   ["date_range required", withBody((b) => delete b.date_range), "body.date_range", "missing"],
   ["date_range.min required", withBody((b) => (b.date_range = { max: "2026-06-28" })), "body.date_range.min", "missing"],
   ["date_range.min a date", withBody((b) => (b.date_range.min = "2026-13-01")), "body.date_range.min", "date_from_datetime_parsing"],
-  ...RANGE_CASES.map(([key, end, value, type]) =>
-    [`${key}.${end} bounds`, withBody((b) => (b[key] = { [end]: value })), `body.${key}.${end}`, type] as const),
-  ["characteristics values", withBody((b) => (b.characteristics = { must_have: ["sauna"] })), "body.characteristics.must_have.0", "literal_error"],
+  ...RANGE_CASES.map(
+    ([key, end, value, type]) => [`${key}.${end} bounds`, withBody((b) => (b[key] = { [end]: value })), `body.${key}.${end}`, type] as const
+  ),
+  [
+    "characteristics values",
+    withBody((b) => (b.characteristics = { must_have: ["sauna"] })),
+    "body.characteristics.must_have.0",
+    "literal_error"
+  ],
   ["conditions at least 1", withBody((b) => (b.conditions = [])), "body.conditions", "too_short"],
   ["conditions values", withBody((b) => (b.conditions = ["mint"])), "body.conditions.0", "literal_error"],
   ["private boolean", withBody((b) => (b.private = "yes")), "body.private", "bool_type"],
@@ -74,11 +125,23 @@ const FIELD_RULES: ReadonlyArray<readonly [string, Body, string, string]> = [
 
 const CROSS_RULES: ReadonlyArray<readonly [string, Body, RegExp]> = [
   ["types of one group", withBody((b) => (b.types = ["apartment", "villa"])), /one type group/],
-  ["development and building groups do not mix", withBody((b) => (b.types = ["apartment_development", "building", "office"])), /one type group/],
-  ["one boundary kind (two)", withBody((b) => (b.custom_location_boundary.polygon = square)), /exactly one of location_ids, polygon or circle/],
+  [
+    "development and building groups do not mix",
+    withBody((b) => (b.types = ["apartment_development", "building", "office"])),
+    /one type group/
+  ],
+  [
+    "one boundary kind (two)",
+    withBody((b) => (b.custom_location_boundary.polygon = square)),
+    /exactly one of location_ids, polygon or circle/
+  ],
   ["one boundary kind (none)", withBody((b) => (b.custom_location_boundary = {})), /exactly one of location_ids, polygon or circle/],
   ["polygon closed", withBody((b) => (b.custom_location_boundary = { polygon: [...square.slice(0, 4), point(40.42, -3.7)] })), /closed/],
-  ["range min not above max", withBody((b) => (b.price_range = { min: 500000, max: 100000 })), /price_range: min must not be greater than max/]
+  [
+    "range min not above max",
+    withBody((b) => (b.price_range = { min: 500000, max: 100000 })),
+    /price_range: min must not be greater than max/
+  ]
 ]
 
 describe("POST /market-analytics-api/time-series", () => {
@@ -100,11 +163,19 @@ describe("POST /market-analytics-api/time-series", () => {
     const r = await h.call("POST", PATH, { token, body })
     expect(r.status).toBe(400)
     expect(Object.keys(r.body).sort()).toEqual(["details", "errors", "message"])
-    expect(r.body.errors.some((e: string) => pattern.test(e)), JSON.stringify(r.body)).toBe(true)
+    expect(
+      r.body.errors.some((e: string) => pattern.test(e)),
+      JSON.stringify(r.body)
+    ).toBe(true)
   })
 
   it("accepts types of one time-series group, the extra types included", async () => {
-    for (const types of [["building", "office"], ["building", "apartment_building"], ["apartment_development", "house_development"], ["urban_plot"]]) {
+    for (const types of [
+      ["building", "office"],
+      ["building", "apartment_building"],
+      ["apartment_development", "house_development"],
+      ["urban_plot"]
+    ]) {
       const r = await h.call("POST", PATH, { token, body: withBody((b) => (b.types = types)) })
       expect([200, 204], JSON.stringify(types)).toContain(r.status)
     }
@@ -112,7 +183,12 @@ describe("POST /market-analytics-api/time-series", () => {
 
   it("snaps date_range.min to the previous Monday and max to the previous Sunday", async () => {
     const snap = (min: string, max: string | null) =>
-      Effect.runPromise(checkTimeSeries(withBody((b) => (b.date_range = { min, max })), START)).then((r) => r.date_range)
+      Effect.runPromise(
+        checkTimeSeries(
+          withBody((b) => (b.date_range = { min, max })),
+          START
+        )
+      ).then((r) => r.date_range)
     expect(await snap("2026-03-04", "2026-03-14")).toEqual({ min: "2026-03-02", max: "2026-03-08" }) // Wed -> Mon, Sat -> Sun
     expect(await snap("2026-03-02", "2026-03-08")).toEqual({ min: "2026-03-02", max: "2026-03-08" }) // already Mon / Sun
     expect(await snap("2026-03-08", "2026-03-09")).toEqual({ min: "2026-03-02", max: "2026-03-08" }) // Sun -> Mon before, Mon -> Sun before
@@ -121,7 +197,10 @@ describe("POST /market-analytics-api/time-series", () => {
   })
 
   it("answers weekly points from the snapped Monday to the week of the snapped Sunday", async () => {
-    const r = await h.call("POST", PATH, { token, body: withBody((b) => Object.assign(b, { date_interval: "week", date_range: { min: "2026-03-04", max: "2026-05-02" } })) })
+    const r = await h.call("POST", PATH, {
+      token,
+      body: withBody((b) => Object.assign(b, { date_interval: "week", date_range: { min: "2026-03-04", max: "2026-05-02" } }))
+    })
     expect(r.status).toBe(200)
     expect(r.body[0].date_start).toBe("2026-03-02")
     for (const p of r.body) {

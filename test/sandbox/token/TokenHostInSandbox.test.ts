@@ -10,8 +10,7 @@ import { type SandboxHandle, call, startTestSandbox } from "../../support/sandbo
 describe("token host inside the sandbox", () => {
   let sb: SandboxHandle & { readonly close: () => Promise<void> }
   let token: string
-  const api = (path: string, body?: unknown) =>
-    call(sb.apiUrl, path, { key: token, ...(body !== undefined ? { body } : {}) })
+  const api = (path: string, body?: unknown) => call(sb.apiUrl, path, { key: token, ...(body !== undefined ? { body } : {}) })
 
   beforeAll(async () => {
     sb = await startTestSandbox({ clock: "fixed", world: { properties: 2_000 } })
@@ -29,7 +28,11 @@ describe("token host inside the sandbox", () => {
 
   it("serves the distributions and the analysis from the world", async () => {
     const location = sb.context.world.locations.find((n) => n.administrative_level === "country")!
-    const filter = { types: ["apartment", "studio"], business_type: "sale", custom_location_boundary: { location_ids: [location.location_id] } }
+    const filter = {
+      types: ["apartment", "studio"],
+      business_type: "sale",
+      custom_location_boundary: { location_ids: [location.location_id] }
+    }
     const now = sb.context.clock.now()
     const expected: MarketFilter = { ...(filter as MarketFilter), auction: false, exclude_outliers: false }
     const w = sb.context.world
@@ -46,9 +49,14 @@ describe("token host inside the sandbox", () => {
     }
     const analysis = await api("/market-analytics-api/analysis", filter)
     expect(analysis.status).toBe(200)
-    expect(Object.keys(analysis.body).sort()).toEqual(
-      ["available_on_market", "avg_days_on_market", "avg_price", "avg_price_psqm", "median_price", "price_trend_pct"]
-    )
+    expect(Object.keys(analysis.body).sort()).toEqual([
+      "available_on_market",
+      "avg_days_on_market",
+      "avg_price",
+      "avg_price_psqm",
+      "median_price",
+      "price_trend_pct"
+    ])
     // the time-series-only fields are not needed, the shared rules still apply
     const bad = await api("/market-analytics-api/distributions/bedrooms", { ...filter, types: ["apartment", "villa"] })
     expect(bad.status).toBe(400)

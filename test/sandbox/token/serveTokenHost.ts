@@ -43,7 +43,10 @@ export const startTokenHost = async (options: { seed?: number; properties?: numb
     driftRate: { platform: 0, token: 0 }
   }
   const server = await Effect.runPromise(
-    Scope.extend(NodeHttpServer.make(() => Http.createServer(), { host: "127.0.0.1", port: 0 }), scope)
+    Scope.extend(
+      NodeHttpServer.make(() => Http.createServer(), { host: "127.0.0.1", port: 0 }),
+      scope
+    )
   )
   const address = server.address
   url = address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : ""

@@ -22,17 +22,21 @@ describe("World alerts", () => {
       expect(alerts.every((a) => a.property_id === r.property_id)).toBe(true)
       const sale = r.operations.includes("sale")
       const priceAlerts = alerts.filter((a) => a.alert_subtype === "price_up" || a.alert_subtype === "price_down")
-      const priceHistory = sale ? r.sale_price_history.map((h) => [h.date_start, h.sale_price_old, h.sale_price_new])
+      const priceHistory = sale
+        ? r.sale_price_history.map((h) => [h.date_start, h.sale_price_old, h.sale_price_new])
         : r.rent_price_history.map((h) => [h.date_start, h.rent_price_old, h.rent_price_new])
       expect(priceAlerts.map((a) => [a.alert_date, Number(a.old_value), Number(a.new_value)])).toEqual(priceHistory)
       for (const a of priceAlerts) expect(a.alert_subtype === "price_up").toBe(Number(a.new_value) > Number(a.old_value))
       const statusAlerts = alerts.filter((a) => a.alert_subtype !== "price_up" && a.alert_subtype !== "price_down")
-      const statusHistory = sale ? r.sale_status_history.map((h) => [h.date_start, h.sale_status_new])
+      const statusHistory = sale
+        ? r.sale_status_history.map((h) => [h.date_start, h.sale_status_new])
         : r.rent_status_history.map((h) => [h.date_start, h.rent_status_new])
       expect(statusAlerts.map((a) => [a.alert_date, a.alert_subtype === "new" ? "active" : a.new_value])).toEqual(statusHistory)
       const last = alerts.at(-1)
       if (last) {
-        expect(sale ? r.sale_price : r.rent_price).toBe(Number(last.alert_type.endsWith("status") ? (sale ? last.sale_price : last.rent_price) : last.new_value))
+        expect(sale ? r.sale_price : r.rent_price).toBe(
+          Number(last.alert_type.endsWith("status") ? (sale ? last.sale_price : last.rent_price) : last.new_value)
+        )
         expect(sale ? r.sale_status : r.rent_status).toBe(sale ? last.sale_status : last.rent_status)
         expect(r.changed_at).toBe(last.alert_date)
       }
@@ -40,7 +44,8 @@ describe("World alerts", () => {
   })
 
   it("created_at windows are exact and contiguous, so incremental windows partition the feed", () => {
-    const t0 = now - 6 * DAY, t1 = now - 2.5 * DAY
+    const t0 = now - 6 * DAY,
+      t1 = now - 2.5 * DAY
     const whole = all({ nowMs: now, createdFrom: t0, createdTo: now + 1, orderBy: "created_at" })
     const a = all({ nowMs: now, createdFrom: t0, createdTo: t1, orderBy: "created_at" })
     const b = all({ nowMs: now, createdFrom: t1, createdTo: now + 1, orderBy: "created_at" })

@@ -30,7 +30,8 @@ describe("World listings and ids", () => {
   })
 
   it("match-by-listings groups ids by property and drops unknown ids", () => {
-    const a = w.listingIdsOf(10), b = w.listingIdsOf(11)
+    const a = w.listingIdsOf(10),
+      b = w.listingIdsOf(11)
     const out = w.matchListings([...b, 5, ...a, b[0]!])
     expect(out).toEqual([
       { property_id: w.propertyIdOf(11), listing_ids: [...b] },

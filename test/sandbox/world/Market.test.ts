@@ -30,7 +30,10 @@ describe("World seller leads, comparables, market analytics, premises", () => {
   it("comparables: inside the circle, nearest first, of the requested types and operation; valuation from them", () => {
     const types = [...TYPE_GROUPS.apartment]
     const out = w.comparables({
-      comparables_count: 10, operation: "sale", comparables_types: types, exclude_outliers: false,
+      comparables_count: 10,
+      operation: "sale",
+      comparables_types: types,
+      exclude_outliers: false,
       location_boundary: { circle: { distance: 5, target_point: { coordinates: madrid } } }
     })
     if (out._tag !== "ok") throw new Error(out.reason)
@@ -42,12 +45,28 @@ describe("World seller leads, comparables, market analytics, premises", () => {
       expect(types).toContain(r.type)
       expect(["active", "reserved", "sold"]).toContain(r.sale_status)
     }
-    const poly = [{ latitude: 40.3, longitude: -3.8 }, { latitude: 40.3, longitude: -3.6 }, { latitude: 40.5, longitude: -3.6 }, { latitude: 40.5, longitude: -3.8 }, { latitude: 40.3, longitude: -3.8 }]
-    const inPoly = w.comparables({ comparables_count: 50, operation: "rent", comparables_types: types, location_boundary: { polygon: poly } })
+    const poly = [
+      { latitude: 40.3, longitude: -3.8 },
+      { latitude: 40.3, longitude: -3.6 },
+      { latitude: 40.5, longitude: -3.6 },
+      { latitude: 40.5, longitude: -3.8 },
+      { latitude: 40.3, longitude: -3.8 }
+    ]
+    const inPoly = w.comparables({
+      comparables_count: 50,
+      operation: "rent",
+      comparables_types: types,
+      location_boundary: { polygon: poly }
+    })
     if (inPoly._tag !== "ok") throw new Error(inPoly.reason)
     expect(inPoly.results.every((r) => r.distance === null && r.coordinates.latitude >= 40.3 && r.coordinates.latitude <= 40.5)).toBe(true)
-    const v = w.valuation({ comparables_count: 10, operation: "sale", comparables_types: types, exclude_outliers: false,
-      location_boundary: { circle: { distance: 5, target_point: { coordinates: madrid } } } })!
+    const v = w.valuation({
+      comparables_count: 10,
+      operation: "sale",
+      comparables_types: types,
+      exclude_outliers: false,
+      location_boundary: { circle: { distance: 5, target_point: { coordinates: madrid } } }
+    })!
     expect(v.comparables_used).toBe(10)
     const prices = out.results.map((r) => r.sale_price_base!)
     expect(v.sale!.min).toBe(Math.min(...prices))
@@ -55,22 +74,39 @@ describe("World seller leads, comparables, market analytics, premises", () => {
     expect(v.sale!.min).toBeLessThanOrEqual(v.sale!.avg)
     expect(v.sale!.avg).toBeLessThanOrEqual(v.sale!.max)
     expect(v.rent).toBeNull()
-    const unresolved = w.comparables({ comparables_count: 5, operation: "sale", comparables_types: types,
-      location_boundary: { circle: { target_point: { address: "Nowhere street 1, Atlantis" } } } })
+    const unresolved = w.comparables({
+      comparables_count: 5,
+      operation: "sale",
+      comparables_types: types,
+      location_boundary: { circle: { target_point: { address: "Nowhere street 1, Atlantis" } } }
+    })
     expect(unresolved._tag).toBe("unresolved")
   })
 
   it("time series counts equal the alerts of the same properties per interval; no data gives []", () => {
     const es = w.locations.find((l) => l.administrative_level === "country" && l.country === "ES")!
     const body = {
-      types: [...TYPE_GROUPS.apartment], business_type: "sale" as const, custom_location_boundary: { location_ids: [es.location_id] },
-      date_interval: "month" as const, date_range: { min: "2026-01-05", max: "2026-04-26" }
+      types: [...TYPE_GROUPS.apartment],
+      business_type: "sale" as const,
+      custom_location_boundary: { location_ids: [es.location_id] },
+      date_interval: "month" as const,
+      date_range: { min: "2026-01-05", max: "2026-04-26" }
     }
     const series = w.timeSeries({ ...body, data_point: "price_down" })
     const alerts: Array<AlertRecord> = []
     for (let offset = 0; ; offset += 500) {
-      const page = w.alerts({ nowMs: now, alertDateFrom: "2026-01-05", alertDateTo: "2026-04-26", subtypes: ["price_down"],
-        locationIds: [es.location_id], types: [...TYPE_GROUPS.apartment], operation: "sale", offset, limit: 500, orderBy: "alert_id" })
+      const page = w.alerts({
+        nowMs: now,
+        alertDateFrom: "2026-01-05",
+        alertDateTo: "2026-04-26",
+        subtypes: ["price_down"],
+        locationIds: [es.location_id],
+        types: [...TYPE_GROUPS.apartment],
+        operation: "sale",
+        offset,
+        limit: 500,
+        orderBy: "alert_id"
+      })
       alerts.push(...page.results)
       if (offset + 500 >= page.count) break
     }
@@ -87,7 +123,11 @@ describe("World seller leads, comparables, market analytics, premises", () => {
   })
 
   it("distributions and analysis agree on the same on-market set", () => {
-    const f = { types: [...TYPE_GROUPS.apartment], business_type: "sale" as const, custom_location_boundary: { circle: { distance: 20_000, target_point: madrid } } }
+    const f = {
+      types: [...TYPE_GROUPS.apartment],
+      business_type: "sale" as const,
+      custom_location_boundary: { circle: { distance: 20_000, target_point: madrid } }
+    }
     const beds = w.bedroomsDistribution(f)
     const prices = w.pricesDistribution(f)
     const analysis = w.analysis(f)
@@ -108,6 +148,10 @@ describe("World seller leads, comparables, market analytics, premises", () => {
     expect(got.length).toBeGreaterThan(0)
     expect(got.every((r) => r.municipality === "Málaga" && r.operation === "rent" && r.price_eur <= 3000)).toBe(true)
     expect(got.length).toBe(all.filter((r) => r.municipality === "Málaga" && r.operation === "rent" && r.price_eur <= 3000).length)
-    expect(w.searchPremises({ query: "local escaparate" }).every((r) => /local/i.test(r.title + r.description) && /escaparate/.test(r.title + r.description))).toBe(true)
+    expect(
+      w
+        .searchPremises({ query: "local escaparate" })
+        .every((r) => /local/i.test(r.title + r.description) && /escaparate/.test(r.title + r.description))
+    ).toBe(true)
   })
 })

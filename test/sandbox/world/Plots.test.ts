@@ -13,8 +13,24 @@ const MEANINGS: Record<string, string> = {
   not_building_land_stated: "not building land",
   not_stated: "nothing stated"
 }
-const LANDER = ["Baden-Württemberg", "Bayern", "Berlin", "Brandenburg", "Bremen", "Hamburg", "Hessen", "Mecklenburg-Vorpommern",
-  "Niedersachsen", "Nordrhein-Westfalen", "Rheinland-Pfalz", "Saarland", "Sachsen", "Sachsen-Anhalt", "Schleswig-Holstein", "Thüringen"]
+const LANDER = [
+  "Baden-Württemberg",
+  "Bayern",
+  "Berlin",
+  "Brandenburg",
+  "Bremen",
+  "Hamburg",
+  "Hessen",
+  "Mecklenburg-Vorpommern",
+  "Niedersachsen",
+  "Nordrhein-Westfalen",
+  "Rheinland-Pfalz",
+  "Saarland",
+  "Sachsen",
+  "Sachsen-Anhalt",
+  "Schleswig-Holstein",
+  "Thüringen"
+]
 
 const w = makeWorld({ seed: 8 })
 const plots: Array<PlotResult> = Array.from({ length: 3000 }, (_, i) => w.plot(i))
@@ -48,20 +64,39 @@ describe("World plots", () => {
 
   const cases: ReadonlyArray<readonly [PlotCriteria, (p: PlotResult) => boolean]> = [
     [{ regions: ["Bayern"], commercial_use: "all" }, (p) => p.region === "Bayern"],
-    [{ municipalities: ["Köln", "Leipzig"] }, (p) => ["Köln", "Leipzig"].includes(p.municipality) && DEFAULT_COMMERCIAL_USE.includes(p.commercial_use.level as never)],
+    [
+      { municipalities: ["Köln", "Leipzig"] },
+      (p) => ["Köln", "Leipzig"].includes(p.municipality) && DEFAULT_COMMERCIAL_USE.includes(p.commercial_use.level as never)
+    ],
     [{ zipcodes: [plots[0]!.zipcode], commercial_use: "all" }, (p) => p.zipcode === plots[0]!.zipcode],
     [{ plot_types: ["rural_plot"], commercial_use: "all", operation: "rent" }, (p) => p.plot_type === "rural_plot" && p.for_rent],
-    [{ plot_area_min: 1000, plot_area_max: 5000, sale_price_max: 500_000, commercial_use: "all" },
-      (p) => p.plot_area_m2 >= 1000 && p.plot_area_m2 <= 5000 && p.sale_eur <= 500_000],
-    [{ sale_price_min: 100_000, sale_price_m2_max: 200, serviced: true, commercial_use: ["zoned_commercial", "commercial_use_stated"] },
-      (p) => p.sale_eur >= 100_000 && p.sale_eur_per_m2 <= 200 && p.facts_from_text.serviced === true && ["zoned_commercial", "commercial_use_stated"].includes(p.commercial_use.level)],
-    [{ keywords: ["logistik", "AUTOBAHN"], commercial_use: "all" },
-      (p) => ["logistik", "autobahn"].some((k) => `${p.title} ${p.excerpt}`.toLowerCase().includes(k))]
+    [
+      { plot_area_min: 1000, plot_area_max: 5000, sale_price_max: 500_000, commercial_use: "all" },
+      (p) => p.plot_area_m2 >= 1000 && p.plot_area_m2 <= 5000 && p.sale_eur <= 500_000
+    ],
+    [
+      { sale_price_min: 100_000, sale_price_m2_max: 200, serviced: true, commercial_use: ["zoned_commercial", "commercial_use_stated"] },
+      (p) =>
+        p.sale_eur >= 100_000 &&
+        p.sale_eur_per_m2 <= 200 &&
+        p.facts_from_text.serviced === true &&
+        ["zoned_commercial", "commercial_use_stated"].includes(p.commercial_use.level)
+    ],
+    [
+      { keywords: ["logistik", "AUTOBAHN"], commercial_use: "all" },
+      (p) => ["logistik", "autobahn"].some((k) => `${p.title} ${p.excerpt}`.toLowerCase().includes(k))
+    ]
   ]
   it("filters equal a brute-force filter", () => {
     for (const [criteria, keep] of cases) {
-      const got = w.searchPlots(criteria).map((p) => p.id).sort()
-      const want = plots.filter(keep).map((p) => p.id).sort()
+      const got = w
+        .searchPlots(criteria)
+        .map((p) => p.id)
+        .sort()
+      const want = plots
+        .filter(keep)
+        .map((p) => p.id)
+        .sort()
       expect(got.length, JSON.stringify(criteria)).toBeGreaterThan(0)
       expect(got, JSON.stringify(criteria)).toEqual(want)
     }

@@ -3,7 +3,14 @@
  * world's records. The field lists are copied from the spec's text.
  */
 import { describe, expect, it } from "vitest"
-import { PROPERTY_TYPES, TYPE_GROUPS, RESULT_GROUPS, GERMAN_ONLY_TYPES, PLOT_TYPE_COUNTRIES, resultGroupOf } from "../../../src/service/schema/Enums.js"
+import {
+  PROPERTY_TYPES,
+  TYPE_GROUPS,
+  RESULT_GROUPS,
+  GERMAN_ONLY_TYPES,
+  PLOT_TYPE_COUNTRIES,
+  resultGroupOf
+} from "../../../src/service/schema/Enums.js"
 import { makeWorld } from "../../../src/sandbox/world/World.js"
 
 const words = (s: string) => s.split(/[\s,]+/).filter((x) => x.length > 0)
@@ -36,8 +43,11 @@ const FEATURES = words("floor orientation view views direction directions charac
 const LOCATION = words("location_id name administrative_level zip_codes")
 const SOURCING = words(`id property_id country location_id location_name type type_group operation price_eur area_m2 bedrooms
   latitude longitude listings_count agencies updated_at`)
-const DETAIL = [...SOURCING, ...words(`bathrooms plot_area_m2 living_area_m2 construction_year energy_rating condition features
-  address description status`)]
+const DETAIL = [
+  ...SOURCING,
+  ...words(`bathrooms plot_area_m2 living_area_m2 construction_year energy_rating condition features
+  address description status`)
+]
 const LEAD = words("id property_id home price_cuts price_cut_pct first_price current_price price_history status_history")
 const PLOT = words(`id title plot_type country region municipality zipcode location_precision coordinates for_sale for_rent
   sale_eur rent_eur_month plot_area_m2 sale_eur_per_m2 commercial_use facts_from_text excerpt agency agency_links`)
@@ -81,7 +91,8 @@ describe("World record shapes", () => {
   })
 
   it("every country and many types occur; types belong to their country", () => {
-    const countries = new Set<string>(), types = new Set<string>()
+    const countries = new Set<string>(),
+      types = new Set<string>()
     for (let p = 0; p < 4000; p++) {
       countries.add(w.sourcingProperty(p).country)
       types.add(w.sourcingProperty(p).type)
@@ -98,8 +109,12 @@ describe("World record shapes", () => {
     const { results } = w.alerts({ nowMs: now, createdFrom: now - 86_400_000 * 10, offset: 0, limit: 300, orderBy: "alert_id" })
     expect(results.length).toBe(300)
     const expected: Record<string, ReadonlyArray<string>> = {
-      new: ["new"], price_up: ["sale_price", "rent_price"], price_down: ["sale_price", "rent_price"],
-      reserved: ["sale_status", "rent_status"], delisted: ["sale_status", "rent_status"], sold: ["sale_status", "rent_status"]
+      new: ["new"],
+      price_up: ["sale_price", "rent_price"],
+      price_down: ["sale_price", "rent_price"],
+      reserved: ["sale_status", "rent_status"],
+      delisted: ["sale_status", "rent_status"],
+      sold: ["sale_status", "rent_status"]
     }
     for (const a of results) {
       has(a, ALERT_FIELDS)
@@ -112,7 +127,9 @@ describe("World record shapes", () => {
 
   it("comparables, sourcing views, leads, plots and premises carry their fields", () => {
     const out = w.comparables({
-      comparables_count: 10, operation: "sale", comparables_types: [...TYPE_GROUPS.apartment],
+      comparables_count: 10,
+      operation: "sale",
+      comparables_types: [...TYPE_GROUPS.apartment],
       location_boundary: { circle: { distance: 10, target_point: { coordinates: { latitude: 40.42, longitude: -3.7 } } } }
     })
     expect(out._tag).toBe("ok")

@@ -4,7 +4,8 @@ import { makeWorld, type SourcingFilter, type SourcingProperty, type World } fro
 
 const pageAll = (w: World, f: SourcingFilter, limit: number) => {
   const out: Array<SourcingProperty> = []
-  let from: number | null = 0, pages = 0
+  let from: number | null = 0,
+    pages = 0
   while (from !== null) {
     const page = w.searchProperties(f, from, limit)
     out.push(...page.results)
@@ -17,12 +18,19 @@ const pageAll = (w: World, f: SourcingFilter, limit: number) => {
 describe("World property searches", () => {
   const w = makeWorld({ seed: 31, properties: 8000 })
   const everything = Array.from({ length: 8000 }, (_, p) => w.sourcingProperty(p))
-  const brute = (f: SourcingFilter) => everything.filter((s) =>
-    s.country === f.country && s.operation === f.operation && (!f.types || f.types.includes(s.type)) &&
-    (f.price_min === undefined || s.price_eur >= f.price_min) && (f.price_max === undefined || s.price_eur <= f.price_max) &&
-    (f.area_min === undefined || s.area_m2 >= f.area_min) && (f.area_max === undefined || s.area_m2 <= f.area_max) &&
-    (f.bedrooms_min === undefined || s.bedrooms >= f.bedrooms_min) &&
-    (!f.location_ids || w.locationsStructure(s.location_id).some((l) => f.location_ids!.includes(l.location_id))))
+  const brute = (f: SourcingFilter) =>
+    everything.filter(
+      (s) =>
+        s.country === f.country &&
+        s.operation === f.operation &&
+        (!f.types || f.types.includes(s.type)) &&
+        (f.price_min === undefined || s.price_eur >= f.price_min) &&
+        (f.price_max === undefined || s.price_eur <= f.price_max) &&
+        (f.area_min === undefined || s.area_m2 >= f.area_min) &&
+        (f.area_max === undefined || s.area_m2 <= f.area_max) &&
+        (f.bedrooms_min === undefined || s.bedrooms >= f.bedrooms_min) &&
+        (!f.location_ids || w.locationsStructure(s.location_id).some((l) => f.location_ids!.includes(l.location_id)))
+    )
 
   const filters: ReadonlyArray<SourcingFilter> = [
     { country: "ES", operation: "sale" },
@@ -55,8 +63,9 @@ describe("World property searches", () => {
     const madrid = w.locations.find((l) => l.name === "Madrid" && l.administrative_level === "municipality")!
     const f = { location_ids: [madrid.location_id], operation: "sale" as const, min_price: 100_000 }
     const got = Array.from(w.tokenSearch(f))
-    const want = everything.filter((s) => s.operation === "sale" && s.price_eur >= 100_000 &&
-      w.location(s.location_id)!.parent_id === madrid.location_id).map((s) => w.indexOfSourcingId(s.id))
+    const want = everything
+      .filter((s) => s.operation === "sale" && s.price_eur >= 100_000 && w.location(s.location_id)!.parent_id === madrid.location_id)
+      .map((s) => w.indexOfSourcingId(s.id))
     expect(got).toEqual(want)
     expect(got.length).toBeGreaterThan(0)
     expect(w.tokenSearch({}).length).toBe(8000)
@@ -68,7 +77,9 @@ describe("World property searches", () => {
     const t = performance.now()
     const f: SourcingFilter = { country: "NL", operation: "sale" }
     const count = big.countProperties(f)
-    let seen = 0, last = -1, from: number | null = 0
+    let seen = 0,
+      last = -1,
+      from: number | null = 0
     while (from !== null) {
       const page = big.searchProperties(f, from, 200)
       for (const s of page.results) {

@@ -1,8 +1,26 @@
 import { describe, expect, it } from "vitest"
 import {
-  AlertSubtype, AlertType, Characteristic, commonGroup, Condition, COUNTRIES, Direction, EnergyRating, FloorType,
-  groupOf, Orientation, PROPERTY_TYPES, RentPeriod, RentStatus, resultGroupOf, RESULT_GROUPS, SaleStatus,
-  TIME_SERIES_TYPE_GROUPS, TIME_SERIES_TYPES, TYPE_GROUPS, View
+  AlertSubtype,
+  AlertType,
+  Characteristic,
+  commonGroup,
+  Condition,
+  COUNTRIES,
+  Direction,
+  EnergyRating,
+  FloorType,
+  groupOf,
+  Orientation,
+  PROPERTY_TYPES,
+  RentPeriod,
+  RentStatus,
+  resultGroupOf,
+  RESULT_GROUPS,
+  SaleStatus,
+  TIME_SERIES_TYPE_GROUPS,
+  TIME_SERIES_TYPES,
+  TYPE_GROUPS,
+  View
 } from "../../../src/service/schema/index.js"
 
 describe("enumerations (spec counts)", () => {

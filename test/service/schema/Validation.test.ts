@@ -1,7 +1,11 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
 import {
-  ComparablesRequest, formatValidationError, RequestValidationError, TimeSeriesRequest, validateRequest
+  ComparablesRequest,
+  formatValidationError,
+  RequestValidationError,
+  TimeSeriesRequest,
+  validateRequest
 } from "../../../src/service/schema/index.js"
 
 describe("formatValidationError", () => {
@@ -30,7 +34,9 @@ describe("formatValidationError", () => {
 describe("validateRequest", () => {
   it("returns a tagged RequestValidationError naming the first field", () => {
     const r = validateRequest(ComparablesRequest, {
-      comparables_count: 60, location_boundary: { circle: { target_point: { address: "x" } } }, operation: "sale",
+      comparables_count: 60,
+      location_boundary: { circle: { target_point: { address: "x" } } },
+      operation: "sale",
       comparables_types: ["house"]
     })
     if (Either.isRight(r)) throw new Error("expected a failure")
@@ -43,7 +49,12 @@ describe("validateRequest", () => {
     })
   })
   it("returns the decoded body on success", () => {
-    const body = { comparables_count: 5, location_boundary: { circle: { target_point: { address: "x" } } }, operation: "rent", comparables_types: ["house"] }
+    const body = {
+      comparables_count: 5,
+      location_boundary: { circle: { target_point: { address: "x" } } },
+      operation: "rent",
+      comparables_types: ["house"]
+    }
     expect(validateRequest(ComparablesRequest, body)).toEqual(Either.right(body))
   })
 })

@@ -7,8 +7,20 @@ import { makeRecordDecoder } from "../../../src/normalize/FastDecode.js"
 import { describe, expect, it } from "vitest"
 import { makeWorld } from "../../../src/sandbox/world/World.js"
 import {
-  Agencies, Agents, Alert, Conditions, FeatureGroups, Lead, LocationReferences, PlotResult, Premises, Property,
-  SourcingProperty, SourcingPropertyDetail, splitExtra, TypeReferences
+  Agencies,
+  Agents,
+  Alert,
+  Conditions,
+  FeatureGroups,
+  Lead,
+  LocationReferences,
+  PlotResult,
+  Premises,
+  Property,
+  SourcingProperty,
+  SourcingPropertyDetail,
+  splitExtra,
+  TypeReferences
 } from "../../../src/service/schema/index.js"
 
 const world = makeWorld({ seed: 7, properties: 400, plots: 60, premises: 30 })
@@ -44,8 +56,18 @@ describe("sandbox world records decode with the client schemas", () => {
 
   it("property sourcing results, details and seller leads", () => {
     const idx = Array.from({ length: 100 }, (_, i) => i)
-    expect(failures(SourcingProperty, idx.map((i) => world.sourcingProperty(i)))).toEqual([])
-    expect(failures(SourcingPropertyDetail, idx.map((i) => world.sourcingDetail(i)))).toEqual([])
+    expect(
+      failures(
+        SourcingProperty,
+        idx.map((i) => world.sourcingProperty(i))
+      )
+    ).toEqual([])
+    expect(
+      failures(
+        SourcingPropertyDetail,
+        idx.map((i) => world.sourcingDetail(i))
+      )
+    ).toEqual([])
     const c = world.locationCenter(world.property(0).location.location_id)!
     const leads = world.sellerLeads({ ...c, radius_km: 50, min_price_cuts: 1, min_price_cut_pct: 0 })
     expect(failures(Lead, leads)).toEqual([])
