@@ -1,6 +1,7 @@
 /**
  * Every documented exit code, from the real CLI process against a sandbox reached as a remote
- * service: 0 done, 2 bad input, 3 budget (resumable), 4 payment required, 5 authentication, 1 other.
+ * service: 0 done, 2 bad input, 3 budget (resumable), 4 payment required, 5 authentication, 6
+ * incomplete, 7 unexpected shape, 1 other (130 / 143: test/cli/signals.test.ts).
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -89,6 +90,39 @@ describe("exit codes", () => {
     const r = await runCli(["run", "plots-germany", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY })
     expect(r.code).toBe(5)
     expect(r.stdout + r.stderr).not.toContain(REVOKED_API_KEY)
+  })
+
+  it("6: a service that declares more than it lets be read ends incomplete, naming the slice and the numbers", async () => {
+    // no next links: a cursor cannot pass its first page while the count says more remain
+    const other = await startTestSandbox({ world: { properties: 2000 }, dialect: "no-next" })
+    try {
+      const d = fs.mkdtempSync(path.join(dir, "run-"))
+      const config = remoteConfig(d, other, {
+        pipelines: { "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 10 } } }
+      })
+      const r = await runCli(["run", "sourcing-search", "--config", config], sandboxEnv())
+      expect(r.code).toBe(6)
+      expect(r.stdout).toMatch(/sourcing-search\s+incomplete/)
+      expect(r.stdout).toMatch(/incomplete: sourcing-search slice ES: declared \d+, received 20, landed 20, rejected 0/)
+    } finally {
+      await other.close()
+    }
+  })
+
+  it("7: a list answer of an unexpected shape stops paused, naming the shape setting", async () => {
+    const other = await startTestSandbox({ world: { properties: 2000 }, dialect: "results-key" })
+    try {
+      const d = fs.mkdtempSync(path.join(dir, "run-"))
+      const config = remoteConfig(d, other, {
+        pipelines: { "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 3 } } }
+      })
+      const r = await runCli(["run", "sourcing-search", "--config", config], sandboxEnv())
+      expect(r.code).toBe(7)
+      expect(r.stdout).toMatch(/sourcing-search\s+paused/)
+      expect(r.stdout).toMatch(/UnexpectedShape: expected a list at "results".*set service\.shapes\.sourcing_search/)
+    } finally {
+      await other.close()
+    }
   })
 
   it("1: records drifting past the reject ratio fail the run", async () => {

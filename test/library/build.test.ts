@@ -1,35 +1,21 @@
 /**
- * The package build: `tsc -p tsconfig.build.json` emits JavaScript and declarations for the
- * library entry and the CLI, and the package.json `bin`, `types` and `exports` point at them.
- * Emitted into a temp folder under node_modules/.cache (so the built code resolves the
- * installed dependencies) instead of `dist/`.
+ * The package build: `tsc -p tsconfig.build.json` (what `npm run build` and the test run's
+ * `globalSetup.ts` do) emits JavaScript and declarations for the library entry and the CLI into
+ * `dist/`, and the package.json `bin`, `types` and `exports` point at them.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 
 const root = path.resolve(import.meta.dirname, "..", "..")
 const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
 
 describe("package build", () => {
-  const cache = path.join(root, "node_modules", ".cache")
-  fs.mkdirSync(cache, { recursive: true })
-  const out = fs.mkdtempSync(path.join(cache, "estate-build-"))
-  afterAll(() => fs.rmSync(out, { recursive: true, force: true }))
-  /** A package path (`./dist/...`) in the temp build. */
-  const built = (p: string) => path.join(out, path.relative("dist", path.normalize(p)))
+  /** A package path (`./dist/...`) in the build of this test run. */
+  const built = (p: string) => path.join(root, path.normalize(p))
 
   it("emits the CLI, the entry point and their declarations where package.json says", async () => {
-    const tsc = path.join(root, "node_modules", "typescript", "bin", "tsc")
-    execFileSync(
-      process.execPath,
-      [tsc, "-p", "tsconfig.build.json", "--outDir", out, "--declarationMap", "false", "--sourceMap", "false"],
-      {
-        cwd: root,
-        stdio: "pipe"
-      }
-    )
     const bin = built(pkg.bin["estate-etl"])
     expect(fs.existsSync(bin)).toBe(true)
     expect(fs.readFileSync(bin, "utf8").startsWith("#!/usr/bin/env node")).toBe(true)

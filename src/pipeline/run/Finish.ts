@@ -3,7 +3,7 @@
  * its body in the raw archive); completeness is read from `_slices`; the run record gets its
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
-import { Effect, Ref } from "effect"
+import { Effect, Predicate, Ref } from "effect"
 import { Warehouse } from "../../load/Warehouse.js"
 import { eurOf } from "../../service/CostGuard.js"
 import { UnexpectedShape } from "../../service/ServiceError.js"
@@ -11,6 +11,8 @@ import { ExitCode, exitCodeOf, messageOf, statusOf } from "../../shared/ErrorCla
 import type { Completeness, RunSummary } from "../Runner.js"
 import type { RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "./Start.js"
+
+const isTagged = Predicate.isTagged
 
 /**
  * The run's completeness from `_slices`: a slice falls short when the service declared more than
@@ -80,7 +82,15 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
         yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + charged } }))
       }
     }
-    const completeness = yield* completenessOf(pipeline.name, runId)
+    const found = yield* completenessOf(pipeline.name, runId)
+    // a cap the user set that stopped the run (`--max-units`, the daily cap) is reported as a cap
+    const unitCap =
+      isTagged(error, "BudgetExhausted") && (error as { reason?: string }).reason !== "RetryBudget"
+        ? [
+            `${pipeline.name} stopped by the ${(error as { reason?: string }).reason === "DailyCap" ? "daily unit cap" : "unit cap (--max-units)"}: ${found.landed} records landed so far; resume to go on`
+          ]
+        : []
+    const completeness: Completeness = { ...found, caps: [...found.caps, ...unitCap] }
     const status = error !== undefined ? statusOf(error) : completeness.shortfalls.length > 0 ? "incomplete" : "done"
     const message =
       error !== undefined
