@@ -5,22 +5,18 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Effect } from "effect"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { exportTables } from "../../src/export/Export.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { planPipeline } from "../../src/pipeline/Planner.js"
 import { reloadPipeline } from "../../src/pipeline/Reload.js"
-import { makeHarness, pipelineByName, type Harness, unitsSpent } from "../support/pipelines.js"
+import { pipelineByName, unitsSpent, useHarness } from "../support/pipelines.js"
 
 const checksum = (table: string, key: string) =>
   `SELECT count(*) AS n, sum(hash(t)) AS h FROM (SELECT * EXCLUDE (extracted_at) FROM ${table} ORDER BY ${key}) t`
 
 describe("engine", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ sandbox: { world: { properties: 4000 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ sandbox: { world: { properties: 4000 } } })
 
   it("an exact plan equals what the run then spends", async () => {
     const params = { body: { municipality: "Madrid", limit: 10 }, maxPages: 3 }

@@ -4,17 +4,13 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
+import { unitsSpent, useHarness } from "../support/pipelines.js"
 
 describe("page journal", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
 
   it("a run whose landing fails keeps its paid pages in the journal; the resume lands them without paying again", async () => {
     const world = h.sandbox.context.world

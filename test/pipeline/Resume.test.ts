@@ -4,17 +4,13 @@
  * two ways on (`resume` keeps the saved ones, `restart` starts over with the new ones). A run
  * that failed on a non-resumable error does not stick.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { type Harness, makeHarness } from "../support/pipelines.js"
+import { describe, expect, it } from "vitest"
+import { useHarness } from "../support/pipelines.js"
 
 const criteria = { commercial_use: "all" }
 
 describe("resume", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ sandbox: { world: { plots: 400 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ sandbox: { world: { plots: 400 } } })
 
   it("refuses other parameters for an unfinished run, then resumes or restarts as asked", async () => {
     const paused = await h.run("plots-germany", {

@@ -3,9 +3,9 @@
  * table as one unsharded run.
  */
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { mergeWarehouses } from "../../src/load/MergeWarehouses.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { useHarness } from "../support/pipelines.js"
 
 const params = {
   location_ids: [18, 22, 26, 30, 130, 346],
@@ -18,11 +18,7 @@ const params = {
 const content = `SELECT count(*) AS n, sum(hash(area_key, data_point, date_start, value)) AS h FROM market_time_series`
 
 describe("sharding", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ sandbox: { world: { properties: 3000 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ sandbox: { world: { properties: 3000 } } })
 
   it("two shards cover every slice exactly once, and their merge equals the unsharded run", async () => {
     const whole = path.join(h.dir, "whole.duckdb")

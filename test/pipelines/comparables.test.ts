@@ -1,15 +1,11 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import comparables from "../../pipelines/comparables.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { useHarness, type Harness } from "../support/pipelines.js"
 
 describe("comparables", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ sandbox: { world: { properties: 5000 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ sandbox: { world: { properties: 5000 } } })
 
   const targetsNear = (h: Harness, n: number) => {
     const world = h.sandbox.context.world

@@ -1,12 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { describe, expect, it } from "vitest"
+import { useHarness } from "../support/pipelines.js"
 
 describe("plots-germany", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness()
-  })
-  afterAll(() => h.close())
+  const h = useHarness()
 
   it("lands every plot matching the criteria once, with its agency links, as the sandbox's ground truth says", async () => {
     const criteria = { regions: ["Bayern", "Hessen"], commercial_use: "all" }

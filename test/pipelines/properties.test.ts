@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import propertiesById from "../../pipelines/properties-by-id.js"
 import propertiesMatch from "../../pipelines/properties-match.js"
 import propertiesSearch from "../../pipelines/properties-search.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { useHarness } from "../support/pipelines.js"
 
 describe("properties pipelines", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ sandbox: { world: { properties: 3000 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ sandbox: { world: { properties: 3000 } } })
 
   it("properties-by-id lands each property with its listings and histories as the world has them", async () => {
     const world = h.sandbox.context.world

@@ -1,17 +1,13 @@
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import sellerLeads from "../../pipelines/seller-leads.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
+import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("seller-leads", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
 
   const points = [
     { name: "Madrid", latitude: 40.42, longitude: -3.7 },

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import sourcingDescribe, { searchKeyOf } from "../../pipelines/sourcing-describe.js"
 import { phrasesToFilter } from "../../src/sandbox/platform/SourcingRequest.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
+import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("sourcing-describe", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
 
   const tags = ["apartment", "2 bedrooms", "under 300k"]
 

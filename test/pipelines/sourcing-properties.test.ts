@@ -1,19 +1,15 @@
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import sourcingProperties from "../../pipelines/sourcing-properties.js"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { planPipeline } from "../../src/pipeline/Planner.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
+import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("sourcing-properties", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
 
   it("enriches every id of sourcing_properties with its detail, one unit each, as the plan said", async () => {
     const world = h.sandbox.context.world

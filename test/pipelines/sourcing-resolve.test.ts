@@ -1,19 +1,15 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import sourcingResolve from "../../pipelines/sourcing-resolve.js"
 import { csvRows } from "../../src/extract/Csv.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness, unitsSpent } from "../support/pipelines.js"
+import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)
 
 describe("sourcing-resolve", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { budget: { costs: DEFAULT_UNIT_COSTS } } })
 
   const write = (name: string, text: string) => {
     const file = path.join(h.dir, name)

@@ -3,6 +3,7 @@
  * and `run` / `query` that go through the same environment wiring as the CLI.
  */
 import { Effect, Either, Layer } from "effect"
+import { afterAll, beforeAll } from "vitest"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -100,3 +101,26 @@ export type Harness = Awaited<ReturnType<typeof makeHarness>>
 
 /** Units the harness's sandbox has charged so far, over every operation (its own billing counter). */
 export const unitsSpent = (h: Harness): number => Object.values(h.sandbox.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
+
+/**
+ * The harness of a `describe` block in one line: a sandbox on an ephemeral port and a warehouse
+ * in a temp folder, started before the block's tests and closed after them.
+ *
+ *   describe("plots-germany", () => {
+ *     const h = useHarness({ sandbox: { world: { plots: 300 } } })
+ *     it("...", async () => { await h.run("plots-germany") })
+ *   })
+ */
+export const useHarness = (options: HarnessOptions = {}): Harness => {
+  let live: Harness | undefined
+  beforeAll(async () => {
+    live = await makeHarness(options)
+  })
+  afterAll(() => live?.close())
+  return new Proxy({} as Harness, {
+    get: (_, key) => {
+      if (live === undefined) throw new Error("the harness is used outside its tests (before beforeAll)")
+      return live[key as keyof Harness]
+    }
+  })
+}

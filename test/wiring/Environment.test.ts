@@ -3,17 +3,13 @@
  * pacing headroom to the clients.
  */
 import { Effect } from "effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { ServiceSettings } from "../../src/service/ServiceSettings.js"
-import { makeHarness, type Harness } from "../support/pipelines.js"
+import { useHarness } from "../support/pipelines.js"
 
 describe("environment wiring", () => {
-  let h: Harness
-  beforeAll(async () => {
-    h = await makeHarness({ settings: { duckdb: { memoryLimit: "40MB", threads: 1 }, service: { pacingHeadroom: 0.8 } } })
-  })
-  afterAll(() => h.close())
+  const h = useHarness({ settings: { duckdb: { memoryLimit: "40MB", threads: 1 }, service: { pacingHeadroom: 0.8 } } })
 
   it("duckdb.memoryLimit / duckdb.threads reach DuckDB, service.pacingHeadroom reaches the clients", async () => {
     const [row] = await h.use(
