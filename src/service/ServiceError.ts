@@ -7,30 +7,13 @@
  * `AuthenticationFailed` 5, `InvalidRequest` 2, the rest 1.
  */
 import { Data } from "effect"
+import { PROBLEM_CODES as SPEC_PROBLEM_CODES } from "./schema/Problem.js"
 
 /** Which host answered. */
 export type Host = "platform" | "token"
 
 /** Machine codes of the platform's problem records (spec, "Errors"), plus plot search's codes. */
-export const PROBLEM_CODES = [
-  "invalid_request",
-  "key_in_query",
-  "page_depth_exceeded",
-  "unauthorized",
-  "invalid_credential",
-  "credential_revoked",
-  "token_expired",
-  "payment_required",
-  "insufficient_scope",
-  "not_entitled",
-  "account_suspended",
-  "not_found",
-  "method_not_allowed",
-  "conflict",
-  "payload_too_large",
-  "rate_limited",
-  "quota_reached"
-] as const
+export const PROBLEM_CODES = [...SPEC_PROBLEM_CODES, "rate_limited", "quota_reached"] as const
 /** A known code, or any other string the service sent (kept as is). */
 export type ProblemCode = (typeof PROBLEM_CODES)[number] | (string & {})
 
