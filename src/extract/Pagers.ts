@@ -97,7 +97,10 @@ export interface CursorPosition {
   readonly context?: unknown
 }
 
-/** Empty pages in a row, each with a next link and no count, before a cursor slice counts as stalled. */
+/**
+ * Empty pages in a row, each with a next link and no count, before a cursor slice counts as
+ * stalled. Assumed: a service may send an empty page now and then (filtered results), never three.
+ */
 const MAX_EMPTY_PAGES = 3
 
 /** A cursor page; `context` (first page only) is carried to every later page of the slice. */

@@ -1,6 +1,6 @@
 /**
  * Arrow tables for people: as plain objects, and as Arrow IPC files that pyarrow, polars and R's
- * arrow read. Query results become Arrow tables in `src/load/ArrowExport.ts` (`queryArrowWith`,
+ * arrow read. Query results become Arrow tables in `src/export/ArrowExport.ts` (`queryArrowWith`,
  * which also documents the DuckDB -> Arrow type mapping).
  */
 import * as arrow from "apache-arrow"

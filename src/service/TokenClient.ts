@@ -6,7 +6,7 @@
  * with its schema so one drifted record does not fail a page.
  */
 import { HttpClient } from "@effect/platform"
-import { Effect, Either, Redacted, Schema } from "effect"
+import { Effect, Either, Option, Redacted, Schema } from "effect"
 import { tokenError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { retryPolicyOf } from "./Retry.js"
@@ -163,8 +163,21 @@ export const makeTokenClient = Effect.gen(function* () {
   const get = <A>(path: string, response: Schema.Schema<A, any, never>, query?: Query, querySchema?: AnySchema) =>
     request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
 
+  /** The start of a body for an error line, with anything like a JWT and the password taken out (a proxy may echo a request). */
+  const scrub = (text: string) =>
+    Option.match(settings.password, {
+      onNone: () => text,
+      onSome: (p) => (Redacted.value(p).length >= 6 ? text.split(Redacted.value(p)).join("<redacted>") : text)
+    }).replace(/eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, "<redacted>")
   const shapeError = (operation: string, r: TokenResponse<unknown>, detail: string) =>
-    new UnexpectedShape({ operation, host: "token", detail, bodyStart: bodyStart(r.raw), status: r.status, raw: r.raw })
+    new UnexpectedShape({
+      operation,
+      host: "token",
+      detail,
+      bodyStart: scrub(bodyStart(r.raw, 400)).slice(0, 200),
+      status: r.status,
+      raw: r.raw
+    })
 
   /** A list answer read through the operation's response shape (`service.shapes`); 204 is an empty list. */
   const list = (

@@ -186,6 +186,22 @@ describe("TokenClient", () => {
     })
   )
 
+  it.scopedLive("a list of an unexpected shape fails UnexpectedShape with the start of the body, credentials taken out", () =>
+    Effect.gen(function* () {
+      const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"
+      const host = tokenHost(() => ({ status: 200, body: { items: [{ alert_id: 1 }], echo: `Bearer ${jwt}`, pw: PASSWORD } }))
+      const server = yield* localServer(host.handler)
+      const e = yield* Effect.flip(Effect.flatMap(TokenClient, (c) => c.legacyFeedAlerts(5, { limit: 2 }))).pipe(
+        withClients(fastSettings(server.url, server.url))
+      )
+      expect(e._tag).toBe("UnexpectedShape")
+      expect(e.message).toMatch(/expected a list at "results", found nothing \(members: items, echo, pw\)/)
+      expect(e.message).toContain("<redacted>")
+      expect(e.message).not.toContain(jwt)
+      expect(e.message).not.toContain(PASSWORD)
+    })
+  )
+
   it.scopedLive("follows next links on the same host with the bearer token", () =>
     Effect.gen(function* () {
       const host = tokenHost((req) => ({
