@@ -4,6 +4,7 @@
  * what it cost.
  */
 import { Effect, Option, Stream } from "effect"
+import { type Attempts, countAttempts } from "../service/RetryBudget.js"
 import { isNotFound } from "../service/ServiceError.js"
 import type { Fetched, Slice, SliceEnd, Source } from "./Source.js"
 import { fnv1a } from "../shared/Fnv.js"
@@ -27,6 +28,8 @@ export interface Page<R = unknown> {
   readonly end?: SliceEnd | undefined
   /** The slice's key is unknown to the service (a 404): a `_missing` row, not a failure. */
   readonly missing?: Missing | undefined
+  /** The requests this page took, and how many of them were retries. */
+  readonly attempts: Attempts
 }
 
 /** A fan-out key the service answered 404 for. */
@@ -87,15 +90,18 @@ const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream
       ? Effect.catchIf(slice.pager.fetch(state.position), isNotFound, (e) => Effect.succeed(missingStep(slice, state.position, e as never)))
       : slice.pager.fetch(state.position)
     return Effect.map(
-      fetch,
-      (step: {
-        fetched: Fetched<R>
-        next: unknown
-        done: boolean
-        declared?: number | undefined
-        end?: SliceEnd | undefined
-        missing?: Missing
-      }) => {
+      countAttempts(fetch),
+      ([step, attempts]: readonly [
+        {
+          fetched: Fetched<R>
+          next: unknown
+          done: boolean
+          declared?: number | undefined
+          end?: SliceEnd | undefined
+          missing?: Missing
+        },
+        Attempts
+      ]) => {
         // a stalled slice keeps its position unfinished, so a resume asks again from there
         const stalled = step.end?.kind === "stalled"
         const page: Page<R> = {
@@ -105,7 +111,8 @@ const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream
           checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
           declared: step.declared,
           end: step.end,
-          missing: step.missing
+          missing: step.missing,
+          attempts
         }
         return Option.some([page, { position: step.next, seq: state.seq + 1, finished: step.done }] as const)
       }

@@ -15,6 +15,7 @@
  * a power cut or kernel crash may lose the pages since the warehouse's last commit (DuckDB's own
  * commit does `fsync`), which the resume then pays again.
  */
+import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { PageCommit } from "./PageCommit.js"
@@ -57,6 +58,25 @@ const safeSegment = (id: string) => {
   }
   return id
 }
+
+/** A journal step as an effect (its only failure is a `WarehouseError` of reason `Io`). */
+export const journalIo = <A>(f: () => A): Effect.Effect<A, WarehouseError> =>
+  Effect.try({
+    try: f,
+    catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` }))
+  })
+export type JournalWriter = ReturnType<PageJournal["open"]>
+
+/** A run's writer as a scoped resource: its segment file is closed when the scope closes, whatever ended the run. */
+export const openWriter = (
+  journal: PageJournal,
+  pipeline: string,
+  runId: string
+): Effect.Effect<JournalWriter, WarehouseError, Scope.Scope> =>
+  Effect.acquireRelease(
+    journalIo(() => journal.open(pipeline, runId)),
+    (writer) => Effect.sync(() => writer.close())
+  )
 
 /** The journal of one warehouse file. Every method throws `WarehouseError` (reason `Io`). */
 export const makePageJournal = (root: string) => {

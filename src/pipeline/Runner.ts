@@ -81,10 +81,8 @@ export interface Completeness {
 export const runPipeline = <P>(request: RunRequest<P>) =>
   Effect.gen(function* () {
     const { context, pagesBefore } = yield* startRun(request)
-    const before = yield* (yield* RetryBudget).stats
     const state = yield* makeRunState({
       pageNo: pagesBefore,
-      seen: { requests: before.requests, retries: before.retries },
       totals: {
         pages: 0,
         records: 0,
@@ -105,12 +103,9 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       slices: context.plan.slices,
       planned: { requests: context.plan.requests, pages: context.plan.pages, units: context.plan.units, exact: context.plan.exact }
     })
-    const outcome = yield* fetchAndLand(context as RunContext, state).pipe(
-      Effect.either,
-      Effect.ensuring(Effect.sync(() => context.writer?.close()))
-    )
+    const outcome = yield* Effect.either(fetchAndLand(context as RunContext, state))
     return yield* finishRun(context as RunContext, state, Either.isLeft(outcome) ? outcome.left : undefined)
-  })
+  }).pipe(Effect.scoped)
 
 export { paramsDiff } from "./run/Start.js"
 

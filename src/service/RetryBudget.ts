@@ -4,7 +4,7 @@
  * `BudgetExhausted{reason: "RetryBudget"}` so the run stops as paused (resumable) instead of
  * hammering a failing host. It also counts requests and retries for the run record.
  */
-import { Effect, Ref } from "effect"
+import { Effect, FiberRef, Ref } from "effect"
 import { BudgetExhausted } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 
@@ -24,13 +24,41 @@ export interface RetryBudgetStats {
   readonly allowed: number
 }
 
+/** The requests and retries of one unit of work (a page), counted where they happen. */
+export interface Attempts {
+  requests: number
+  retries: number
+}
+
+/**
+ * The counter of the page being fetched: `countAttempts` sets it around a page's fetch, and the
+ * budget adds each request and retry to it as well as to the run's totals. Fibers forked by the
+ * fetch inherit it, so concurrent pages never count each other's attempts.
+ */
+const PageAttempts = FiberRef.unsafeMake<Attempts | undefined>(undefined)
+
+const bump = (key: keyof Attempts) => Effect.map(FiberRef.get(PageAttempts), (a) => (a ? void (a[key] += 1) : undefined))
+
+/** Runs `effect` with its own attempt counter, and returns its result with the counts. */
+export const countAttempts = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [A, Attempts], E, R> =>
+  Effect.suspend(() => {
+    const attempts: Attempts = { requests: 0, retries: 0 }
+    return effect.pipe(
+      Effect.locally(PageAttempts, attempts),
+      Effect.map((a) => [a, { ...attempts }] as const)
+    )
+  })
+
 export const makeRetryBudget = (options: RetryBudgetOptions) =>
   Effect.gen(function* () {
     const state = yield* Ref.make({ requests: 0, retries: 0 })
     const allowed = (requests: number) => Math.floor(options.ratio * requests + options.floor)
     return {
       /** Counts one request (its first attempt). */
-      request: Ref.update(state, (s) => ({ ...s, requests: s.requests + 1 })),
+      request: Effect.zipRight(
+        bump("requests"),
+        Ref.update(state, (s) => ({ ...s, requests: s.requests + 1 }))
+      ),
       /** Takes one retry, or fails when the budget is spent (naming `lastError`, what failed last). */
       retry: (operation: string, lastError?: string) =>
         Ref.modify(state, (s) => {
@@ -38,7 +66,7 @@ export const makeRetryBudget = (options: RetryBudgetOptions) =>
           return s.retries < limit
             ? ([undefined, { ...s, retries: s.retries + 1 }] as const)
             : ([new BudgetExhausted({ reason: "RetryBudget", operation, limit, used: s.retries, wanted: 0, lastError }), s] as const)
-        }).pipe(Effect.flatMap((e) => (e === undefined ? Effect.void : Effect.fail(e)))),
+        }).pipe(Effect.flatMap((e) => (e === undefined ? bump("retries") : Effect.fail(e)))),
       stats: Effect.map(Ref.get(state), (s): RetryBudgetStats => ({ ...s, allowed: allowed(s.requests) }))
     }
   })

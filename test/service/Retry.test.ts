@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
 import { PlatformClient } from "../../src/service/PlatformClient.js"
 import { isTransient, retryDelayMs } from "../../src/service/Retry.js"
-import { makeRetryBudget } from "../../src/service/RetryBudget.js"
+import { countAttempts, makeRetryBudget } from "../../src/service/RetryBudget.js"
 import { PlatformProblem, TokenProblem, TransportError } from "../../src/service/ServiceError.js"
 import { TokenClient } from "../../src/service/TokenClient.js"
 import { fastSettings, withClients } from "./clients.js"
@@ -54,6 +54,32 @@ describe("retry policy", () => {
       const e = yield* Effect.flip(budget.retry("op"))
       expect(e).toMatchObject({ _tag: "BudgetExhausted", reason: "RetryBudget", limit: 3, used: 3 })
       expect(yield* budget.stats).toEqual({ requests: 10, retries: 3, allowed: 3 })
+    })
+  )
+
+  it.effect("each page counts its own requests and retries, also when pages are fetched at once", () =>
+    Effect.gen(function* () {
+      const budget = yield* makeRetryBudget({ ratio: 1, floor: 100 })
+      // page i sends i+1 requests and retries i of them, interleaved with the other pages
+      const page = (i: number) =>
+        Effect.gen(function* () {
+          for (let n = 0; n <= i; n++) {
+            yield* budget.request
+            yield* Effect.yieldNow()
+            if (n < i) yield* budget.retry("op")
+            // a request forked inside the fetch (a token refresh) counts for the page too
+            if (n === 0) yield* Effect.fork(budget.request).pipe(Effect.flatMap(Fiber.join))
+          }
+          return i
+        })
+      const counted = yield* Effect.forEach([0, 1, 2, 3], (i) => countAttempts(page(i)), { concurrency: 4 })
+      expect(counted.map(([i, a]) => [i, a.requests, a.retries])).toEqual([
+        [0, 2, 0],
+        [1, 3, 1],
+        [2, 4, 2],
+        [3, 5, 3]
+      ])
+      expect(yield* budget.stats).toMatchObject({ requests: 14, retries: 6 })
     })
   )
 })

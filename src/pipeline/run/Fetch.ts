@@ -6,17 +6,15 @@
  */
 import { Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
-import { RetryBudget } from "../../service/RetryBudget.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
 import { checkRejects, makeLanding } from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
-import { journalIo } from "./Start.js"
+import { journalIo } from "../../load/PageJournal.js"
 
 export const fetchAndLand = (run: RunContext, state: RunState) =>
   Effect.gen(function* () {
-    const budget = yield* RetryBudget
     const shutdown = yield* Effect.serviceOption(Shutdown)
     const { pipeline, writer } = run
     const land = makeLanding(run, state)
@@ -32,9 +30,6 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     /** A fetched page goes to the journal and the queue at once; its slice fetches on when there is room. */
     const accept = (page: Page) =>
       Effect.gen(function* () {
-        // the requests and retries since the last page are this page's (Assumed: one page at a
-        // time reaches this point; concurrent slices may shift a retry to a neighbour page)
-        const stats = yield* budget.stats
         const entry = yield* Ref.modify(state, (s): readonly [JournalEntry, RunCounters] => {
           const seq = s.pageNo + 1
           const refined = page.seq === 0 && run.refine.first(page.slice, page.fetched.total, page.fetched.records.length)
@@ -46,8 +41,8 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             checkpoint: page.checkpoint,
             ledger: page.fetched.charges,
             units: page.fetched.units,
-            requests: stats.requests - s.seen.requests,
-            retries: stats.retries - s.seen.retries,
+            requests: page.attempts.requests,
+            retries: page.attempts.retries,
             ...(run.archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),
@@ -58,7 +53,6 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             {
               ...s,
               pageNo: seq,
-              seen: { requests: stats.requests, retries: stats.retries },
               totals: refined ? { ...s.totals, expectedPages: run.refine.expected().pages } : s.totals
             }
           ]

@@ -10,7 +10,7 @@ import { UnexpectedShape } from "../../service/ServiceError.js"
 import { ExitCode, exitCodeOf, messageOf, statusOf } from "../../shared/ErrorClass.js"
 import type { Completeness, RunSummary } from "../Runner.js"
 import type { RunContext, RunState } from "./RunContext.js"
-import { journalIo } from "./Start.js"
+import { journalIo } from "../../load/PageJournal.js"
 
 const isTagged = Predicate.isTagged
 

@@ -7,7 +7,7 @@ import { Effect, Ref } from "effect"
 import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
-import { journalIo } from "./Start.js"
+import { journalIo } from "../../load/PageJournal.js"
 
 /** Fails the run when more records failed their schema than the settings allow. */
 export const checkRejects = (run: RunContext, state: RunState) =>

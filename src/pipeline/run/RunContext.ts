@@ -3,15 +3,13 @@
  * kept in a `Ref` (pages landed, rows per table, the totals the progress events report).
  */
 import { type Effect, Ref } from "effect"
-import type { JournalEntry, makePageJournal } from "../../load/PageJournal.js"
+import type { JournalEntry, JournalWriter, PageJournal } from "../../load/PageJournal.js"
 import type { WarehouseApi } from "../../load/Warehouse.js"
 import type { Normalized } from "../../normalize/Normalizer.js"
 import type { PageContext, Pipeline } from "../Pipeline.js"
 import type { makePlanRefiner, Plan } from "../Planner.js"
 import type { Progress, Totals } from "../Progress.js"
 import type { RunRequest } from "../Runner.js"
-
-type Journal = ReturnType<typeof makePageJournal>
 
 export interface RunContext<P = unknown> {
   readonly request: RunRequest<P>
@@ -23,8 +21,9 @@ export interface RunContext<P = unknown> {
   readonly warehouse: WarehouseApi
   readonly progress: Effect.Effect.Success<typeof Progress>
   /** The page journal of a paid run, and this run's writer in it. */
-  readonly journal: Journal | undefined
-  readonly writer: ReturnType<Journal["open"]> | undefined
+  readonly journal: PageJournal | undefined
+  /** Open for the run's scope (`openWriter`): closed when the run ends, however it ends. */
+  readonly writer: JournalWriter | undefined
   /** Keep each page's raw body (platform pipelines by default). */
   readonly archive: boolean
   readonly normalize: (records: ReadonlyArray<unknown>, ctx: PageContext) => Normalized
@@ -38,8 +37,6 @@ export interface RunCounters {
   readonly pageNo: number
   readonly totals: Totals
   readonly rowsPerTable: Readonly<Record<string, number>>
-  /** The retry budget's counters when the last page was accepted (its requests and retries since). */
-  readonly seen: { readonly requests: number; readonly retries: number }
   /** Whether the landing emptied the queue (every journaled page is in the warehouse). */
   readonly drained: boolean
 }

@@ -5,7 +5,7 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { Warehouse } from "../../load/Warehouse.js"
-import { WarehouseError } from "../../load/WarehouseError.js"
+import { journalIo, openWriter } from "../../load/PageJournal.js"
 import { makeNormalizer } from "../../normalize/Normalizer.js"
 import { encodeParams, paramError } from "../Params.js"
 import { makePlanRefiner, planPipeline } from "../Planner.js"
@@ -14,13 +14,6 @@ import { InvalidInput } from "../RunError.js"
 import { newRunId } from "../RunId.js"
 import type { RunRequest } from "../Runner.js"
 import type { RunContext } from "./RunContext.js"
-
-/** A journal step as an effect (its only failure is a `WarehouseError` of reason `Io`). */
-export const journalIo = <A>(f: () => A) =>
-  Effect.try({
-    try: f,
-    catch: (e) => (e instanceof WarehouseError ? e : new WarehouseError({ reason: "Io", detail: `Page journal: ${String(e)}` }))
-  })
 
 /** The top-level parameters that differ, as `name: saved -> requested` (values cut short). */
 export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
@@ -103,7 +96,7 @@ export const startRun = <P>(request: RunRequest<P>) =>
       warehouse,
       progress,
       journal,
-      writer: journal?.open(pipeline.name, runId),
+      writer: journal ? yield* openWriter(journal, pipeline.name, runId) : undefined,
       archive: pipeline.archiveRaw ?? pipeline.host === "platform",
       normalize: makeNormalizer(pipeline.records),
       extractedAt: new Date().toISOString(),
