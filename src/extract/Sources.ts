@@ -42,7 +42,7 @@ export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
 })
 
 /** Reads key values from a column of a table in the warehouse (a source fed by an earlier table). */
-export class TableKeys extends Context.Tag("TableKeys")<
+export class TableKeys extends Context.Tag("extract/TableKeys")<
   TableKeys,
   {
     readonly read: (table: string, column: string) => Effect.Effect<ReadonlyArray<string>, Error>

@@ -367,6 +367,6 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
 export type WarehouseApi = Effect.Effect.Success<ReturnType<typeof makeWarehouse>>
 
 /** The warehouse service: `Warehouse.Default(options)` opens it for the layer's scope. */
-export class Warehouse extends Effect.Service<Warehouse>()("Warehouse", {
+export class Warehouse extends Effect.Service<Warehouse>()("load/Warehouse", {
   scoped: (options: WarehouseOptions = {}) => makeWarehouse(options)
 }) {}

@@ -161,8 +161,8 @@ export const EUR_PER_UNIT = 0.04
 /** Units in euros, to the cent. */
 export const eurOf = (units: number): number => Math.round(units * EUR_PER_UNIT * 100) / 100
 
-/** The run's cost guard: `CostGuard.layerRun(options)` (wired in `wiring/Environment.ts`). */
+/** The run's cost guard: `CostGuard.layer(options)` (wired in `wiring/Environment.ts`). */
 export class CostGuard extends Context.Tag("service/CostGuard")<CostGuard, Effect.Effect.Success<ReturnType<typeof makeCostGuard>>>() {
   /** A guard for one run from explicit options. */
-  static layerRun = (options: CostGuardOptions) => Layer.effect(CostGuard, makeCostGuard(options))
+  static layer = (options: CostGuardOptions) => Layer.effect(CostGuard, makeCostGuard(options))
 }

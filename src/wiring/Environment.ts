@@ -40,7 +40,7 @@ export interface EnvironmentOptions {
 }
 
 /** The embedded sandbox of `target: "sandbox"`, started for the layer's scope. */
-export class EmbeddedSandbox extends Context.Tag("cli/EmbeddedSandbox")<EmbeddedSandbox, Option.Option<SandboxHandle>>() {}
+export class EmbeddedSandbox extends Context.Tag("wiring/EmbeddedSandbox")<EmbeddedSandbox, Option.Option<SandboxHandle>>() {}
 
 const today = () => `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
 
@@ -127,7 +127,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     Effect.gen(function* () {
       const spentToday = yield* (yield* Warehouse).unitsSpentSince(today())
       const s = yield* ServiceSettings
-      return CostGuard.layerRun({
+      return CostGuard.layer({
         runId: "cli",
         maxUnits: options.maxUnits ?? settings.budget.maxUnits,
         dailyUnits: settings.budget.dailyMaxUnits,

@@ -29,7 +29,7 @@ export const fastSettings = (platformUrl: string, apiUrl: string, over: Partial<
 const guardOf = (run: { runId?: string; spentToday?: number }) =>
   Layer.unwrapEffect(
     Effect.map(ServiceSettings, (s) =>
-      CostGuard.layerRun({
+      CostGuard.layer({
         runId: run.runId ?? "run_test",
         maxUnits: Option.getOrUndefined(s.maxUnits),
         dailyUnits: Option.getOrUndefined(s.dailyUnits),
