@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Fiber, Option, TestClock } from "effect"
 import { CostGuard } from "../../src/service/CostGuard.js"
 import { PlatformClient } from "../../src/service/PlatformClient.js"
 import { RetryBudget } from "../../src/service/RetryBudget.js"
 import { API_KEY, fastSettings, withClients } from "./clients.js"
-import { localServer, type SeenRequest } from "./localServer.js"
+import { localServer, type SeenRequest, waitFor } from "./localServer.js"
 
 /** The spec's problem codes with their statuses ("Errors", platform host). */
 const CODES: ReadonlyArray<readonly [string, number]> = [
@@ -242,18 +242,33 @@ describe("PlatformClient", () => {
     })
   )
 
-  it.scopedLive("times out a slow answer, retries it, and reports a refused connection as a network error", () =>
+  // the timeout runs on the TestClock: the first answer never comes in time, the second always
+  // does, however loaded the machine (a real 150 ms timeout failed under load)
+  it.scoped("times out a slow answer, retries it, and reports a refused connection as a network error", () =>
     Effect.gen(function* () {
-      const server = yield* localServer((_, i) => (i === 0 ? { ...ok(40), delayMs: 400 } : ok(40)))
+      const server = yield* localServer((_, i) => (i === 0 ? { ...ok(40), delayMs: 5_000 } : ok(40)))
       const [res, stats] = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
-        return [yield* client.premisesSearch({}), yield* client.stats] as const
+        const call = yield* Effect.fork(client.premisesSearch({}))
+        yield* waitFor(() => server.requests.length === 1)
+        // past the timeout, then through the retry's backoff until the second attempt is sent
+        while (server.requests.length < 2) {
+          yield* TestClock.adjust("150 millis")
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+        }
+        return [yield* Fiber.join(call), yield* client.stats] as const
       }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150 })))
       expect(res.units.charged).toBe(40)
       expect(stats).toEqual({ attempts: 2, retries: 1 })
 
       const e = yield* Effect.gen(function* () {
-        return yield* Effect.flip((yield* PlatformClient).premisesSearch({}))
+        const call = yield* Effect.fork(Effect.flip((yield* PlatformClient).premisesSearch({})))
+        // the retry's backoff waits on the TestClock
+        while (Option.isNone(yield* Fiber.poll(call))) {
+          yield* TestClock.adjust("50 millis")
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+        }
+        return yield* Fiber.join(call)
       }).pipe(withClients(fastSettings("http://127.0.0.1:9", "http://127.0.0.1:9", { maxRetries: 1 })))
       expect(e).toMatchObject({ _tag: "TransportError", reason: "Network", detail: "ECONNREFUSED" })
       expect(e.message).not.toMatch(/\n|at .*\(/)

@@ -91,15 +91,15 @@ describe("World alerts", () => {
     expect(photos.every((a) => a.created_at_with_photos !== null && Date.parse(a.created_at_with_photos) >= now - DAY)).toBe(true)
   })
 
-  it("a 100k-alert window counts and pages quickly", () => {
+  it("a 100k-alert window counts and pages, filtered and deep", () => {
     const big = makeWorld({ seed: 1, properties: 20_000 })
-    const t = performance.now()
     const q = { nowMs: big.now(), createdFrom: big.now() - 150 * DAY, offset: 0, limit: 500 }
     const first = big.alerts(q)
     expect(first.count).toBeGreaterThan(95_000)
     const filtered = big.alerts({ ...q, subtypes: ["price_down"] })
     expect(filtered.count).toBeGreaterThan(10_000)
-    big.alerts({ ...q, subtypes: ["price_down"], offset: 10_000 })
-    expect(performance.now() - t).toBeLessThan(3000)
+    const deep = big.alerts({ ...q, subtypes: ["price_down"], offset: 10_000 })
+    expect(deep.count).toBe(filtered.count)
+    expect(deep.results.length).toBeGreaterThan(0)
   })
 })
