@@ -79,10 +79,11 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
       const registry = makeRegistry(catalogue, settings)
       const pipelines = yield* either(registry.resolve(o.names))
       const plans: Array<Plan & { readonly keysPending?: boolean }> = []
+      const observed = yield* Effect.flatMap(Warehouse, (w) => w.observedCosts())
       for (const p of pipelines) {
         const ps = yield* either(resolveParams(p, settings.pipelines[p.name]?.params ?? {}, o.params))
         missingKeys.take()
-        const planned = yield* planPipeline(p, ps, settings.budget.costs)
+        const planned = yield* planPipeline(p, ps, settings.budget.costs, observed)
         const missing = missingKeys.take()
         const earlier = plans.map((q) => q.pipeline)
         plans.push(
@@ -108,13 +109,15 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
               pages: p.pages,
               units: p.units,
               eur: eur(p.units),
+              "units/call": p.costSource === "unmetered" ? "" : `${p.unitsPerRequest} ${p.costSource}`,
               exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "upper bound",
               note: p.note ?? ""
             }))
           ) +
             `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
             (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") +
-            "\n"
+            "\n" +
+            plans.flatMap((p) => (p.costWarning ? [`warning: ${p.pipeline}: ${p.costWarning}\n`] : [])).join("")
         )
       }
     }).pipe(

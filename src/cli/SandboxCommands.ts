@@ -9,14 +9,19 @@ import { catalogue } from "../../pipelines/index.js"
 import { loadSettings } from "../config/loadSettings.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
-import { serveSandbox } from "../sandbox/main.js"
 import { endWith } from "./CommandEnded.js"
 import { eur, table } from "./Format.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 
 const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
 
-export const sandboxCommand = Command.make("sandbox", {}, () => serveSandbox()).pipe(
+export const sandboxCommand = Command.make("sandbox", {}, () =>
+  // loaded only by this command: the other commands never pay for the simulator's code
+  Effect.flatMap(
+    Effect.promise(() => import("../sandbox/main.js")),
+    (m) => m.serveSandbox()
+  )
+).pipe(
   Command.withDescription(
     "Serve the sandbox's platform and token hosts on fixed ports (SANDBOX_PLATFORM_PORT=8701, SANDBOX_API_PORT=8702) until stopped. Example: estate-etl sandbox"
   )

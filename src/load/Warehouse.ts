@@ -259,6 +259,23 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
         )
         .pipe(Effect.map((rows) => Number(rows[0]!.u)))
 
+    /**
+     * The median units of each operation's last `recent` charges (`_ledger`), by operation: what
+     * the service charges, learned (plans prefer it to the assumed cost table).
+     */
+    const observedCosts = (recent = 50): Effect.Effect<Record<string, { perRequest: number; charges: number }>, WarehouseError> =>
+      db
+        .use("Cannot read the ledger", (conn) =>
+          rowsOf(
+            conn,
+            `SELECT operation, median(units)::DOUBLE AS m, count(*)::INTEGER AS n FROM (
+               SELECT operation, units, row_number() OVER (PARTITION BY operation ORDER BY "at" DESC) AS r FROM _ledger
+             ) WHERE r <= ? GROUP BY operation`,
+            [recent]
+          )
+        )
+        .pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [String(r.operation), { perRequest: Number(r.m), charges: Number(r.n) }]))))
+
     /** What each slice of a run was declared and landed (`_slices`), by slice key. */
     const slices = (runId: string): Effect.Effect<Array<SliceRecord>, WarehouseError> =>
       db
@@ -350,6 +367,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       checkpoints,
       clearCheckpoints,
       unitsSpentSince,
+      observedCosts,
       slices,
       missingCount,
       keysOf,

@@ -1,7 +1,12 @@
 /**
  * Plans: what a run will do before it does it. Requests and pages come from the pipeline's cost
  * model (free counts where the service gives them, the parameters otherwise); units from the
- * cost table. Nothing paid is called.
+ * cost per request. Nothing paid is called.
+ *
+ * Learned costs: the cost per request is, in this order, the settings' `budget.costs` entry for
+ * the operation, else what the service charged for it lately (the median of the ledger's recent
+ * charges: `Warehouse.observedCosts`), else the assumed table (`DEFAULT_UNIT_COSTS`, Assumed).
+ * A plan says which it used, and warns when what was charged differs from what it assumed.
  */
 import { Effect } from "effect"
 import { DEFAULT_UNIT_COSTS } from "../service/ServiceSettings.js"
@@ -21,7 +26,51 @@ export interface Plan {
   /** Exact figures (known page counts) or an upper bound. */
   readonly exact: boolean
   readonly note?: string | undefined
+  /** Where `unitsPerRequest` comes from. */
+  readonly costSource: CostChoice["source"]
+  /** The cost per request the settings or the defaults assume. */
+  readonly assumedPerRequest: number
+  /** What the service charged lately, when the ledger has charges of the operation. */
+  readonly observed?: ObservedCost | undefined
+  /** Set when the observed cost differs from the assumed one. */
+  readonly costWarning?: string | undefined
 }
+
+/** The median units of an operation's recent charges (`Warehouse.observedCosts`). */
+export interface ObservedCost {
+  readonly perRequest: number
+  /** How many charges the median is over. */
+  readonly charges: number
+}
+
+export interface CostChoice {
+  readonly perRequest: number
+  readonly source: "settings" | "observed" | "assumed" | "unmetered"
+  readonly assumed: number
+  readonly observed?: ObservedCost | undefined
+}
+
+/** The cost per request a plan uses (see the module's comment for the order). */
+export const chooseCost = (
+  pipeline: Pipeline,
+  costs: Readonly<Record<string, number>>,
+  observed: Readonly<Record<string, ObservedCost>> = {}
+): CostChoice => {
+  if (pipeline.host === "token") return { perRequest: 0, source: "unmetered", assumed: 0 }
+  const op = pipeline.cost.operation
+  const seen = observed[op]
+  const set = costs[op]
+  if (set !== undefined) return { perRequest: set, source: "settings", assumed: set, observed: seen }
+  const assumed = DEFAULT_UNIT_COSTS[op] ?? 0
+  return seen ? { perRequest: seen.perRequest, source: "observed", assumed, observed: seen } : { perRequest: assumed, source: "assumed", assumed }
+}
+
+const warningOf = (op: string, c: CostChoice): string | undefined =>
+  c.observed && c.observed.perRequest !== c.assumed
+    ? `${op}: the service charged ${c.observed.perRequest} units a call lately (median of ${c.observed.charges}), ${
+        c.source === "settings" ? "budget.costs says" : "assumed"
+      } ${c.assumed}; the plan uses ${c.perRequest}`
+    : undefined
 
 /**
  * Units per request of an operation: the settings' cost table over the defaults
@@ -30,11 +79,17 @@ export interface Plan {
 export const unitCost = (pipeline: Pipeline, costs: Readonly<Record<string, number>>): number =>
   pipeline.host === "token" ? 0 : (costs[pipeline.cost.operation] ?? DEFAULT_UNIT_COSTS[pipeline.cost.operation] ?? 0)
 
-export const planPipeline = <P>(pipeline: Pipeline<P>, params: P, costs: Readonly<Record<string, number>>) =>
+export const planPipeline = <P>(
+  pipeline: Pipeline<P>,
+  params: P,
+  costs: Readonly<Record<string, number>>,
+  observed: Readonly<Record<string, ObservedCost>> = {}
+) =>
   Effect.gen(function* () {
     const estimate = yield* pipeline.cost.estimate(params)
     const slices = yield* pipeline.source.slices(params)
-    const perRequest = unitCost(pipeline as Pipeline, costs)
+    const choice = chooseCost(pipeline as Pipeline, costs, observed)
+    const perRequest = choice.perRequest
     const units = estimate.requests * perRequest
     const plan: Plan = {
       pipeline: pipeline.name,
@@ -47,7 +102,11 @@ export const planPipeline = <P>(pipeline: Pipeline<P>, params: P, costs: Readonl
       units,
       eur: eurOf(units),
       exact: estimate.exact,
-      note: estimate.note
+      note: estimate.note,
+      costSource: choice.source,
+      assumedPerRequest: choice.assumed,
+      observed: choice.observed,
+      costWarning: warningOf(pipeline.cost.operation, choice)
     }
     return plan
   })

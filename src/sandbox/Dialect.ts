@@ -36,7 +36,12 @@ export const DialectFlags = Schema.Struct({
   apiKeyHeader: Schema.optional(HeaderName),
   /** Default true. */
   bearerKeys: Schema.optional(Schema.Boolean),
-  paymentLinkMember: Schema.optional(NonEmpty)
+  paymentLinkMember: Schema.optional(NonEmpty),
+  /**
+   * Charges this many times the sandbox's unit cost for every operation whose cost the spec does
+   * not state (premises search stays 40): a service priced otherwise than the client assumes.
+   */
+  costFactor: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type DialectFlags = typeof DialectFlags.Type
 
@@ -49,7 +54,8 @@ export const DIALECT_NAMES = [
   "strict-datetime",
   "missing-keys",
   "header-key",
-  "payment-member"
+  "payment-member",
+  "pricier"
 ] as const
 export const DialectName = Schema.Literal(...DIALECT_NAMES)
 export type DialectName = typeof DialectName.Type
@@ -65,7 +71,8 @@ export const DIALECTS: Readonly<Record<DialectName, DialectFlags>> = {
   "strict-datetime": { strictDateTime: true },
   "missing-keys": { missingEvery: 7 },
   "header-key": { apiKeyHeader: "Svc-Api-Key", bearerKeys: false },
-  "payment-member": { paymentLinkMember: "top_up_url" }
+  "payment-member": { paymentLinkMember: "top_up_url" },
+  pricier: { costFactor: 3 }
 }
 
 /** What `SandboxConfig.dialect` and the control accept: a preset name or flags. */

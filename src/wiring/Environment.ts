@@ -13,7 +13,7 @@ import { Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../sandbox/Credentials.js"
-import { Sandbox, type SandboxHandle } from "../sandbox/Sandbox.js"
+import type { SandboxHandle } from "../sandbox/Sandbox.js"
 import { CostGuard } from "../service/CostGuard.js"
 import { ServiceLayer } from "../service/ServiceLayer.js"
 import type { ShapeOverride } from "../service/ResponseShape.js"
@@ -102,12 +102,17 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
       ? Effect.succeed(Option.some(options.sandbox))
       : settings.service.target === "sandbox"
         ? Effect.map(
-            Sandbox.start({
-              seed: settings.sandbox.seed,
-              world: { properties: settings.sandbox.properties },
-              legacyFeeds: settings.sandbox.legacyFeeds,
-              dialect: settings.sandbox.dialect
-            }),
+            // the simulator's code loads only when a run targets it
+            Effect.flatMap(
+              Effect.promise(() => import("../sandbox/Sandbox.js")),
+              ({ Sandbox }) =>
+                Sandbox.start({
+                  seed: settings.sandbox.seed,
+                  world: { properties: settings.sandbox.properties },
+                  legacyFeeds: settings.sandbox.legacyFeeds,
+                  dialect: settings.sandbox.dialect
+                })
+            ),
             Option.some
           )
         : Effect.succeed(Option.none())

@@ -72,7 +72,7 @@ export const startRun = <P>(request: RunRequest<P>) =>
         )
       : request.params
 
-    const plan = yield* planPipeline(pipeline, params, request.costs)
+    const plan = yield* planPipeline(pipeline, params, request.costs, yield* warehouse.observedCosts())
     if (!resumed && !request.untilCap && plan.units > request.maxUnits) {
       // refused before anything is sent: bad input (exit 2), not a paused run
       return yield* new InvalidInput({

@@ -24,6 +24,8 @@ export const invalid = (detail: string) => new PlatformError({ code: "invalid_re
 export interface OperationSpec {
   /** Units charged on success. */
   readonly cost: number
+  /** The spec states the cost (premises search): a dialect's `costFactor` leaves it alone. */
+  readonly specCost?: boolean
   /** Scope an OAuth token needs. */
   readonly scope?: string
   /** `plot`: errors 400/401/403/429 use `{error: {code, message}}`. */
@@ -96,19 +98,21 @@ export const operation = <R>(
     const auth = authenticate(state, req.url, req.headers, spec.scope)
     if (!auth.ok) return errorResponse(state, info, new PlatformError(auth.failure), style, headers)
     const account = auth.account
+    const factor = spec.specCost ? 1 : (activeDialect(state.ctx).costFactor ?? 1)
+    const cost = spec.cost * factor
     const pre = spec.precheck?.(account)
     if (pre !== undefined) return errorResponse(state, info, pre, style, headers)
-    if (account.balance < spec.cost || runsOut(state, spec.cost)) {
-      return errorResponse(state, info, paymentRequired(state, account, spec.cost), style, headers)
+    if (account.balance < cost || runsOut(state, cost)) {
+      return errorResponse(state, info, paymentRequired(state, account, cost), style, headers)
     }
     const result = yield* Effect.either(handler(account))
     if (result._tag === "Left") return errorResponse(state, info, result.left, style, headers)
-    state.accounts.charge(account, spec.cost)
+    state.accounts.charge(account, cost)
     return HttpServerResponse.unsafeJson(result.right, {
       status: 200,
       headers: {
         ...headers,
-        "Svc-Units-Charged": String(spec.cost),
+        "Svc-Units-Charged": String(cost),
         "Svc-Units-Remaining": String(account.balance),
         "Svc-Units-Source": UNITS_SOURCE,
         "Svc-Plan": PLAN

@@ -61,7 +61,7 @@ export const premisesRoutes = (state: SandboxState) => {
   return HttpRouter.empty.pipe(
     HttpRouter.post(
       "/v1/ai/search",
-      operation(state, { cost: PREMISES_COST, scope: "ai:read" }, () =>
+      operation(state, { cost: PREMISES_COST, specCost: true, scope: "ai:read" }, () =>
         Effect.flatMap(jsonBody, (body) =>
           Effect.map(parsePremises(body, state.config.premisesPageDepth), ({ query, limit, offset }) => {
             const { world, driftRate } = state.ctx
