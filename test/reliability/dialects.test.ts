@@ -308,5 +308,6 @@ describe("dialect payment-member: the 402 link under the dialect's member name",
 
 it("covers every pipeline of the catalogue and every dialect", () => {
   expect(CASES.map((c) => c.pipeline).sort()).toEqual(catalogue.map((p) => p.name).sort())
-  expect([...new Set(RUNS.map((r) => r.dialect))].sort()).toEqual([...DIALECT_NAMES].sort())
+  // `pricier` changes what a call costs, not how a body reads: test/pipeline/LearnedCosts.test.ts
+  expect([...new Set(RUNS.map((r) => r.dialect))].sort()).toEqual(DIALECT_NAMES.filter((d) => d !== "pricier").sort())
 })

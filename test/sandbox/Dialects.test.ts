@@ -80,7 +80,8 @@ describe("dialect configuration and control", () => {
       "strict-datetime": { strictDateTime: true },
       "missing-keys": { missingEvery: 7 },
       "header-key": { apiKeyHeader: "Svc-Api-Key", bearerKeys: false },
-      "payment-member": { paymentLinkMember: "top_up_url" }
+      "payment-member": { paymentLinkMember: "top_up_url" },
+      pricier: { costFactor: 3 }
     })
   })
 
