@@ -15,7 +15,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Config, Duration, Effect, Option, Schedule } from "effect"
-import { loadSettings } from "../config/loadSettings.js"
+import { loadCliSettings } from "../config/EffectiveSettings.js"
 import { DEFAULT_WAREHOUSE_PATH, Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
@@ -73,7 +73,7 @@ const print = (value: unknown, asJson: boolean) =>
  * alerts-api calls are free and land nothing, so the environment's warehouse is in memory.
  */
 const withClient = <A, E>(configPath: Option.Option<string>, f: (client: TokenClient) => Effect.Effect<A, E>) =>
-  Effect.flatMap(loadSettings(Option.getOrUndefined(configPath)), (settings) =>
+  Effect.flatMap(loadCliSettings(configPath), (settings) =>
     Effect.flatMap(TokenClient, f).pipe(Effect.provide(makeEnvironment({ settings, warehouse: ":memory:", progress: Progress.Silent })))
   )
 

@@ -6,12 +6,15 @@
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { Cause, Effect, Exit, Logger, LogLevel, Option } from "effect"
+import { Cause, Effect, Either, Exit, Logger, LogLevel, Option } from "effect"
+import { loadDotEnv } from "../config/DotEnv.js"
 import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
 import { CommandEnded } from "./CommandEnded.js"
 import { commands } from "./Commands.js"
 import { unknownFlag } from "./Flags.js"
+import { hoistGlobalOptions } from "./GlobalOptions.js"
+import { StderrLogger } from "./StderrLogger.js"
 
 const cli = Command.run(commands, { name: "estate-etl", version: "0.1.0" })
 
@@ -29,14 +32,31 @@ const CLI_VALIDATION = new Set([
   "NoBuiltInMatch"
 ])
 
-/** Runs one invocation (`argv` as in `process.argv`: node, script, ...args) to its exit code. */
-export const runCliMain = (argv: ReadonlyArray<string>): Effect.Effect<number> =>
-  Effect.suspend(() => {
+export interface CliOptions {
+  /**
+   * Read this `.env` file (relative to the working directory) into the environment first, leaving
+   * variables the environment sets (`config/DotEnv.ts`). `main.ts` passes `.env`; in-process
+   * callers (tests, tools) leave it out, so one invocation's `.env` never leaks into the next.
+   */
+  readonly dotEnv?: string | undefined
+}
+
+/**
+ * Runs one invocation (`argv` as in `process.argv`: node, script, ...args) to its exit code.
+ * Logs go to stderr (`StderrLogger.ts`) from warning up; @effect/cli's built-in `--log-level`
+ * (anywhere on the line) sets the minimum level inside this default for the whole command, so
+ * `--log-level debug` shows every request (`service/RequestLog.ts`).
+ */
+export const runCliMain = (argv: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<number> =>
+  Effect.gen(function* () {
     ignoreClosedReaders()
-    const flag = unknownFlag(commands, argv)
-    return flag ? Effect.fail(flag) : cli(argv)
+    if (options.dotEnv !== undefined) yield* loadDotEnv(options.dotEnv)
+    const args = yield* Either.match(hoistGlobalOptions(commands, argv), { onLeft: Effect.fail, onRight: Effect.succeed })
+    const flag = unknownFlag(commands, args)
+    return flag ? yield* Effect.fail(flag) : yield* cli(args)
   }).pipe(
     Effect.provide(NodeContext.layer),
+    Effect.provide(StderrLogger),
     Logger.withMinimumLogLevel(LogLevel.Warning),
     Effect.exit,
     Effect.map((exit) => {

@@ -5,7 +5,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import { catalogue } from "../../pipelines/index.js"
-import { loadSettings } from "../config/loadSettings.js"
+import { loadCliSettings } from "../config/EffectiveSettings.js"
 import type { Settings } from "../config/Settings.js"
 import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -27,6 +27,7 @@ import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
+import { configCommand } from "./ConfigCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 
 const config = Options.file("config").pipe(
@@ -48,7 +49,7 @@ const json = Options.boolean("json").pipe(Options.withDescription("Print JSON in
 
 /** The settings, refused when they name a pipeline the catalogue does not have. */
 const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settings) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadSettings(Option.getOrUndefined(path), { knownPipelines: catalogue.map((p) => p.name) }), f)
+  Effect.flatMap(loadCliSettings(path, { knownPipelines: catalogue.map((p) => p.name) }), f)
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
@@ -377,6 +378,7 @@ export const commands = Command.make("estate-etl").pipe(
     alertsCommand,
     serveAlertsCommand,
     sandboxCommand,
-    demoCommand
+    demoCommand,
+    configCommand
   ])
 )

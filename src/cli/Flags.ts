@@ -11,19 +11,19 @@ import { CommandDescriptor, type Usage } from "@effect/cli"
 import { closest } from "../config/Suggest.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 
-interface Flag {
+export interface Flag {
   readonly names: ReadonlyArray<string>
   readonly takesValue: boolean
 }
 
-interface Node {
+export interface Node {
   readonly name: string
   readonly flags: ReadonlyArray<Flag>
   readonly children: ReadonlyMap<string, Node>
 }
 
 /** @effect/cli's own: --help/-h, --version, --wizard, --completions <shell>, --log-level <level>. */
-const BUILT_IN: ReadonlyArray<Flag> = [
+export const BUILT_IN: ReadonlyArray<Flag> = [
   { names: ["--help", "-h"], takesValue: false },
   { names: ["--version"], takesValue: false },
   { names: ["--wizard"], takesValue: false },
@@ -84,6 +84,10 @@ const nodeOf = (d: Descriptor): Node | undefined => {
   }
 }
 
+/** The command tree with each command's declared flags, or `undefined` when its shape is not the one known. */
+export const commandTree = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>): Node | undefined =>
+  nodeOf(command.descriptor as unknown as Descriptor)
+
 const LONG_FLAG = /^(--[A-Za-z0-9][A-Za-z0-9_-]*)(=.*)?$/s
 
 /**
@@ -94,7 +98,7 @@ export const unknownFlag = <Name extends string, R, E, A>(
   command: Command.Command<Name, R, E, A>,
   argv: ReadonlyArray<string>
 ): InvalidInput | undefined => {
-  const root = nodeOf(command.descriptor as unknown as Descriptor)
+  const root = commandTree(command)
   if (!root) return undefined
   let node = root
   const path: Array<string> = []

@@ -6,7 +6,7 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { catalogue } from "../../pipelines/index.js"
-import { loadSettings } from "../config/loadSettings.js"
+import { loadCliSettings } from "../config/EffectiveSettings.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { endWith } from "./CommandEnded.js"
@@ -35,7 +35,7 @@ export const demoCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const settings = yield* loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) })
+      const settings = yield* loadCliSettings(o.config, { knownPipelines: catalogue.map((p) => p.name) })
       const summaries = yield* runCommand(
         { ...settings, service: { ...settings.service, target: "sandbox" } },
         makeRegistry(catalogue, settings),

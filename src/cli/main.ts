@@ -1,16 +1,19 @@
 #!/usr/bin/env node
 /**
  * The `estate-etl` command line. Commands: list, plan, run, status, export, reload, query,
- * merge, alerts, serve-alerts, sandbox, demo. Exit codes: the table in README ("Exit codes") and
+ * merge, alerts, serve-alerts, sandbox, demo, config. Exit codes: the table in README ("Exit codes") and
  * `src/pipeline/RunError.ts`.
  *
  * Signals: the first SIGINT or SIGTERM asks a run to stop (it lands what is queued, marks the run
  * `interrupted`, prints its summary) and the process exits 130 or 143 within 2 seconds whatever
  * it was doing; a second signal exits at once. A process that received a signal never exits 0.
+ *
+ * `.env` in the working directory is read first; the environment wins over it (`config/DotEnv.ts`).
  */
 import { Effect } from "effect"
 import { exitCodeOfSignal, makeShutdown, Shutdown, type StopSignal } from "../pipeline/Shutdown.js"
 import { runCliMain } from "./Cli.js"
+import { DOT_ENV } from "../config/DotEnv.js"
 import { messageOf } from "../shared/ErrorClass.js"
 
 /** How long a stopping run may take to land what is queued and write its record. */
@@ -26,7 +29,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const satisfies ReadonlyArray<Stop
   })
 }
 
-Effect.runPromise(runCliMain(process.argv).pipe(Effect.provideService(Shutdown, shutdown.service))).then(
+Effect.runPromise(runCliMain(process.argv, { dotEnv: DOT_ENV }).pipe(Effect.provideService(Shutdown, shutdown.service))).then(
   (code) => {
     const signal = shutdown.service.received()
     process.exit(signal !== undefined ? exitCodeOfSignal(signal) : code)

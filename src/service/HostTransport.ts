@@ -2,7 +2,8 @@
  * The HTTP pipeline shared by both host clients, one instance per host:
  *
  *   pace (shared per host) -> send with a per-attempt timeout -> read the whole body as text
- *   -> learn rate limits -> map non-2xx to a tagged error -> retry transient ones within budget
+ *   -> log the attempt at Debug (`RequestLog.ts`) -> learn rate limits -> map non-2xx to a
+ *   tagged error -> retry transient ones within budget
  *
  * It returns the raw text (the engine archives it) and the lower-case headers; the clients
  * parse and decode. Failures never carry a stack or a body dump: one short line at most.
@@ -15,6 +16,7 @@ import type { Pacer } from "./Pacer.js"
 import { readRateLimitHeaders, tightestState } from "./RateLimitHeaders.js"
 import { type RetryPolicy, withRetry } from "./Retry.js"
 import type { RetryBudget } from "./RetryBudget.js"
+import { logExchange } from "./RequestLog.js"
 import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
 import { firstLine } from "../shared/ErrorClass.js"
 
@@ -109,8 +111,21 @@ export const makeHostTransport = (options: HostTransportOptions) =>
               })
           })
         )
-        const res = yield* exchange
+        const started = yield* Clock.currentTimeMillis
+        const logged = { operation: req.operation, method: req.method, url: req.url }
+        const res = yield* exchange.pipe(
+          Effect.tapError((e) =>
+            Effect.flatMap(Clock.currentTimeMillis, (end) =>
+              logExchange({ ...logged, ms: end - started, outcome: { failure: "reason" in e ? e.reason : e._tag } })
+            )
+          )
+        )
         const now = yield* Clock.currentTimeMillis
+        yield* logExchange({
+          ...logged,
+          ms: now - started,
+          outcome: { status: res.status, units: Number(res.headers["svc-units-charged"] ?? 0) || 0 }
+        })
         const info = readRateLimitHeaders((name) => res.headers[name], now)
         yield* options.pacer.observe(info, res.status)
         const contentType = res.headers["content-type"]

@@ -46,9 +46,9 @@ export const sandboxEnv = (): NodeJS.ProcessEnv => ({
   SVC_PASSWORD: SANDBOX_USER.password
 })
 
-export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): ChildProcess =>
+export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, options: { readonly cwd?: string } = {}): ChildProcess =>
   spawn(process.execPath, [MAIN, ...args], {
-    cwd: ROOT,
+    cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env, SVC_PLATFORM_URL: "", SVC_API_URL: "" },
     stdio: ["ignore", "pipe", "pipe"]
   })
@@ -62,4 +62,9 @@ export const collect = (child: ChildProcess): Promise<CliResult> =>
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }))
   })
 
-export const runCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}): Promise<CliResult> => collect(spawnCli(args, env))
+/** Runs the CLI to its end; `cwd` (default the repository) is where it looks for `.env` and relative paths. */
+export const runCli = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = {},
+  options: { readonly cwd?: string } = {}
+): Promise<CliResult> => collect(spawnCli(args, env, options))

@@ -1,0 +1,165 @@
+/**
+ * `config show`: the settings a command would run with (after the environment, `.env`, the
+ * settings file and the defaults), each value with where it came from, and whether the
+ * credentials are set and from where. Secrets never show: a credential is `<redacted>` or
+ * `not set`, a credential-named value anywhere is `<redacted>`, a URL's password too.
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option, Schema, SchemaAST } from "effect"
+import { catalogue } from "../../pipelines/index.js"
+import { isCredentialKey, REDACTED, redactValue } from "../config/Credentials.js"
+import { lastDotEnvLoad } from "../config/DotEnv.js"
+import { type EffectiveSettings, loadEffectiveSettings } from "../config/EffectiveSettings.js"
+import { Settings } from "../config/Settings.js"
+import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
+import { table } from "./Format.js"
+
+interface Row {
+  readonly setting: string
+  /** Shown value, already redacted; `undefined`: not set. */
+  readonly value: unknown
+  /** `undefined` for a credential that is not set. */
+  readonly source: Source | undefined
+  /** The variable a credential is read from. */
+  readonly variable?: string
+}
+
+/** A URL's password taken out; anything else as it is. */
+const redactUrl = (v: string): string => {
+  if (!/^[a-z][a-z0-9+.-]*:\/\/[^/]*@/i.test(v)) return v
+  try {
+    const u = new URL(v)
+    if (u.password === "") return v
+    u.password = "redacted"
+    return u.toString().replace(":redacted@", `:${REDACTED}@`)
+  } catch {
+    return v
+  }
+}
+
+const shown = (key: string, value: unknown): unknown =>
+  isCredentialKey(key) ? REDACTED : typeof value === "string" ? redactUrl(value) : redactValue(value)
+
+const typeLiteralOf = (ast: SchemaAST.AST): SchemaAST.TypeLiteral | undefined =>
+  SchemaAST.isTypeLiteral(ast) ? ast : SchemaAST.isUnion(ast) ? ast.types.map(typeLiteralOf).find((t) => t !== undefined) : undefined
+
+/**
+ * One row per setting: every field of a section (`service.*`, `budget.*`, ..., unset optional ones
+ * too), one per entry of a map (`pipelines.<name>`, `sets.<name>`), the rest whole.
+ */
+const settingRows = (eff: EffectiveSettings): Array<Row> => {
+  const rows: Array<Row> = []
+  const root = typeLiteralOf(Schema.typeSchema(Settings).ast)!
+  const values = eff.settings as Record<string, unknown>
+  const row = (path: ReadonlyArray<string>, value: unknown) =>
+    rows.push({ setting: path.join("."), value: shown(path[path.length - 1]!, value), source: eff.sourceOf(path) })
+  for (const prop of root.propertySignatures) {
+    const name = String(prop.name)
+    if (name === "$schema") continue
+    const value = values[name]
+    const section = typeLiteralOf(prop.type)
+    if (section && section.indexSignatures.length === 0 && typeof value === "object" && value !== null) {
+      for (const field of section.propertySignatures)
+        row([name, String(field.name)], (value as Record<string, unknown>)[String(field.name)])
+    } else if (
+      section &&
+      section.indexSignatures.length > 0 &&
+      typeof value === "object" &&
+      value !== null &&
+      Object.keys(value).length > 0
+    ) {
+      for (const [key, v] of Object.entries(value)) row([name, key], v)
+    } else row([name], value)
+  }
+  return rows
+}
+
+const credentialRows = (eff: EffectiveSettings): Array<Row> => {
+  const s = eff.settings.service
+  return (
+    [
+      ["apiKey", s.apiKeyEnv],
+      ["email", s.emailEnv],
+      ["password", s.passwordEnv]
+    ] as const
+  ).map(([name, variable]) => {
+    const found = envValue(variable)
+    return { setting: `credentials.${name}`, value: found ? REDACTED : undefined, source: found?.source, variable }
+  })
+}
+
+const textOf = (v: unknown) => (v === undefined ? "not set" : typeof v === "string" ? v : JSON.stringify(v))
+
+const sourceText = (r: Row) => (r.source ? describeSource(r.source) : `none (${r.variable})`)
+
+const sourceJson = (r: Row) => {
+  if (!r.source) return { source: "none", name: r.variable }
+  const { kind, ...rest } = r.source
+  return { source: kind, ...rest }
+}
+
+const show = Command.make(
+  "show",
+  {
+    config: Options.file("config").pipe(
+      Options.withAlias("c"),
+      Options.optional,
+      Options.withDescription("Settings file (JSON). Default: ESTATE_ETL_CONFIG, else config/sandbox.json when present")
+    ),
+    warehouse: Options.text("warehouse").pipe(
+      Options.optional,
+      Options.withDescription("DuckDB warehouse file, as the other commands take it")
+    ),
+    json: Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const eff = yield* loadEffectiveSettings(
+        { config: Option.getOrUndefined(o.config), warehouse: Option.getOrUndefined(o.warehouse) },
+        { knownPipelines: catalogue.map((p) => p.name) }
+      )
+      const settings = settingRows(eff)
+      const credentials = credentialRows(eff)
+      const dotEnv = lastDotEnvLoad()
+      const sandboxNote =
+        eff.settings.service.target === "sandbox" ? "target sandbox: the embedded sandbox's own credentials are used, not these" : undefined
+      if (o.json) {
+        const entries = (rows: ReadonlyArray<Row>, strip = "") =>
+          Object.fromEntries(rows.map((r) => [r.setting.slice(strip.length), { value: r.value ?? null, ...sourceJson(r) }]))
+        const out = {
+          settingsFile: eff.file
+            ? { path: eff.file.path, ...sourceJson({ setting: "", value: undefined, source: eff.file.source }) }
+            : null,
+          dotEnv: dotEnv ?? null,
+          settings: entries(settings),
+          credentials: entries(credentials, "credentials."),
+          ...(sandboxNote ? { note: sandboxNote } : {})
+        }
+        process.stdout.write(JSON.stringify(out, null, 2) + "\n")
+        return
+      }
+      const lines = [
+        `settings file: ${eff.file ? `${eff.file.path} (${describeSource(eff.file.source)})` : "none (defaults and the environment)"}`,
+        dotEnv === undefined
+          ? ".env: not read"
+          : dotEnv.found
+            ? `.env: ${dotEnv.file} (set ${dotEnv.applied.join(", ") || "nothing"}` +
+              (dotEnv.shadowed.length > 0 ? `; the environment's own: ${dotEnv.shadowed.join(", ")})` : ")")
+            : `.env: none at ${dotEnv.file}`,
+        "",
+        // the value last: a pipeline's parameters are long
+        table([...settings, ...credentials].map((r) => ({ setting: r.setting, source: sourceText(r), value: textOf(r.value) }))),
+        ...(sandboxNote ? ["", sandboxNote] : [])
+      ]
+      process.stdout.write(lines.join("\n") + "\n")
+    })
+).pipe(
+  Command.withDescription(
+    "Print the effective settings, each with its source (flag, env, .env, settings file, default); secrets redacted. Example: estate-etl config show --config config/production.json"
+  )
+)
+
+export const configCommand = Command.make("config").pipe(
+  Command.withDescription("Inspect the settings. Example: estate-etl config show"),
+  Command.withSubcommands([show])
+)

@@ -1,0 +1,81 @@
+/**
+ * The settings a command runs with, and where each value came from (`SettingsEnv.ts` has the
+ * precedence). The settings file is `--config`, else `ESTATE_ETL_CONFIG`, else
+ * `config/sandbox.json` when it exists, else none (every default).
+ */
+import { Effect, Either, Option } from "effect"
+import * as fs from "node:fs"
+import { InvalidInput } from "../shared/InvalidInput.js"
+import { DEFAULT_CONFIG, loadSettings, type SettingsCheck } from "./loadSettings.js"
+import type { Settings } from "./Settings.js"
+import { applySettingsEnv, envValue, SETTINGS_ENV, type Source } from "./SettingsEnv.js"
+
+export interface SettingsFlags {
+  /** `--config`. */
+  readonly config?: string | undefined
+  /** `--warehouse` (wins over `ESTATE_ETL_WAREHOUSE` and the file). */
+  readonly warehouse?: string | undefined
+}
+
+export interface EffectiveSettings {
+  readonly settings: Settings
+  /** The settings file read, and what named it; none when every value is a default or from the environment. */
+  readonly file: { readonly path: string; readonly source: Source } | undefined
+  /** Where the value at a dotted path (`service.target`, `budget.costs.plot_search`) came from. */
+  readonly sourceOf: (path: ReadonlyArray<string>) => Source
+}
+
+/** The settings file to read, and what named it. */
+const settingsFile = (flag: string | undefined, env: NodeJS.ProcessEnv) => {
+  if (flag !== undefined) return { path: flag, source: { kind: "flag", name: "--config" } as Source }
+  const fromEnv = envValue(SETTINGS_ENV.config, env)
+  if (fromEnv !== undefined) return { path: fromEnv.value, source: fromEnv.source }
+  return fs.existsSync(DEFAULT_CONFIG) ? { path: DEFAULT_CONFIG, source: { kind: "default" } as Source } : undefined
+}
+
+const hasPath = (value: unknown, path: ReadonlyArray<string>): boolean => {
+  let v = value
+  for (const key of path) {
+    if (typeof v !== "object" || v === null || Array.isArray(v) || !Object.hasOwn(v, key)) return false
+    v = (v as Record<string, unknown>)[key]
+  }
+  return true
+}
+
+/** The settings after flags, environment (and `.env`), file and defaults, with each value's source. */
+export const loadEffectiveSettings = (
+  flags: SettingsFlags,
+  check: SettingsCheck = {},
+  env: NodeJS.ProcessEnv = process.env
+): Effect.Effect<EffectiveSettings, InvalidInput> =>
+  Effect.gen(function* () {
+    const file = settingsFile(flags.config, env)
+    if (file !== undefined && file.source.kind !== "flag" && file.source.kind !== "default" && !fs.existsSync(file.path)) {
+      return yield* new InvalidInput({
+        field: file.source.kind === ".env" ? `${SETTINGS_ENV.config} (.env)` : SETTINGS_ENV.config,
+        detail: `no settings file at ${file.path}`
+      })
+    }
+    const fromFile = yield* loadSettings(file?.path, check)
+    // which values the file itself holds (defaults fill the rest); it decoded, so it parses
+    const raw: unknown = file !== undefined ? JSON.parse(fs.readFileSync(file.path, "utf8")) : {}
+    const { overrides, settings } = yield* Either.match(applySettingsEnv(fromFile, env), {
+      onLeft: Effect.fail,
+      onRight: Effect.succeed
+    })
+    const all = new Map(overrides)
+    if (flags.warehouse !== undefined) all.set("warehouse", { kind: "flag", name: "--warehouse" })
+    return {
+      settings: flags.warehouse !== undefined ? { ...settings, warehouse: flags.warehouse } : settings,
+      file,
+      sourceOf: (path) => {
+        const overridden = all.get(path.join("."))
+        if (overridden !== undefined) return overridden
+        return file !== undefined && hasPath(raw, path) ? { kind: "file", file: file.path } : { kind: "default" }
+      }
+    }
+  })
+
+/** The command line's settings: `--config` (or `ESTATE_ETL_CONFIG`, or the default file) with the environment's overrides. */
+export const loadCliSettings = (config: Option.Option<string>, check: SettingsCheck = {}): Effect.Effect<Settings, InvalidInput> =>
+  Effect.map(loadEffectiveSettings({ config: Option.getOrUndefined(config) }, check), (e) => e.settings)
