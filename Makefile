@@ -7,7 +7,7 @@ DEPS := node_modules/.deps-stamp
 BUILT := dist/.build-stamp
 SOURCES := $(shell find src pipelines -name '*.ts' 2>/dev/null)
 # Settings file for the extract targets (a data repo points this at its own, e.g. config/production.json)
-CONFIG ?= config/sandbox.json
+CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
 ETL := node dist/src/cli/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
