@@ -5,8 +5,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { catalogue } from "../../pipelines/index.js"
-import { loadSettings } from "../config/loadSettings.js"
+import { loadSettingsAndCatalogue } from "../pipeline/Catalogue.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { serveSandbox } from "../sandbox/main.js"
@@ -30,10 +29,10 @@ export const demoCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const settings = yield* loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) })
+      const { settings, catalogue } = yield* loadSettingsAndCatalogue(Option.getOrUndefined(o.config))
       const summaries = yield* runCommand(
         { ...settings, service: { ...settings.service, target: "sandbox" } },
-        makeRegistry(catalogue, settings),
+        makeRegistry(catalogue.all, settings),
         {
           names: [o.set],
           params: [],
