@@ -97,7 +97,11 @@ export const moduleFiles = (
 
 /** An import failure as one line, with a hint for the usual causes. */
 const importFailure = (file: ModuleFile, error: unknown): string => {
-  const e = error instanceof Error ? error : new Error(String(error))
+  // an Error, or (from some loaders) an error-like object
+  const e: { name: string; message: string; stack?: string | undefined } =
+    typeof error === "object" && error !== null && typeof (error as Error).message === "string"
+      ? { name: String((error as Error).name ?? "Error"), message: (error as Error).message, stack: (error as Error).stack }
+      : { name: "Error", message: String(error) }
   const first = (e.message.split("\n").find((l) => l.trim() !== "") ?? "").trim()
   // a syntax error's stack starts with the file's URL and the line
   const at = new RegExp(`^${pathToFileURL(file.path).href.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+)`).exec(e.stack ?? "")
