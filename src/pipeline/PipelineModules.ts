@@ -9,6 +9,7 @@
  * (`process.features.typescript`, Node 22.18+); otherwise it is refused with what to do instead.
  */
 import { Effect } from "effect"
+import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { pathToFileURL } from "node:url"
@@ -95,6 +96,15 @@ export const moduleFiles = (
     return Effect.succeed(out)
   })
 
+/**
+ * The line of a syntax error: an import's `SyntaxError` does not say where it is (Node prints the
+ * place only for an uncaught one), so `node --check` reads the file once more, on this path only.
+ */
+const syntaxErrorLine = (path: string): string | undefined => {
+  const checked = spawnSync(process.execPath, ["--check", path], { encoding: "utf8", timeout: 10_000 })
+  return /:(\d+)\r?\n/.exec(checked.stderr ?? "")?.[1]
+}
+
 /** An import failure as one line, with a hint for the usual causes. */
 const importFailure = (file: ModuleFile, error: unknown): string => {
   // an Error, or (from some loaders) an error-like object
@@ -103,15 +113,39 @@ const importFailure = (file: ModuleFile, error: unknown): string => {
       ? { name: String((error as Error).name ?? "Error"), message: (error as Error).message, stack: (error as Error).stack }
       : { name: "Error", message: String(error) }
   const first = (e.message.split("\n").find((l) => l.trim() !== "") ?? "").trim()
-  // a syntax error's stack starts with the file's URL and the line
-  const at = new RegExp(`^${pathToFileURL(file.path).href.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+)`).exec(e.stack ?? "")
+  const line = e.name === "SyntaxError" ? syntaxErrorLine(file.path) : undefined
   const hint = /Cannot use import statement outside a module|require is not defined in ES module/.test(first)
     ? ` (name it .mjs, or set "type": "module" in package.json)`
     : /Cannot find (package|module) 'estate-etl'/.test(first)
       ? " (install estate-etl in this repository: npm install estate-etl)"
       : ""
-  return `cannot be imported: ${e.name}: ${first}${at ? ` (line ${at[1]})` : ""}${hint}`
+  return `cannot be imported: ${e.name}: ${first}${line ? ` (line ${line})` : ""}${hint}`
 }
+
+/** The `type` of the package.json nearest to `path` (`commonjs` when none says otherwise). */
+const packageType = (path: string): string => {
+  for (let dir = nodePath.dirname(path); ; dir = nodePath.dirname(dir)) {
+    const pkg = nodePath.join(dir, "package.json")
+    if (fs.existsSync(pkg)) {
+      try {
+        return String((JSON.parse(fs.readFileSync(pkg, "utf8")) as { type?: unknown }).type ?? "commonjs")
+      } catch {
+        return "commonjs"
+      }
+    }
+    if (nodePath.dirname(dir) === dir) return "commonjs"
+  }
+}
+
+const ESM_SYNTAX = /^[ \t]*(import[ \t]*[\w{*"']|export[ \t])/m
+
+/**
+ * A `.js` module written with `import`/`export` in a package that is not `"type": "module"`:
+ * Node would fail on it, or load it only after printing a warning on every command, so it is
+ * refused up front with the fix.
+ */
+const esmInCommonJs = (path: string): boolean =>
+  path.endsWith(".js") && packageType(path) !== "module" && ESM_SYNTAX.test(fs.readFileSync(path, "utf8"))
 
 /**
  * The pipelines a module file exports: its default export, which must be a pipeline when there is
@@ -124,6 +158,8 @@ export const importPipelines = (file: ModuleFile): Effect.Effect<ReadonlyArray<P
       `Node ${process.versions.node} cannot import TypeScript; write the module as .mjs or .js (JSDoc types), or compile it to JavaScript`
     )
   if (!JAVASCRIPT.test(file.path) && !TYPESCRIPT.test(file.path)) return refuse("not a JavaScript module: use a .mjs or .js file")
+  if (esmInCommonJs(file.path))
+    return refuse(`uses import/export but its package.json is not "type": "module"; name it .mjs, or set "type": "module" in package.json`)
   return Effect.tryPromise({
     try: () => import(pathToFileURL(file.path).href) as Promise<Record<string, unknown>>,
     catch: (error) => new InvalidInput({ field: file.shown, detail: importFailure(file, error) })

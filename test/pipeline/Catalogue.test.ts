@@ -84,6 +84,7 @@ describe("the catalogue", () => {
           `import { derivePipeline } from ${JSON.stringify(INDEX)}\n` +
           `export const a = derivePipeline("references", { name: "refs-a" })\nexport default a\n` +
           `export const b = derivePipeline("plot_search", { name: "plots-b" })\nexport const notAPipeline = 42\n`,
+        "package.json": JSON.stringify({ type: "module" }),
         "pipelines/es-refs.test.mjs": `throw new Error("a test file must not be imported")`,
         "pipelines/README.md": "not a module"
       },
@@ -106,7 +107,8 @@ describe("the catalogue", () => {
         "etl/one.mjs": derived("one"),
         "etl/two.mjs": derived("two"),
         "etl/two.test.mjs": `throw new Error("a test file must not be imported")`,
-        "other/three.js": derived("three")
+        "other/three.js": derived("three"),
+        "other/package.json": JSON.stringify({ type: "module" })
       },
       { pipelineModules: ["etl/*.mjs", "other/three.js"] }
     )
@@ -128,6 +130,11 @@ describe("the catalogue", () => {
         /obj\.mjs: its default export is not a pipeline made with definePipeline/
       ],
       [{ "pipelines/none.mjs": `export const x = 1` }, {}, /none\.mjs: exports no pipeline/],
+      [
+        { "package.json": JSON.stringify({ type: "commonjs" }), "pipelines/esm.js": derived("esm") },
+        {},
+        /esm\.js: uses import\/export but its package\.json is not "type": "module"; name it \.mjs/
+      ],
       [{ "pipelines/clash.mjs": derived("plots-germany") }, {}, /clash\.mjs: pipeline name "plots-germany" is a built-in pipeline's/],
       [
         { "pipelines/a.mjs": derived("twin"), "pipelines/b.mjs": derived("twin") },
