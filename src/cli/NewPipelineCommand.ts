@@ -27,7 +27,7 @@ const newPipeline = Command.make(
   "pipeline",
   {
     config,
-    name: Args.text({ name: "name" }),
+    name: Args.text({ name: "name" }).pipe(Args.withDescription("The new pipeline's name, kebab-case (my-plots)")),
     from: Options.text("from").pipe(
       Options.withDescription("The built-in pipeline (plots-germany) or operation (plot_search) to start from")
     ),
@@ -44,12 +44,14 @@ const newPipeline = Command.make(
       const { settings, file, catalogue } = yield* loadSettingsAndCatalogue(Option.getOrUndefined(o.config))
       const dir = nodePath.join(file === undefined ? "." : nodePath.dirname(file), "pipelines")
       const moduleRel = nodePath.join(dir, `${o.name}.mjs`)
-      const taken = catalogue.all.find((p) => p.name === o.name)
-      if (taken && !(o.force && nodePath.resolve(originOf(catalogue, o.name)) === nodePath.resolve(moduleRel))) {
-        return yield* new InvalidInput({
-          field: "name",
-          detail: `a pipeline "${o.name}" exists already (${originOf(catalogue, o.name)}); choose another name`
-        })
+      if (catalogue.all.some((p) => p.name === o.name)) {
+        const origin = originOf(catalogue, o.name)
+        const same = nodePath.resolve(origin) === nodePath.resolve(moduleRel)
+        if (!(same && o.force))
+          return yield* new InvalidInput({
+            field: "name",
+            detail: `a pipeline "${o.name}" exists already (${origin}); ${same ? "--force overwrites its module" : "choose another name"}`
+          })
       }
       const params = settings.pipelines[base.name]?.params ?? {}
       const input = { name: o.name, base, from: o.from, params }
@@ -67,9 +69,8 @@ const newPipeline = Command.make(
       const notes: Array<string> = []
       if (!after.user.some((u) => u.pipeline.name === o.name))
         notes.push(`note: the settings' pipelineModules do not include ${moduleRel}; add it there for list and run to see ${o.name}`)
-      const check = resolveParams(base, params, [])
-      if (Either.isLeft(check))
-        notes.push(`note: ${o.name} needs parameters before it runs: ${check.left.detail} (${check.left.field}); edit ${moduleRel}`)
+      const check = resolveParams({ ...base, name: o.name }, params, [])
+      if (Either.isLeft(check)) notes.push(`note: ${o.name} needs parameters before it runs (${check.left.message}); edit ${moduleRel}`)
       process.stdout.write(
         [
           ...notes,
