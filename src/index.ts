@@ -7,6 +7,8 @@
  * - What a pipeline declaration needs (`definePipeline`, sources, pagers, `flatTable`, the
  *   clients and the request/record schemas under `Schemas`), to declare one inline.
  * - The catalogue, the settings schema, the errors, and the sandbox for offline work.
+ * - `Effect` and `Schema` from "effect" (the copy this package uses), so a repository with only
+ *   estate-etl installed can write a pipeline module (`pipelines/*.mjs`, see `estate-etl init`).
  */
 
 // ---- Library API ---------------------------------------------------------------------------
@@ -20,10 +22,21 @@ export { LibraryError } from "./library/LibraryError.js"
 export { readArrowFile, rowsOfArrow, writeArrowFile } from "./library/Arrow.js"
 
 // ---- Declaring pipelines -------------------------------------------------------------------
+export { Effect, Schema } from "effect"
 export { catalogue } from "../pipelines/index.js"
+export {
+  builtInPipeline,
+  builtInPipelines,
+  type Catalogue,
+  type LoadedSettings,
+  loadCatalogue,
+  loadSettingsAndCatalogue
+} from "./pipeline/Catalogue.js"
+export { type DeriveOptions, derivePipeline } from "./pipeline/derivePipeline.js"
 export {
   type CostModel,
   definePipeline,
+  isPipeline,
   type PageContext,
   type Pipeline,
   type PipelineServices,
@@ -48,7 +61,7 @@ export * as Schemas from "./service/schema/index.js"
 
 // ---- Settings, environment, warehouse ------------------------------------------------------
 export { Settings } from "./config/Settings.js"
-export { decodeSettings, DEFAULT_CONFIG, loadSettings } from "./config/loadSettings.js"
+export { decodeSettings, DEFAULT_CONFIG, DEFAULT_CONFIGS, INIT_CONFIG, loadSettings, settingsFile } from "./config/loadSettings.js"
 export { type EnvironmentOptions, makeEnvironment } from "./wiring/Environment.js"
 export { Warehouse, type WarehouseOptions as WarehouseFileOptions } from "./load/Warehouse.js"
 

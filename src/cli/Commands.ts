@@ -4,8 +4,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
-import { catalogue } from "../../pipelines/index.js"
-import { loadCliSettings } from "../config/EffectiveSettings.js"
+import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
 import type { Settings } from "../config/Settings.js"
 import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -28,12 +27,14 @@ import { resolveShard } from "./Shard.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
 import { configCommand } from "./ConfigCommand.js"
+import { initCommand } from "./InitCommand.js"
+import { newCommand } from "./NewPipelineCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 
 const config = Options.file("config").pipe(
   Options.withAlias("c"),
   Options.optional,
-  Options.withDescription("Settings file (JSON). Default: config/sandbox.json when present")
+  Options.withDescription("Settings file (JSON). Default: estate-etl.json, else config/sandbox.json, when present")
 )
 const warehouse = Options.text("warehouse").pipe(
   Options.optional,
@@ -47,22 +48,23 @@ const params = Options.text("param").pipe(
 )
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
-/** The settings, refused when they name a pipeline the catalogue does not have. */
-const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settings) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadCliSettings(path, { knownPipelines: catalogue.map((p) => p.name) }), f)
+/** The settings (flags, environment, .env, file, defaults) and their catalogue (built-ins and the user's modules); settings naming a pipeline it lacks are refused. */
+const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settings, catalogue: Catalogue) => Effect.Effect<A, E, R>) =>
+  Effect.flatMap(loadCliSettingsAndCatalogue(path), (loaded) => f(loaded.settings, loaded.catalogue))
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
 const list = Command.make("list", { config, json }, (o) =>
-  withSettings(o.config, (settings) =>
+  withSettings(o.config, (settings, catalogue) =>
     Effect.sync(() => {
-      const rows = catalogue.map((p) => ({
+      const rows = catalogue.all.map((p) => ({
         pipeline: p.name,
         host: p.host,
         operation: p.cost.operation,
         units_per_call: unitCost(p, settings.budget.costs),
         tables: p.tables.map((t) => t.name).join(", "),
-        description: p.description
+        description: p.description,
+        from: originOf(catalogue, p.name)
       }))
       if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
       process.stdout.write(table(rows) + "\n")
@@ -72,12 +74,12 @@ const list = Command.make("list", { config, json }, (o) =>
 ).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>
-  withSettings(o.config, (settings) => {
+  withSettings(o.config, (settings, catalogue) => {
     // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
     const target = planWarehousePath(settings.warehouse)
     const missingKeys = makeMissingKeyTables()
     return Effect.gen(function* () {
-      const registry = makeRegistry(catalogue, settings)
+      const registry = makeRegistry(catalogue.all, settings)
       const pipelines = yield* either(registry.resolve(o.names))
       const plans: Array<Plan & { readonly keysPending?: boolean }> = []
       const observed = yield* Effect.flatMap(Warehouse, (w) => w.observedCosts())
@@ -93,7 +95,7 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
             : {
                 ...planned,
                 keysPending: true,
-                note: [...missing.map((m) => planNote(m, earlier)), ...(planned.note ? [planned.note] : [])].join("; ")
+                note: [...missing.map((m) => planNote(m, earlier, catalogue.all)), ...(planned.note ? [planned.note] : [])].join("; ")
               }
         )
       }
@@ -168,13 +170,13 @@ const run = Command.make(
     json
   },
   (o) =>
-    withSettings(o.config, (settings) =>
+    withSettings(o.config, (settings, catalogue) =>
       Effect.gen(function* () {
         const shard = yield* either(resolveShard(o.shard))
         const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
         const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
         const notes: Array<string> = []
-        const summaries = yield* runCommand(settings, makeRegistry(catalogue, settings), {
+        const summaries = yield* runCommand(settings, makeRegistry(catalogue.all, settings), {
           names: o.names,
           params: o.params,
           maxUnits,
@@ -331,9 +333,9 @@ const reload = Command.make(
     run: Options.text("run").pipe(Options.optional, Options.withDescription("Run id to reload (default: the last run with archived pages)"))
   },
   (o) =>
-    withSettings(o.config, (settings) =>
+    withSettings(o.config, (settings, catalogue) =>
       Effect.gen(function* () {
-        const pipeline = yield* either(makeRegistry(catalogue, settings).get(o.pipeline))
+        const pipeline = yield* either(makeRegistry(catalogue.all, settings).get(o.pipeline))
         const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
         process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
       }).pipe(Effect.provide(existingWritableWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
@@ -379,6 +381,8 @@ export const commands = Command.make("estate-etl").pipe(
     serveAlertsCommand,
     sandboxCommand,
     demoCommand,
-    configCommand
+    configCommand,
+    initCommand,
+    newCommand
   ])
 )

@@ -5,8 +5,8 @@
  * `not set`, a credential-named value anywhere is `<redacted>`, a URL's password too.
  */
 import { Command, Options } from "@effect/cli"
+import { withCatalogue } from "../pipeline/Catalogue.js"
 import { Effect, Option, Schema, SchemaAST } from "effect"
-import { catalogue } from "../../pipelines/index.js"
 import { isCredentialKey, REDACTED, redactValue } from "../config/Credentials.js"
 import { lastDotEnvLoad } from "../config/DotEnv.js"
 import { type EffectiveSettings, loadEffectiveSettings } from "../config/EffectiveSettings.js"
@@ -114,10 +114,9 @@ const show = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const eff = yield* loadEffectiveSettings(
-        { config: Option.getOrUndefined(o.config), warehouse: Option.getOrUndefined(o.warehouse) },
-        { knownPipelines: catalogue.map((p) => p.name) }
-      )
+      const eff = yield* loadEffectiveSettings({ config: Option.getOrUndefined(o.config), warehouse: Option.getOrUndefined(o.warehouse) })
+      // the names the settings use are checked against the catalogue, the user's modules included
+      yield* withCatalogue(eff.settings, eff.file?.path)
       const settings = settingRows(eff)
       const credentials = credentialRows(eff)
       const dotEnv = lastDotEnvLoad()

@@ -4,15 +4,15 @@
  * table yet: a plan counts 0 keys "known after the earlier pipeline runs", a run lands nothing,
  * and both say so in one line instead of failing on DuckDB's catalog error.
  */
-import { catalogue } from "../../pipelines/index.js"
+import type { Pipeline } from "../pipeline/Pipeline.js"
 
 export interface MissingKeyTable {
   readonly table: string
   readonly column: string
 }
 
-/** The pipelines of the catalogue that write `table`. */
-export const writersOf = (table: string): ReadonlyArray<string> =>
+/** The pipelines of the catalogue (built-ins and the user's: `Catalogue.all`) that write `table`. */
+export const writersOf = (table: string, catalogue: ReadonlyArray<Pipeline>): ReadonlyArray<string> =>
   catalogue.filter((p) => p.tables.some((t) => t.name === table)).map((p) => p.name)
 
 /** Collects the missing key tables seen while one pipeline is planned or run. */
@@ -35,8 +35,8 @@ export const makeMissingKeyTables = () => {
 const or = (names: ReadonlyArray<string>) => names.join(" or ")
 
 /** The plan's note: `earlier` are the pipelines planned before this one, in the order they run. */
-export const planNote = (missing: MissingKeyTable, earlier: ReadonlyArray<string>): string => {
-  const writers = writersOf(missing.table)
+export const planNote = (missing: MissingKeyTable, earlier: ReadonlyArray<string>, catalogue: ReadonlyArray<Pipeline>): string => {
+  const writers = writersOf(missing.table, catalogue)
   const before = writers.filter((w) => earlier.includes(w))
   return before.length > 0
     ? `0 keys yet: ${missing.table}.${missing.column} is written by ${or(before)}, earlier in this plan; known after it runs`
@@ -46,8 +46,8 @@ export const planNote = (missing: MissingKeyTable, earlier: ReadonlyArray<string
 }
 
 /** The run's note, printed after its summary. */
-export const runNote = (pipeline: string, missing: MissingKeyTable): string => {
-  const writers = writersOf(missing.table)
+export const runNote = (pipeline: string, missing: MissingKeyTable, catalogue: ReadonlyArray<Pipeline>): string => {
+  const writers = writersOf(missing.table, catalogue)
   return (
     `${pipeline}: 0 keys: no table ${missing.table} in the warehouse yet (its keys come from ${missing.table}.${missing.column})` +
     (writers.length > 0 ? `; run ${or(writers)} first, or give the keys as parameters` : "")

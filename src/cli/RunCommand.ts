@@ -88,7 +88,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           costs: settings.budget.costs
         })
         summaries.push(summary)
-        for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m))
+        for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
         if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted")
           break

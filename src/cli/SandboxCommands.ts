@@ -5,8 +5,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { catalogue } from "../../pipelines/index.js"
-import { loadCliSettings } from "../config/EffectiveSettings.js"
+import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { endWith } from "./CommandEnded.js"
@@ -35,10 +34,10 @@ export const demoCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const settings = yield* loadCliSettings(o.config, { knownPipelines: catalogue.map((p) => p.name) })
+      const { settings, catalogue } = yield* loadCliSettingsAndCatalogue(o.config)
       const summaries = yield* runCommand(
         { ...settings, service: { ...settings.service, target: "sandbox" } },
-        makeRegistry(catalogue, settings),
+        makeRegistry(catalogue.all, settings),
         {
           names: [o.set],
           params: [],

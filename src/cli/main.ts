@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The `estate-etl` command line. Commands: list, plan, run, status, export, reload, query,
- * merge, alerts, serve-alerts, sandbox, demo, config. Exit codes: the table in README ("Exit codes") and
+ * merge, alerts, serve-alerts, sandbox, demo, config, init, new pipeline, state, drop. Exit codes: the table in README ("Exit codes") and
  * `src/pipeline/RunError.ts`.
  *
  * Signals: the first SIGINT or SIGTERM asks a run to stop (it lands what is queued, marks the run

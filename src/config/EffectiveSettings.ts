@@ -1,12 +1,12 @@
 /**
  * The settings a command runs with, and where each value came from (`SettingsEnv.ts` has the
- * precedence). The settings file is `--config`, else `ESTATE_ETL_CONFIG`, else
- * `config/sandbox.json` when it exists, else none (every default).
+ * precedence). The settings file is `--config`, else `ESTATE_ETL_CONFIG`, else the first of
+ * `DEFAULT_CONFIGS` that exists (`estate-etl.json`, `config/sandbox.json`), else none (every default).
  */
 import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import { InvalidInput } from "../shared/InvalidInput.js"
-import { DEFAULT_CONFIG, loadSettings, type SettingsCheck } from "./loadSettings.js"
+import { loadSettings, type SettingsCheck, settingsFile as defaultSettingsFile } from "./loadSettings.js"
 import type { Settings } from "./Settings.js"
 import { applySettingsEnv, envValue, SETTINGS_ENV, type Source } from "./SettingsEnv.js"
 
@@ -26,11 +26,12 @@ export interface EffectiveSettings {
 }
 
 /** The settings file to read, and what named it. */
-const settingsFile = (flag: string | undefined, env: NodeJS.ProcessEnv) => {
+const chosenFile = (flag: string | undefined, env: NodeJS.ProcessEnv) => {
   if (flag !== undefined) return { path: flag, source: { kind: "flag", name: "--config" } as Source }
   const fromEnv = envValue(SETTINGS_ENV.config, env)
   if (fromEnv !== undefined) return { path: fromEnv.value, source: fromEnv.source }
-  return fs.existsSync(DEFAULT_CONFIG) ? { path: DEFAULT_CONFIG, source: { kind: "default" } as Source } : undefined
+  const found = defaultSettingsFile(undefined)
+  return found !== undefined ? { path: found, source: { kind: "default" } as Source } : undefined
 }
 
 const hasPath = (value: unknown, path: ReadonlyArray<string>): boolean => {
@@ -49,7 +50,7 @@ export const loadEffectiveSettings = (
   env: NodeJS.ProcessEnv = process.env
 ): Effect.Effect<EffectiveSettings, InvalidInput> =>
   Effect.gen(function* () {
-    const file = settingsFile(flags.config, env)
+    const file = chosenFile(flags.config, env)
     if (file !== undefined && file.source.kind !== "flag" && file.source.kind !== "default" && !fs.existsSync(file.path)) {
       return yield* new InvalidInput({
         field: file.source.kind === ".env" ? `${SETTINGS_ENV.config} (.env)` : SETTINGS_ENV.config,

@@ -1,5 +1,6 @@
 /**
- * The toolkit's settings: one JSON file (`--config`, default `config/sandbox.json`) plus the
+ * The toolkit's settings: one JSON file (`--config`, default `estate-etl.json`, else
+ * `config/sandbox.json`) plus the
  * environment. Every field is documented with its default; a bad value fails before any request.
  * Credentials never live in the file: they come from the environment (names configurable).
  */
@@ -140,6 +141,14 @@ export const Settings = Schema.Struct({
   output: Schema.optionalWith(Schema.String, { default: () => "data" }),
   budget: Schema.optionalWith(BudgetSection, { default: () => Schema.decodeSync(BudgetSection)({}) }),
   sandbox: Schema.optionalWith(SandboxSection, { default: () => Schema.decodeSync(SandboxSection)({}) }),
+  /**
+   * Your repository's own pipeline modules: JavaScript files whose default export (or named
+   * exports) are made with `definePipeline`. Paths, or globs in the file name only
+   * (`pipelines/*.mjs`), relative to the settings file's folder. Absent: every `*.mjs` / `*.js` of
+   * a `pipelines/` folder beside the settings file, when there is one. Globs and that folder skip
+   * test files (`*.test.*`, `*.spec.*`). `[]`: none.
+   */
+  pipelineModules: Schema.optional(Schema.Array(Schema.String.pipe(Schema.minLength(1)))),
   /** Per-pipeline parameters, by pipeline name. */
   pipelines: Schema.optionalWith(Schema.Record({ key: Schema.String, value: PipelineEntry }), { default: () => ({}) }),
   /** Named sets of pipelines (`nightly`). */

@@ -20,8 +20,17 @@ export interface SettingsCheck {
   readonly knownPipelines?: ReadonlyArray<string> | undefined
 }
 
-/** The settings file used when `--config` is not given. */
+/** This repository's settings file, used when `--config` is not given and there is no `INIT_CONFIG`. */
 export const DEFAULT_CONFIG = "config/sandbox.json"
+
+/** The settings file `estate-etl init` writes in another repository: looked up first. */
+export const INIT_CONFIG = "estate-etl.json"
+
+/** Where settings are looked up when `--config` is not given, in order (relative to the working directory). */
+export const DEFAULT_CONFIGS: ReadonlyArray<string> = [INIT_CONFIG, DEFAULT_CONFIG]
+
+/** The settings file `path` names, else the first default that exists; `undefined`: none (every default). */
+export const settingsFile = (path: string | undefined): string | undefined => path ?? DEFAULT_CONFIGS.find((f) => fs.existsSync(f))
 
 export const decodeSettings = (input: unknown, source: string, check: SettingsCheck = {}): Either.Either<Settings, InvalidInput> => {
   const credential = credentialInSettings(input, source)
@@ -36,15 +45,12 @@ export const decodeSettings = (input: unknown, source: string, check: SettingsCh
   return known === undefined ? decoded : Either.flatMap(decoded, (settings) => checkSettingsAgainst(settings, known, source))
 }
 
-/** Loads `path` (or the default file; no file at all means every default). */
+/** Loads `path` (or the first of `DEFAULT_CONFIGS` that exists; none at all means every default). */
 export const loadSettings = (path: string | undefined, check: SettingsCheck = {}): Effect.Effect<Settings, InvalidInput> =>
   Effect.suspend(() => {
-    const file = path ?? DEFAULT_CONFIG
-    if (!fs.existsSync(file)) {
-      return path === undefined
-        ? Effect.succeed(Schema.decodeSync(Settings)({}))
-        : Effect.fail(new InvalidInput({ field: "--config", detail: `no settings file at ${file}` }))
-    }
+    const file = settingsFile(path)
+    if (file === undefined) return Effect.succeed(Schema.decodeSync(Settings)({}))
+    if (!fs.existsSync(file)) return Effect.fail(new InvalidInput({ field: "--config", detail: `no settings file at ${file}` }))
     let text: string
     try {
       text = fs.readFileSync(file, "utf8")

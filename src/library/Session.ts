@@ -10,11 +10,9 @@
  */
 import type * as arrow from "apache-arrow"
 import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
-import { catalogue } from "../../pipelines/index.js"
-
-const knownPipelines = catalogue.map((p) => p.name)
 import { EmbeddedSandbox, makeEnvironment } from "../wiring/Environment.js"
-import { decodeSettings, loadSettings } from "../config/loadSettings.js"
+import { decodeSettings } from "../config/loadSettings.js"
+import { type LoadedSettings, loadSettingsAndCatalogue, withCatalogue } from "../pipeline/Catalogue.js"
 import type { Settings } from "../config/Settings.js"
 import { ident, MEMORY } from "../load/Database.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -33,9 +31,11 @@ import { warehouseReads, type WrittenFile } from "./WarehouseReads.js"
 
 export interface SessionOptions {
   /**
-   * Settings: a settings object as in a config file (defaults filled in, checked like the file),
-   * or the path of a settings file. Default: `config/sandbox.json` when it exists in the working
-   * directory, else every default (which targets the embedded sandbox).
+   * Settings: a settings object as in a config file (defaults filled in, checked like the file;
+   * its `pipelineModules` relative to the working directory), or the path of a settings file.
+   * Default: `estate-etl.json`, else `config/sandbox.json`, when it exists in the working
+   * directory, else every default (which targets the embedded sandbox). The pipelines a session
+   * knows by name are the built-ins and the settings' own modules (`pipelineModules`).
    */
   readonly settings?: Settings | Record<string, unknown> | string | undefined
   /** `"memory"` (default): a throwaway in-memory DuckDB. `"warehouse"`: the settings' warehouse file. */
@@ -102,7 +102,7 @@ export interface ExtractSession {
   readonly warehousePath: string
   /** The sandbox the session talks to, when it talks to one (the embedded one or `options.sandbox`). */
   readonly sandbox: Option.Option<SandboxHandle>
-  /** Runs a catalogue pipeline (by name) or an inline declaration (`definePipeline`), then reads its tables. */
+  /** Runs a pipeline by name (built-in or the settings' modules) or an inline declaration (`definePipeline`), then reads its tables. */
   readonly run: <P>(pipeline: Pipeline<P> | string, options?: RunOptions) => Effect.Effect<Extraction, ExtractError>
   /** Any SQL over the session's warehouse, as an Arrow table. */
   readonly query: (sql: string) => Effect.Effect<arrow.Table, WarehouseError>
@@ -116,11 +116,18 @@ export interface ExtractSession {
   readonly tableCounts: () => Effect.Effect<Record<string, number>, WarehouseError>
 }
 
-/** Settings from a file path, an object, or the default file. */
-export const resolveSettings = (settings: SessionOptions["settings"]) =>
+/** Settings from a file path, an object, or the default file, with their catalogue (built-ins and modules). */
+export const resolveSettingsAndCatalogue = (settings: SessionOptions["settings"]): Effect.Effect<LoadedSettings, InvalidInput> =>
   typeof settings === "string" || settings === undefined
-    ? loadSettings(settings, { knownPipelines })
-    : Either.match(decodeSettings(settings, "settings", { knownPipelines }), { onLeft: Effect.fail, onRight: Effect.succeed })
+    ? loadSettingsAndCatalogue(settings)
+    : Either.match(decodeSettings(settings, "settings"), {
+        onLeft: Effect.fail,
+        onRight: (decoded) => withCatalogue(decoded, undefined)
+      })
+
+/** Settings from a file path, an object, or the default file (checked against their catalogue). */
+export const resolveSettings = (settings: SessionOptions["settings"]): Effect.Effect<Settings, InvalidInput> =>
+  Effect.map(resolveSettingsAndCatalogue(settings), (l) => l.settings)
 
 const progressLayer = (p: SessionOptions["progress"]): Layer.Layer<Progress> =>
   p === undefined || p === "silent" ? Progress.Silent : p === "auto" ? Progress.Auto : p
@@ -130,7 +137,7 @@ export const session = (
   options: SessionOptions = {}
 ): Effect.Effect<ExtractSession, InvalidInput | WarehouseError | SandboxError, Scope.Scope> =>
   Effect.gen(function* () {
-    const settings = yield* resolveSettings(options.settings)
+    const { settings, catalogue } = yield* resolveSettingsAndCatalogue(options.settings)
     const into = options.into ?? "memory"
     // Assumed (not in the issue): an in-memory session never opens the warehouse file, so the
     // daily cap (`budget.dailyMaxUnits`) counts only this session's spending, not the ledger's.
@@ -145,7 +152,7 @@ export const session = (
     const context = yield* Layer.build(env)
     const provide = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
     const warehouse = Context.get(context, Warehouse)
-    const registry = makeRegistry(catalogue, settings)
+    const registry = makeRegistry(catalogue.all, settings)
     const sessionCap = options.maxUnits ?? settings.budget.maxUnits
 
     const reads = warehouseReads(warehouse)

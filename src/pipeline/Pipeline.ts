@@ -69,5 +69,17 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
   readonly shardable?: boolean
 }
 
-/** Identity with inference: declares a pipeline with its types checked. */
-export const definePipeline = <P, R, E, Ctx extends PipelineServices>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> => pipeline
+/**
+ * Marks a declaration made with `definePipeline`, so a module loaded from a user's repository
+ * (`settings.pipelineModules`) is told from any other export. `Symbol.for`: the mark survives two
+ * copies of this package and object spreads (`{ ...builtIn, name }`).
+ */
+export const PipelineMark: unique symbol = Symbol.for("estate-etl/Pipeline")
+
+/** Declares a pipeline with its types checked (a copy of `pipeline` carrying `PipelineMark`). */
+export const definePipeline = <P, R, E, Ctx extends PipelineServices>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> =>
+  ({ ...pipeline, [PipelineMark]: true }) as Pipeline<P, R, E, Ctx>
+
+/** Whether `u` was declared with `definePipeline` (by this copy of the package or another). */
+export const isPipeline = (u: unknown): u is Pipeline =>
+  typeof u === "object" && u !== null && (u as Record<symbol, unknown>)[PipelineMark] === true

@@ -1,0 +1,36 @@
+/**
+ * `init`: makes the current folder a repository that runs estate-etl (settings for the embedded
+ * sandbox, an example of settings for the real service, a Makefile fragment, an example pipeline
+ * and its test, the credentials' variable names; `src/scaffold/InitFiles.ts`). Existing files
+ * are refused unless `--force`. Afterwards `estate-etl run nightly` works there with no flags:
+ * the settings file is `estate-etl.json`, the first one the default lookup finds.
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect } from "effect"
+import { INIT_CONFIG } from "../config/loadSettings.js"
+import { initFiles } from "../scaffold/InitFiles.js"
+import { writeScaffold, wroteLines } from "../scaffold/writeScaffold.js"
+
+const force = Options.boolean("force").pipe(Options.withDescription("Overwrite files that exist already"))
+
+export const initCommand = Command.make("init", { force }, (o) =>
+  Effect.gen(function* () {
+    const written = yield* writeScaffold(process.cwd(), initFiles(), { force: o.force, field: "init" })
+    process.stdout.write(
+      wroteLines(written) +
+        [
+          "",
+          `next: npx estate-etl run nightly      (the embedded sandbox; settings ${INIT_CONFIG})`,
+          "      npx estate-etl list             (the built-in pipelines and yours, under pipelines/)",
+          "      node --test pipelines/*.test.mjs",
+          "      npx estate-etl new pipeline <name> --from <pipeline or operation>",
+          "keep data/ and .env out of git; `include estate-etl.mk` in your Makefile for make nightly, plan, status, extract-<pipeline>",
+          ""
+        ].join("\n")
+    )
+  })
+).pipe(
+  Command.withDescription(
+    `Write estate-etl settings (${INIT_CONFIG}, config/remote.example.json), estate-etl.mk, an example pipeline with its test under pipelines/ and .env.example into the current folder (existing files are refused unless --force). Example: npx estate-etl init`
+  )
+)
