@@ -22,11 +22,13 @@ import { makeMissingKeyTables, planNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
 import { eur, jsonSafe, table } from "./Format.js"
+import { listText } from "./ListText.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
+import { stateCommands } from "./StateCommands.js"
 import { eurOf } from "../service/CostGuard.js"
 
 const config = Options.file("config").pipe(
@@ -52,7 +54,11 @@ const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settin
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
-const list = Command.make("list", { config, json }, (o) =>
+const wide = Options.boolean("wide").pipe(
+  Options.withDescription("Every column in full (default: cut to the terminal, at most 100 columns)")
+)
+
+const list = Command.make("list", { config, json, wide }, (o) =>
   withSettings(o.config, (settings) =>
     Effect.sync(() => {
       const rows = catalogue.map((p) => ({
@@ -64,11 +70,10 @@ const list = Command.make("list", { config, json }, (o) =>
         description: p.description
       }))
       if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
-      process.stdout.write(table(rows) + "\n")
-      for (const [set, members] of Object.entries(settings.sets)) process.stdout.write(`set ${set}: ${members.join(", ")}\n`)
+      process.stdout.write(listText(rows, settings.sets, o.wide))
     })
   )
-).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
+).pipe(Command.withDescription("List the pipelines and sets. Examples: estate-etl list; estate-etl list --wide"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>
   withSettings(o.config, (settings) => {
@@ -194,7 +199,7 @@ const run = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"
+    "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p pageSize=50; estate-etl run market-time-series --shard 1/2 --warehouse data/warehouse.shard-1.duckdb"
   )
 )
 
@@ -314,7 +319,7 @@ const query = Command.make("query", { config, warehouse, sql: Args.text({ name: 
   )
 ).pipe(
   Command.withDescription(
-    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
+    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT region, count(*) FROM plots GROUP BY 1"`
   )
 )
 
@@ -361,7 +366,9 @@ const merge = Command.make(
 )
 
 export const commands = Command.make("estate-etl").pipe(
-  Command.withDescription(`Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp}`),
+  Command.withDescription(
+    `Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp} Examples: estate-etl list; estate-etl plan nightly; estate-etl run nightly; estate-etl status`
+  ),
   Command.withSubcommands([
     list,
     plan,
@@ -371,6 +378,7 @@ export const commands = Command.make("estate-etl").pipe(
     reload,
     query,
     merge,
+    ...stateCommands,
     alertsCommand,
     serveAlertsCommand,
     sandboxCommand,
