@@ -202,36 +202,38 @@ export const dropCommand = Command.make(
     pipeline: pipelineArg
   },
   (o) =>
-    withWarehouse(
-      "drop",
-      o,
-      o.yes,
-      Effect.gen(function* () {
-        const w = yield* Warehouse
-        const pipeline = catalogue.find((p) => p.name === o.pipeline)
-        if (!pipeline) yield* knownPipeline(o.pipeline, [])
-        const tables = tablesOf(o.pipeline)
-        const kept = (keep: ReadonlyArray<PipelineState["tables"][number]>) =>
-          keep.map((t) => `  keep ${t.name}: other pipelines landed rows into it too (${t.sharedWith.join(", ")})\n`).join("")
-        if (!o.yes) {
-          const state = yield* readPipelineState(w, o.pipeline, tables)
-          const { drop, keep } = droppable(state)
+    // a pipeline of the catalogue (its declaration says which tables it lands), before any open
+    Effect.zipRight(
+      knownPipeline(o.pipeline, []),
+      withWarehouse(
+        "drop",
+        o,
+        o.yes,
+        Effect.gen(function* () {
+          const w = yield* Warehouse
+          const tables = tablesOf(o.pipeline)
+          const kept = (keep: ReadonlyArray<PipelineState["tables"][number]>) =>
+            keep.map((t) => `  keep ${t.name}: other pipelines landed rows into it too (${t.sharedWith.join(", ")})\n`).join("")
+          if (!o.yes) {
+            const state = yield* readPipelineState(w, o.pipeline, tables)
+            const { drop, keep } = droppable(state)
+            process.stdout.write(
+              `drop ${o.pipeline} would:\n` +
+                drop.map((t) => `  drop ${t.name} (${rowsText(t.rows)})\n`).join("") +
+                kept(keep) +
+                `  forget ${state.slices.length} checkpoint${state.slices.length === 1 ? "" : "s"} (run history and the unit ledger stay)\n`
+            )
+            return yield* new InvalidInput({ field: "--yes", detail: `nothing dropped; run again with --yes to drop what is listed above` })
+          }
+          const r = yield* dropPipeline(w, o.pipeline, tables)
           process.stdout.write(
-            `drop ${o.pipeline} would:\n` +
-              drop.map((t) => `  drop ${t.name} (${rowsText(t.rows)})\n`).join("") +
-              kept(keep) +
-              `  forget ${state.slices.length} checkpoint${state.slices.length === 1 ? "" : "s"} (run history and the unit ledger stay)\n`
+            `${o.pipeline}: dropped ${r.dropped.length > 0 ? r.dropped.join(", ") : "no table (none existed)"}; forgot ${r.forgotten} checkpoint${r.forgotten === 1 ? "" : "s"}` +
+              `${r.abandonedRun ? `; run ${r.abandonedRun} will not be resumed` : ""}\n` +
+              kept(r.kept) +
+              `  left as they are: exported files and the raw archive (\`estate-etl reload ${o.pipeline}\` re-lands it, 0 units)\n`
           )
-          return yield* new InvalidInput({ field: "--yes", detail: `nothing dropped; run again with --yes to drop what is listed above` })
-        }
-        const r = yield* dropPipeline(w, o.pipeline, tables)
-        process.stdout.write(
-          `${o.pipeline}: dropped ${r.dropped.length > 0 ? r.dropped.join(", ") : "no table (none existed)"}; forgot ${r.forgotten} checkpoint${r.forgotten === 1 ? "" : "s"}` +
-            `${r.abandonedRun ? `; run ${r.abandonedRun} will not be resumed` : ""}\n` +
-            kept(r.kept) +
-            `  left as they are: exported files and the raw archive (\`estate-etl reload ${o.pipeline}\` re-lands it, 0 units)\n`
-        )
-      })
+        })
+      )
     )
 ).pipe(
   Command.withDescription(
