@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
  * The `estate-etl` command line. Commands: list, plan, run, status, export, reload, query,
- * merge, alerts, serve-alerts, sandbox, demo. Exit codes: the table in README ("Exit codes") and
- * `src/pipeline/RunError.ts`.
+ * merge, state, drop, alerts, serve-alerts, sandbox, demo. Exit codes: the table in README
+ * ("Exit codes") and `src/pipeline/RunError.ts`.
  *
  * Signals: the first SIGINT or SIGTERM asks a run to stop (it lands what is queued, marks the run
  * `interrupted`, prints its summary) and the process exits 130 or 143 within 2 seconds whatever
