@@ -143,7 +143,7 @@ const feedId = Args.text({ name: "feed_id" })
 
 const feedsShow = Command.make("show", { config, feedId }, (o) =>
   withClient(o.config, (c) => Effect.flatMap(c.alertsApiFeed(o.feedId), (r) => print(r.body, true)))
-).pipe(Command.withDescription("Show a feed as created. Example: estate-etl alerts feeds show feed_3"))
+).pipe(Command.withDescription("Show a feed as created. Example: estate-etl alerts feeds show feed_1"))
 
 const feedsDelete = Command.make("delete", { config, feedId }, (o) =>
   withClient(o.config, (c) =>
@@ -152,13 +152,11 @@ const feedsDelete = Command.make("delete", { config, feedId }, (o) =>
       Effect.sync(() => process.stdout.write(`deleted ${o.feedId}\n`))
     )
   )
-).pipe(Command.withDescription("Delete a feed permanently. Example: estate-etl alerts feeds delete feed_3"))
+).pipe(Command.withDescription("Delete a feed permanently. Example: estate-etl alerts feeds delete feed_1"))
 
 const webhookSet = Command.make("set", { config, url: Args.text({ name: "url" }) }, (o) =>
   withClient(o.config, (c) => Effect.flatMap(c.setWebhook({ url: o.url }), (r) => print(r.body, true)))
-).pipe(
-  Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set https://hooks.example.com/alerts")
-)
+).pipe(Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set http://127.0.0.1:8787/alerts"))
 
 const rotateSecret = Command.make(
   "rotate-secret",
@@ -328,6 +326,6 @@ export const serveAlertsCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Receive alert events by webhook: verify, spool durably, acknowledge, load into the warehouse. Example: ALERTS_WEBHOOK_SECRETS=whsec_... estate-etl serve-alerts --port 8787"
+    "Receive alert events by webhook: verify, spool durably, acknowledge, load into the warehouse. Examples: estate-etl alerts rotate-secret; estate-etl serve-alerts --port 8787"
   )
 )

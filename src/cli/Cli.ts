@@ -3,6 +3,12 @@
  * tests and tools can run many invocations in one process.
  * Exit codes: `ExitCode` in src/pipeline/RunError.ts, printed by `--help` (src/cli/ExitCodes.ts)
  * and tabled in README ("Exit codes"); test/cli/exit-code-table.test.ts keeps the three in step.
+ *
+ * Before @effect/cli parses anything, the arguments are scanned (`Flags.ts`): a misspelt flag or
+ * command is bad input with a "did you mean"; `--help` (and a group named without a command)
+ * prints this program's own one-screen help (`Help.ts`); `--completions` prints a completion script
+ * (`Completions.ts`). Colour only on a terminal without
+ * `NO_COLOR` (`Colour.ts`).
  */
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
@@ -12,9 +18,14 @@ import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
 import { CommandEnded } from "./CommandEnded.js"
 import { commands } from "./Commands.js"
-import { unknownFlag } from "./Flags.js"
 import { hoistGlobalOptions } from "./GlobalOptions.js"
 import { StderrLogger } from "./StderrLogger.js"
+import { colourFor, withPlainConsole } from "./Colour.js"
+import { commandTree, nodeAt } from "./CommandTree.js"
+import { completionScript } from "./Completions.js"
+import { scanArgs } from "./Flags.js"
+import { outputWidth } from "./Format.js"
+import { helpText } from "./Help.js"
 
 const cli = Command.run(commands, { name: "estate-etl", version: "0.1.0" })
 
@@ -52,9 +63,21 @@ export const runCliMain = (argv: ReadonlyArray<string>, options: CliOptions = {}
     ignoreClosedReaders()
     if (options.dotEnv !== undefined) yield* loadDotEnv(options.dotEnv)
     const args = yield* Either.match(hoistGlobalOptions(commands, argv), { onLeft: Effect.fail, onRight: Effect.succeed })
-    const flag = unknownFlag(commands, args)
-    return flag ? yield* Effect.fail(flag) : yield* cli(args)
+    const scan = scanArgs(commands, args)
+    if (scan.error) return yield* Effect.fail(scan.error)
+    const root = commandTree(commands)
+    const node = root && nodeAt(root, scan.path)
+    if (root && node && (scan.help || (scan.bare && node.children.size > 0))) {
+      process.stdout.write(helpText(root, node, scan.path, { colour: colourFor(process.stdout), width: outputWidth() }))
+      return
+    }
+    if (scan.completions === "bash" || scan.completions === "zsh" || scan.completions === "fish") {
+      process.stdout.write((yield* completionScript(commands, "estate-etl", scan.completions)) + "\n")
+      return
+    }
+    return yield* cli(args)
   }).pipe(
+    withPlainConsole,
     Effect.provide(NodeContext.layer),
     Effect.provide(StderrLogger),
     Logger.withMinimumLogLevel(LogLevel.Warning),

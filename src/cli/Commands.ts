@@ -21,6 +21,7 @@ import { makeMissingKeyTables, planNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
 import { eur, jsonSafe, table } from "./Format.js"
+import { listText } from "./ListText.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
@@ -29,6 +30,7 @@ import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
 import { configCommand } from "./ConfigCommand.js"
 import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
+import { stateCommands } from "./StateCommands.js"
 import { eurOf } from "../service/CostGuard.js"
 
 const config = Options.file("config").pipe(
@@ -54,7 +56,11 @@ const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settin
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
-const list = Command.make("list", { config, json }, (o) =>
+const wide = Options.boolean("wide").pipe(
+  Options.withDescription("Every column in full (default: cut to the terminal, at most 100 columns)")
+)
+
+const list = Command.make("list", { config, json, wide }, (o) =>
   withSettings(o.config, (settings, catalogue) =>
     Effect.sync(() => {
       const rows = catalogue.all.map((p) => ({
@@ -67,11 +73,10 @@ const list = Command.make("list", { config, json }, (o) =>
         from: originOf(catalogue, p.name)
       }))
       if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
-      process.stdout.write(table(rows) + "\n")
-      for (const [set, members] of Object.entries(settings.sets)) process.stdout.write(`set ${set}: ${members.join(", ")}\n`)
+      process.stdout.write(listText(rows, settings.sets, o.wide))
     })
   )
-).pipe(Command.withDescription("List the pipelines and sets. Example: estate-etl list"))
+).pipe(Command.withDescription("List the pipelines and sets. Examples: estate-etl list; estate-etl list --wide"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>
   withSettings(o.config, (settings, catalogue) => {
@@ -200,7 +205,7 @@ const run = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p limit=50"
+    "Run pipelines or sets; an unfinished run resumes from its checkpoint. Examples: estate-etl run nightly; estate-etl run plots-germany --max-units 200 -p pageSize=50; estate-etl run market-time-series --shard 1/2 --warehouse data/warehouse.shard-1.duckdb"
   )
 )
 
@@ -320,7 +325,7 @@ const query = Command.make("query", { config, warehouse, sql: Args.text({ name: 
   )
 ).pipe(
   Command.withDescription(
-    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
+    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT region, count(*) FROM plots GROUP BY 1"`
   )
 )
 
@@ -367,7 +372,9 @@ const merge = Command.make(
 )
 
 export const commands = Command.make("estate-etl").pipe(
-  Command.withDescription(`Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp}`),
+  Command.withDescription(
+    `Batch ETL of the real-estate data service into DuckDB and Parquet. ${exitCodesHelp} Examples: estate-etl list; estate-etl plan nightly; estate-etl run nightly; estate-etl status`
+  ),
   Command.withSubcommands([
     list,
     plan,
@@ -377,6 +384,7 @@ export const commands = Command.make("estate-etl").pipe(
     reload,
     query,
     merge,
+    ...stateCommands,
     alertsCommand,
     serveAlertsCommand,
     sandboxCommand,

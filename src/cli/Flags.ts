@@ -1,29 +1,26 @@
 /**
- * Misspelt flags, named as flags. @effect/cli notices `--confg` (its `CorrectedFlag`) but drops
- * that error when the command also takes repeated arguments, so `run --confg x nightly` used to
- * reach the handler with `--confg` as a pipeline name. This check runs on the raw arguments
- * first: a `--name` the command (and its parents, and the built-ins) does not declare is an
- * `InvalidInput` (exit 2): `run: unknown flag --confg; did you mean --config?`.
- * The declared flags are read from the commands themselves, so new options need no change here.
+ * Misspelt flags and commands, named as such, before @effect/cli parses anything. @effect/cli
+ * notices `--confg` (its `CorrectedFlag`) but drops that error when the command also takes
+ * repeated arguments, so `run --confg x nightly` used to reach the handler with `--confg` as a
+ * pipeline name; and an unknown command got a bare list of the commands, printed twice. This scan
+ * of the raw arguments comes first:
+ * - a `--name` the command (and its parents, and the built-ins) does not declare is an
+ *   `InvalidInput` (exit 2): `run: unknown flag --confg; did you mean --config?`;
+ * - a word where a command of a group is expected: `estate-etl: unknown command "stauts"; did
+ *   you mean status?`;
+ * - and it says which command the arguments name and whether help was asked for (`Help.ts`).
+ * The declared flags and commands are read from the commands themselves (`CommandTree.ts`), so
+ * new ones need no change here.
  */
 import type { Command } from "@effect/cli"
-import { CommandDescriptor, type Usage } from "@effect/cli"
 import { closest } from "../config/Suggest.js"
 import { InvalidInput } from "../pipeline/RunError.js"
+import { type CommandNode, commandTree, type Flag } from "./CommandTree.js"
 
-export interface Flag {
-  readonly names: ReadonlyArray<string>
-  readonly takesValue: boolean
-}
-
-export interface Node {
-  readonly name: string
-  readonly flags: ReadonlyArray<Flag>
-  readonly children: ReadonlyMap<string, Node>
-}
+type Known = Pick<Flag, "names"> & { readonly takesValue: boolean }
 
 /** @effect/cli's own: --help/-h, --version, --wizard, --completions <shell>, --log-level <level>. */
-export const BUILT_IN: ReadonlyArray<Flag> = [
+export const BUILT_IN: ReadonlyArray<Known> = [
   { names: ["--help", "-h"], takesValue: false },
   { names: ["--version"], takesValue: false },
   { names: ["--wizard"], takesValue: false },
@@ -31,95 +28,62 @@ export const BUILT_IN: ReadonlyArray<Flag> = [
   { names: ["--log-level"], takesValue: true }
 ]
 
-const flagsOf = (usage: Usage.Usage): Array<Flag> => {
-  switch (usage._tag) {
-    case "Named":
-      return usage.names.some((n) => n.startsWith("-")) ? [{ names: usage.names, takesValue: usage.acceptedValues._tag === "Some" }] : []
-    case "Optional":
-    case "Repeated":
-      return flagsOf(usage.usage)
-    case "Concat":
-    case "Alternation":
-      return [...flagsOf(usage.left), ...flagsOf(usage.right)]
-    default:
-      return []
-  }
-}
-
-/**
- * The command tree. @effect/cli's public accessors stop one level down (`getSubcommands` of
- * `alerts` gives no `feeds`), so this reads the descriptor's shape (`Map`, `Subcommands`,
- * `Standard`); anything else yields no node, and then nothing is checked.
- */
-type Descriptor = {
-  readonly _tag: string
-  readonly name?: string
-  readonly command?: Descriptor
-  readonly parent?: Descriptor
-  readonly children?: ReadonlyArray<Descriptor>
-}
-
-const nodeOf = (d: Descriptor): Node | undefined => {
-  switch (d._tag) {
-    case "Map":
-      return d.command ? nodeOf(d.command) : undefined
-    case "Standard":
-    case "GetUserInput":
-      return typeof d.name === "string"
-        ? {
-            name: d.name,
-            flags: flagsOf(CommandDescriptor.getUsage(d as unknown as CommandDescriptor.Command<unknown>)),
-            children: new Map()
-          }
-        : undefined
-    case "Subcommands": {
-      const parent = d.parent ? nodeOf(d.parent) : undefined
-      if (!parent) return undefined
-      const children = (d.children ?? []).map(nodeOf)
-      if (children.some((c) => c === undefined)) return undefined
-      return { ...parent, children: new Map(children.map((c) => [c!.name, c!])) }
-    }
-    default:
-      return undefined
-  }
-}
-
-/** The command tree with each command's declared flags, or `undefined` when its shape is not the one known. */
-export const commandTree = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>): Node | undefined =>
-  nodeOf(command.descriptor as unknown as Descriptor)
-
 const LONG_FLAG = /^(--[A-Za-z0-9][A-Za-z0-9_-]*)(=.*)?$/s
 
+/** What the raw arguments name. */
+export interface Scan {
+  /** The commands named, below the program (`["alerts", "feeds", "list"]`). */
+  readonly path: ReadonlyArray<string>
+  /** A misspelt flag or command. */
+  readonly error: InvalidInput | undefined
+  /** `--help` or `-h` was given (before any `--`). */
+  readonly help: boolean
+  /** Nothing follows the commands named: no flag, no argument. */
+  readonly bare: boolean
+  /** The shell `--completions` names, if given. */
+  readonly completions: string | undefined
+}
+
 /**
- * The first long flag in `argv` (as in `process.argv`) that the command it follows does not
- * declare, as an `InvalidInput` with the closest declared flag, or `undefined`.
+ * Reads `argv` (as in `process.argv`) against the commands of `command`. Without a command tree
+ * (a descriptor shape not known to `CommandTree.ts`) nothing is checked.
  */
-export const unknownFlag = <Name extends string, R, E, A>(
-  command: Command.Command<Name, R, E, A>,
-  argv: ReadonlyArray<string>
-): InvalidInput | undefined => {
+export const scanArgs = <Name extends string, R, E, A>(command: Command.Command<Name, R, E, A>, argv: ReadonlyArray<string>): Scan => {
+  const args = argv.slice(2)
   const root = commandTree(command)
-  if (!root) return undefined
+  if (!root) return { path: [], error: undefined, help: false, bare: args.length === 0, completions: undefined }
   let node = root
   const path: Array<string> = []
-  const known = new Map<string, Flag>()
-  const learn = (n: Node) => n.flags.forEach((f) => f.names.forEach((name) => known.set(name.toLowerCase(), f)))
+  const known = new Map<string, Known>()
+  const learn = (n: CommandNode) =>
+    n.flags.forEach((f) => f.names.forEach((name) => known.set(name.toLowerCase(), { names: f.names, takesValue: f.value !== undefined })))
   learn(root)
   BUILT_IN.forEach((f) => f.names.forEach((name) => known.set(name, f)))
   let positional = false
-  const args = argv.slice(2)
+  let help = false
+  let rest = 0
+  let completions: string | undefined
+  const done = (error?: InvalidInput): Scan => ({ path, error, help, bare: rest === 0, completions })
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]!
-    if (arg === "--") break
+    if (arg === "--") {
+      rest++
+      break
+    }
     const long = LONG_FLAG.exec(arg)
     if (long) {
+      rest++
       const flag = known.get(long[1]!.toLowerCase())
-      if (!flag) return unknown(long[1]!, node, path)
+      if (!flag) return done(unknownFlagOf(long[1]!, node, path))
+      if (long[1] === "--help") help = true
+      if (long[1] === "--completions") completions = long[2]?.slice(1) ?? args[i + 1]
       if (flag.takesValue && long[2] === undefined) i++
       continue
     }
     if (arg.startsWith("-") && arg.length > 1) {
       // a short alias, or a value such as -5 (left to @effect/cli)
+      rest++
+      if (arg === "-h") help = true
       if (known.get(arg)?.takesValue) i++
       continue
     }
@@ -128,12 +92,22 @@ export const unknownFlag = <Name extends string, R, E, A>(
       node = child
       path.push(arg)
       learn(child)
-    } else positional = true
+      continue
+    }
+    rest++
+    if (!positional && node.children.size > 0) return done(unknownCommand(arg, node, path))
+    positional = true
   }
-  return undefined
+  return done()
 }
 
-const unknown = (flag: string, node: Node, path: ReadonlyArray<string>): InvalidInput => {
+/** The first misspelt flag or command of `argv` as an `InvalidInput`, or `undefined` (see `scanArgs`). */
+export const unknownFlag = <Name extends string, R, E, A>(
+  command: Command.Command<Name, R, E, A>,
+  argv: ReadonlyArray<string>
+): InvalidInput | undefined => scanArgs(command, argv).error
+
+const unknownFlagOf = (flag: string, node: CommandNode, path: ReadonlyArray<string>): InvalidInput => {
   const own = node.flags.map((f) => f.names.find((n) => n.startsWith("--")) ?? f.names[0]!)
   const candidates = [...own, ...BUILT_IN.map((f) => f.names[0]!)]
   const best = closest(flag, candidates)
@@ -145,4 +119,14 @@ const unknown = (flag: string, node: Node, path: ReadonlyArray<string>): Invalid
         ? `; flags of ${command}: ${own.join(", ")}`
         : `; ${command} takes no flags`
   return new InvalidInput({ field: command, detail: `unknown flag ${flag}${hint}` })
+}
+
+const unknownCommand = (word: string, node: CommandNode, path: ReadonlyArray<string>): InvalidInput => {
+  const names = [...node.children.keys()]
+  const best = closest(word, names)
+  const group = path.length > 0 ? path.join(" ") : node.name
+  return new InvalidInput({
+    field: group,
+    detail: `unknown command "${word}"${best !== undefined ? `; did you mean ${best}?` : ""}; commands: ${names.join(", ")}`
+  })
 }

@@ -12,8 +12,19 @@ const cell = (v: unknown): string =>
         ? v.toISOString()
         : String(v)
 
-/** Left-aligned text, right-aligned numbers, a header rule. */
-export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<string>): string => {
+/**
+ * How a table fits a width: the named columns share what the others leave (none narrower than 8
+ * characters unless its content is), their cells cut with "…".
+ */
+export interface Fit {
+  readonly width: number
+  readonly shrink: ReadonlyArray<string>
+}
+
+const MIN_COLUMN = 8
+
+/** Left-aligned text, right-aligned numbers, a header rule; within `fit.width` when it can. */
+export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<string>, fit?: Fit): string => {
   const rows = objects as ReadonlyArray<Record<string, unknown>>
   if (rows.length === 0) return "(no rows)"
   const cols = columns ?? Object.keys(rows[0]!)
@@ -22,13 +33,43 @@ export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<st
     rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === "number" || typeof r[c] === "bigint")
   )
   const width = cols.map((c, i) => Math.max(c.length, ...text.map((t) => t[i]!.length)))
+  if (fit) {
+    const shrink = fit.shrink.map((c) => cols.indexOf(c)).filter((i) => i >= 0)
+    let room = fit.width - width.reduce((s, w, i) => (shrink.includes(i) ? s : s + w), 2 * (cols.length - 1))
+    // narrowest first, so what a narrow column does not need goes to the wider ones
+    shrink
+      .sort((a, b) => width[a]! - width[b]!)
+      .forEach((i, k) => {
+        width[i] = Math.min(width[i]!, Math.max(MIN_COLUMN, Math.floor(room / (shrink.length - k))))
+        room -= width[i]!
+      })
+  }
+  const cut = (v: string, w: number) => (v.length <= w ? v : `${v.slice(0, Math.max(0, w - 1))}…`)
   const line = (vals: ReadonlyArray<string>) =>
     vals
-      .map((v, i) => (numeric[i] ? v.padStart(width[i]!) : v.padEnd(width[i]!)))
+      .map((v, i) => (numeric[i] ? cut(v, width[i]!).padStart(width[i]!) : cut(v, width[i]!).padEnd(width[i]!)))
       .join("  ")
       .trimEnd()
   return [line(cols), width.map((w) => "-".repeat(w)).join("  "), ...text.map(line)].join("\n")
 }
+
+/** Words of `text` in lines of at most `width` (a longer word gets a line of its own). */
+export const wrap = (text: string, width: number): Array<string> => {
+  const lines: Array<string> = []
+  let line = ""
+  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      lines.push(line)
+      line = word
+    } else line = line === "" ? word : `${line} ${word}`
+  }
+  if (line !== "") lines.push(line)
+  return lines
+}
+
+/** Columns of the terminal stdout is (at most 100, at least 60); 100 when it is not one. */
+export const outputWidth = (): number =>
+  process.stdout.isTTY && process.stdout.columns ? Math.max(60, Math.min(100, process.stdout.columns)) : 100
 
 /** Values of a query result as JSON-safe values (bigint as number or string). */
 export const jsonSafe = (v: unknown): unknown =>

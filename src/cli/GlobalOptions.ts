@@ -11,7 +11,8 @@
 import type { Command } from "@effect/cli"
 import { Either } from "effect"
 import { InvalidInput } from "../shared/InvalidInput.js"
-import { BUILT_IN, commandTree } from "./Flags.js"
+import { commandTree } from "./CommandTree.js"
+import { BUILT_IN } from "./Flags.js"
 
 /** The options that may come before the subcommand (each takes a value). */
 export const GLOBAL_OPTIONS: ReadonlyArray<ReadonlyArray<string>> = [["--config", "-c"], ["--warehouse"]]

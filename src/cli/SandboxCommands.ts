@@ -60,4 +60,8 @@ export const demoCommand = Command.make(
       )
       yield* endWith(exitCodeOfSummaries(summaries))
     })
-).pipe(Command.withDescription("Run the nightly set against an in-process sandbox and print a summary. Example: make demo"))
+).pipe(
+  Command.withDescription(
+    "Run the nightly set against an in-process sandbox and print a summary (what `make demo` runs). Example: estate-etl demo"
+  )
+)

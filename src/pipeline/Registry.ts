@@ -1,8 +1,10 @@
 /**
  * The catalogue: every declared pipeline by name, and the named sets of the settings
- * (`nightly`...). Unknown names fail with the list of allowed ones.
+ * (`nightly`...). Unknown names fail with the closest known name ("did you mean") and the list
+ * of allowed ones.
  */
 import { Either } from "effect"
+import { closest } from "../config/Suggest.js"
 import type { Settings } from "../config/Settings.js"
 import type { Pipeline } from "./Pipeline.js"
 import { InvalidInput } from "./RunError.js"
@@ -20,9 +22,10 @@ export const makeRegistry = (pipelines: ReadonlyArray<Pipeline>, settings: Setti
   const allowed = () => [...byName.keys(), ...Object.keys(sets).map((s) => `${s} (set)`)].join(", ")
   const get = (name: string) => {
     const p = byName.get(name)
-    return p
-      ? Either.right(p)
-      : Either.left(new InvalidInput({ field: "pipeline", detail: `unknown pipeline "${name}"; allowed: ${allowed()}` }))
+    if (p) return Either.right(p)
+    const best = closest(name, [...byName.keys(), ...Object.keys(sets)])
+    const hint = best === undefined ? "" : `; did you mean ${best}?`
+    return Either.left(new InvalidInput({ field: "pipeline", detail: `unknown pipeline "${name}"${hint}; allowed: ${allowed()}` }))
   }
   const resolve = (names: ReadonlyArray<string>) => {
     if (names.length === 0)

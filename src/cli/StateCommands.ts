@@ -1,0 +1,245 @@
+/**
+ * What the warehouse remembers about pipelines, and how to make it forget (the SQL is in
+ * `load/PipelineState.ts`):
+ * - `state show [pipeline]`: checkpoints (slice, position or watermark, finished), the last run,
+ *   rows of the tables the pipeline lands; reads only.
+ * - `state reset <pipeline> [--slice key...]`: forgets checkpoints so the next run starts afresh
+ *   (or those slices do); landed rows stay.
+ * - `drop <pipeline> --yes`: drops the tables it lands, except those another pipeline's runs
+ *   landed rows into, and forgets its state; without `--yes` it prints what it would drop and
+ *   exits 2.
+ *
+ * A run holds the warehouse (DuckDB's lock on the file, for the run's lifetime): meanwhile each
+ * of these is refused with exit 2 and one line, before anything is read or changed.
+ */
+import { Args, Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { catalogue } from "../../pipelines/index.js"
+import { loadSettings } from "../config/loadSettings.js"
+import { closest } from "../config/Suggest.js"
+import {
+  droppable,
+  dropPipeline,
+  type PipelineState,
+  pipelinesWithState,
+  readPipelineState,
+  resetPipelineState,
+  type SliceState
+} from "../load/PipelineState.js"
+import { Warehouse } from "../load/Warehouse.js"
+import { WarehouseError } from "../load/WarehouseError.js"
+import { InvalidInput } from "../pipeline/RunError.js"
+import { jsonSafe, outputWidth, table, wrap } from "./Format.js"
+import { existingWritableWarehouse, readOnlyWarehouse } from "./WarehouseAccess.js"
+
+const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
+const warehouse = Options.text("warehouse").pipe(
+  Options.optional,
+  Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)")
+)
+const pipelineArg = Args.text({ name: "pipeline" })
+
+const tablesOf = (name: string) => catalogue.find((p) => p.name === name)?.tables.map((t) => t.name) ?? []
+
+/** Slices `state show` lists per pipeline when it shows every pipeline. */
+const SLICES_SHOWN = 10
+
+/** `name` when it is a pipeline of the catalogue or one the warehouse holds state of. */
+const knownPipeline = (name: string, inWarehouse: ReadonlyArray<string>) => {
+  const known = [...new Set([...catalogue.map((p) => p.name), ...inWarehouse])]
+  if (known.includes(name)) return Effect.succeed(name)
+  const best = closest(name, known)
+  return Effect.fail(
+    new InvalidInput({
+      field: "pipeline",
+      detail: `unknown pipeline "${name}"${best ? `; did you mean ${best}?` : ""}; allowed: ${known.join(", ")}`
+    })
+  )
+}
+
+/** Opens the warehouse of the settings (or `--warehouse`) for `f`; a run holding it is refused. */
+const withWarehouse = <A, E, R>(
+  command: string,
+  o: { readonly config: Option.Option<string>; readonly warehouse: Option.Option<string> },
+  write: boolean,
+  f: Effect.Effect<A, E, R>
+) =>
+  Effect.flatMap(loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) }), (settings) => {
+    const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
+    return f.pipe(
+      Effect.provide(write ? existingWritableWarehouse(path) : readOnlyWarehouse(path)),
+      Effect.mapError((e) =>
+        e instanceof WarehouseError && e.reason === "Locked"
+          ? new WarehouseError({
+              ...e,
+              detail: `${command}: ${e.detail.replace(/; wait for it.*$/, "")}, probably a run; nothing was read or changed; try again when it has finished`
+            })
+          : e
+      )
+    )
+  })
+
+const rowsText = (rows: number | null) => (rows === null ? "not created" : `${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}`)
+
+const positionText = (s: SliceState) =>
+  s.watermark !== undefined ? `watermark ${s.watermark}` : (JSON.stringify(s.value, (_k, v) => jsonSafe(v)) ?? "")
+
+const printState = (state: PipelineState, allSlices: boolean) => {
+  const width = outputWidth()
+  const run = state.lastRun
+  const lines = [
+    `${state.pipeline}: ${run ? `last run ${run.runId} ${run.status}, started ${run.startedAt}${run.error ? ` (${run.error})` : ""}` : "no run recorded"}`
+  ]
+  const done = state.slices.filter((s) => s.done).length
+  lines.push(`  checkpoints: ${state.slices.length} slice${state.slices.length === 1 ? "" : "s"}, ${done} finished`)
+  const shown = allSlices ? state.slices : state.slices.slice(0, SLICES_SHOWN)
+  if (shown.length > 0) {
+    const rows = shown.map((s) => ({ slice: s.key, finished: s.done ? "yes" : "no", updated: s.updatedAt, position: positionText(s) }))
+    lines.push(
+      ...table(rows, undefined, { width: width - 4, shrink: ["position", "slice"] })
+        .split("\n")
+        .map((l) => `    ${l}`)
+    )
+    if (shown.length < state.slices.length) {
+      lines.push(`    ... ${state.slices.length - shown.length} more (estate-etl state show ${state.pipeline} lists every slice)`)
+    }
+  }
+  const tables = state.tables.map(
+    (t) => `${t.name} (${[rowsText(t.rows), ...(t.sharedWith.length > 0 ? [`also landed by ${t.sharedWith.join(", ")}`] : [])].join(", ")})`
+  )
+  lines.push(
+    ...wrap(`tables: ${tables.length > 0 ? tables.join("; ") : "none"}`, width - 4).map((l, i) => (i === 0 ? `  ${l}` : `    ${l}`))
+  )
+  process.stdout.write(lines.join("\n") + "\n")
+}
+
+const show = Command.make(
+  "show",
+  { config, warehouse, json: Options.boolean("json").pipe(Options.withDescription("Print JSON")), pipeline: Args.optional(pipelineArg) },
+  (o) =>
+    withWarehouse(
+      "state show",
+      o,
+      false,
+      Effect.gen(function* () {
+        const w = yield* Warehouse
+        const present = yield* pipelinesWithState(w)
+        const names = Option.isSome(o.pipeline) ? [yield* knownPipeline(o.pipeline.value, present)] : present
+        const states: Array<PipelineState> = []
+        for (const name of names) states.push(yield* readPipelineState(w, name, tablesOf(name)))
+        if (o.json) return process.stdout.write(JSON.stringify({ warehouse: w.path, pipelines: states }, (_k, v) => jsonSafe(v), 2) + "\n")
+        if (states.length === 0) return process.stdout.write(`no pipeline has run against ${w.path} yet\n`)
+        states.forEach((s, i) => {
+          if (i > 0) process.stdout.write("\n")
+          printState(s, Option.isSome(o.pipeline))
+        })
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Per pipeline: its checkpoints (slices, positions or watermarks, finished or not), its last run and the rows of the tables it lands; reads only. Examples: estate-etl state show; estate-etl state show alerts --json"
+  )
+)
+
+const reset = Command.make(
+  "reset",
+  {
+    config,
+    warehouse,
+    slices: Options.text("slice").pipe(
+      Options.repeated,
+      Options.withDescription("Forget only this slice's checkpoint (repeatable; state show lists them)")
+    ),
+    pipeline: pipelineArg
+  },
+  (o) =>
+    withWarehouse(
+      "state reset",
+      o,
+      true,
+      Effect.gen(function* () {
+        const w = yield* Warehouse
+        const name = yield* knownPipeline(o.pipeline, yield* pipelinesWithState(w))
+        const state = yield* readPipelineState(w, name, tablesOf(name))
+        const keys = state.slices.map((s) => s.key)
+        for (const slice of o.slices) {
+          if (keys.includes(slice)) continue
+          const best = closest(slice, keys)
+          return yield* new InvalidInput({
+            field: "--slice",
+            detail:
+              keys.length === 0
+                ? `${name} has no checkpoints, so no slice "${slice}"`
+                : `${name} has no slice "${slice}"${best ? `; did you mean ${best}?` : ""}; its slices: ${keys.slice(0, 20).join(", ")}${keys.length > 20 ? `, ... (${keys.length})` : ""}`
+          })
+        }
+        const r = yield* resetPipelineState(w, name, o.slices.length > 0 ? o.slices : undefined)
+        const forgot = `forgot ${r.forgotten} checkpoint${r.forgotten === 1 ? "" : "s"}`
+        process.stdout.write(
+          o.slices.length > 0
+            ? `${name}: ${forgot} (${o.slices.join(", ")}); the next run reads ${o.slices.length === 1 ? "it" : "them"} from the start; landed rows kept\n`
+            : `${name}: ${forgot}${r.abandonedRun ? `; run ${r.abandonedRun} will not be resumed (marked failed)` : ""}; the next run starts afresh; landed rows kept\n`
+        )
+      })
+    )
+).pipe(
+  Command.withDescription(
+    "Forget a pipeline's checkpoints so its next run starts afresh (an unfinished run is not resumed; incremental slices start again from their beginning); --slice forgets only those slices. Landed rows stay. Examples: estate-etl state reset plots-germany; estate-etl state reset alerts --slice feed=1"
+  )
+)
+
+export const stateCommand = Command.make("state").pipe(
+  Command.withDescription("What the warehouse remembers about each pipeline (checkpoints, watermarks, last run), and forgetting it"),
+  Command.withSubcommands([show, reset])
+)
+
+export const dropCommand = Command.make(
+  "drop",
+  {
+    config,
+    warehouse,
+    yes: Options.boolean("yes").pipe(Options.withDescription("Drop for real; without it, print what would be dropped and exit 2")),
+    pipeline: pipelineArg
+  },
+  (o) =>
+    // a pipeline of the catalogue (its declaration says which tables it lands), before any open
+    Effect.zipRight(
+      knownPipeline(o.pipeline, []),
+      withWarehouse(
+        "drop",
+        o,
+        o.yes,
+        Effect.gen(function* () {
+          const w = yield* Warehouse
+          const tables = tablesOf(o.pipeline)
+          const kept = (keep: ReadonlyArray<PipelineState["tables"][number]>) =>
+            keep.map((t) => `  keep ${t.name}: other pipelines landed rows into it too (${t.sharedWith.join(", ")})\n`).join("")
+          if (!o.yes) {
+            const state = yield* readPipelineState(w, o.pipeline, tables)
+            const { drop, keep } = droppable(state)
+            process.stdout.write(
+              `drop ${o.pipeline} would:\n` +
+                drop.map((t) => `  drop ${t.name} (${rowsText(t.rows)})\n`).join("") +
+                kept(keep) +
+                `  forget ${state.slices.length} checkpoint${state.slices.length === 1 ? "" : "s"} (run history and the unit ledger stay)\n`
+            )
+            return yield* new InvalidInput({ field: "--yes", detail: `nothing dropped; run again with --yes to drop what is listed above` })
+          }
+          const r = yield* dropPipeline(w, o.pipeline, tables)
+          process.stdout.write(
+            `${o.pipeline}: dropped ${r.dropped.length > 0 ? r.dropped.join(", ") : "no table (none existed)"}; forgot ${r.forgotten} checkpoint${r.forgotten === 1 ? "" : "s"}` +
+              `${r.abandonedRun ? `; run ${r.abandonedRun} will not be resumed` : ""}\n` +
+              kept(r.kept) +
+              `  left as they are: exported files and the raw archive (\`estate-etl reload ${o.pipeline}\` re-lands it, 0 units)\n`
+          )
+        })
+      )
+    )
+).pipe(
+  Command.withDescription(
+    "Drop the tables a pipeline lands and forget its checkpoints; a table another pipeline also landed rows into is kept. Run history and the unit ledger stay. Without --yes, prints what it would drop and exits 2. Example: estate-etl drop plots-germany --yes"
+  )
+)
+
+/** `state` and `drop`, as the root command lists them. */
+export const stateCommands = [stateCommand, dropCommand] as const

@@ -1,0 +1,196 @@
+/**
+ * Every command's `--help` is one screen, and every example it shows works.
+ *
+ * - The help of the program and of each command (as `Help.ts` renders it for `--help`, at 100
+ *   columns) has at most 40 lines of at most 100 characters, and each command has examples.
+ * - Each example shown is run as written, in help order (the program's, then each command's;
+ *   an example shown twice runs once), in a scratch folder whose `config/sandbox.json` (the
+ *   default settings file) reaches a test sandbox, with the credentials in the environment: none
+ *   may exit 2 (bad input). Examples that serve until stopped (`sandbox`, `serve-alerts`) pass when
+ *   they are still serving after a few seconds. The test's only adjustment: `SANDBOX_*_PORT=0`, so
+ *   `estate-etl sandbox` does not need the fixed ports 8701/8702 free.
+ *
+ * The examples run in this process (`runCliMain`, as test/reliability/inProcess.ts does): some
+ * thirty child processes would cost a minute of CPU; what a child process adds (colour off a
+ * terminal, the help through `main.js`) is checked by test/cli/manners.test.ts.
+ */
+import { Effect, Exit, Fiber } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCliMain } from "../../src/cli/Cli.js"
+import { commands } from "../../src/cli/Commands.js"
+import { allPaths, commandTree, nodeAt } from "../../src/cli/CommandTree.js"
+import { examplesOf, helpText } from "../../src/cli/Help.js"
+import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import { startTestSandbox } from "../support/sandbox.js"
+
+const root = commandTree(commands)!
+const paths: Array<ReadonlyArray<string>> = [[], ...allPaths(root)]
+const SERVING = ["sandbox", "serve-alerts"]
+
+/** Words of a command line as a POSIX shell splits them: quotes kept together, `*` expanded in `cwd`. */
+const shellWords = (line: string, cwd: string): Array<string> => {
+  const words: Array<{ text: string; quoted: boolean }> = []
+  let current: { text: string; quoted: boolean } | undefined
+  let quote: string | undefined
+  for (const ch of line) {
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      else current!.text += ch
+    } else if (ch === '"' || ch === "'") {
+      quote = ch
+      current ??= { text: "", quoted: true }
+      current.quoted = true
+    } else if (/\s/.test(ch)) {
+      if (current) words.push(current)
+      current = undefined
+    } else {
+      current ??= { text: "", quoted: false }
+      current.text += ch
+    }
+  }
+  if (current) words.push(current)
+  return words.flatMap(({ text, quoted }) => {
+    if (quoted || !text.includes("*")) return [text]
+    const dir = path.dirname(text)
+    const pattern = new RegExp(`^${path.basename(text).split("*").map(escapeRegExp).join(".*")}$`)
+    const found = fs.existsSync(path.join(cwd, dir)) ? fs.readdirSync(path.join(cwd, dir)).filter((f) => pattern.test(f)) : []
+    return found.length > 0 ? found.sort().map((f) => path.join(dir, f)) : [text]
+  })
+}
+const escapeRegExp = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+
+interface Ran {
+  readonly code: number | "serving"
+  readonly output: string
+}
+
+/** Runs one example in this process, in `cwd`, capturing what it writes. */
+const runExample = async (example: string, cwd: string, env: Record<string, string>): Promise<Ran> => {
+  const words = shellWords(example, cwd)
+  const settings: Record<string, string> = { ...env }
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split("=")
+    settings[name!] = value.join("=")
+  }
+  expect(words[0], example).toBe("estate-etl")
+  const saved = new Map(Object.keys(settings).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, settings)
+  let output = ""
+  const write = (chunk: string | Uint8Array) => ((output += String(chunk)), true)
+  const out = process.stdout.write
+  const err = process.stderr.write
+  const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
+  process.stdout.write = write as typeof process.stdout.write
+  process.stderr.write = write as typeof process.stderr.write
+  console.log = console.info = console.error = console.warn = (...xs: Array<unknown>) => void (output += xs.map(String).join(" ") + "\n")
+  const before = process.cwd()
+  process.chdir(cwd)
+  try {
+    const fiber = Effect.runFork(runCliMain(["node", ...words]))
+    const serving = SERVING.includes(words[1]!)
+    const exit = await Effect.runPromise(
+      serving
+        ? Fiber.await(fiber).pipe(Effect.timeoutTo({ duration: "4 seconds", onSuccess: (e) => e, onTimeout: () => undefined }))
+        : Fiber.await(fiber)
+    )
+    if (exit === undefined) {
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      return { code: "serving", output }
+    }
+    return { code: Exit.isSuccess(exit) ? exit.value : -1, output }
+  } finally {
+    process.chdir(before)
+    process.stdout.write = out
+    process.stderr.write = err
+    Object.assign(console, consoleSaved)
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
+
+describe("help", () => {
+  it("every command's help is one screen of at most 100 columns, with examples", () => {
+    expect(paths.length).toBeGreaterThan(20)
+    for (const p of paths) {
+      const node = nodeAt(root, p)!
+      const text = helpText(root, node, p, { colour: false, width: 100 })
+      const lines = text.replace(/\n$/, "").split("\n")
+      const name = ["estate-etl", ...p].join(" ")
+      expect(lines.length, name).toBeLessThanOrEqual(40)
+      for (const l of lines) expect(l.length, `${name}: ${l}`).toBeLessThanOrEqual(100)
+      expect(examplesOf(node).length, name).toBeGreaterThan(0)
+      expect(text, name).toMatch(/^Examples?:\n {2}(?:[A-Z_]+=\S+ )*estate-etl /m)
+    }
+  })
+})
+
+describe("every example of every help runs", () => {
+  let sandbox: Awaited<ReturnType<typeof startTestSandbox>>
+  let dir: string
+  const legacyFeeds = [
+    { name: "everything", filter: {} },
+    { name: "cuts", filter: { alert_subtypes: ["price_down"] } }
+  ]
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ world: { properties: 600 }, legacyFeeds })
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-examples-"))
+    fs.mkdirSync(path.join(dir, "config"))
+    fs.writeFileSync(
+      path.join(dir, "config", "sandbox.json"),
+      JSON.stringify({
+        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
+        warehouse: "data/warehouse.duckdb",
+        output: "data",
+        // `demo` runs the nightly set against its own in-process sandbox of the same world
+        sandbox: { properties: 600, legacyFeeds },
+        sets: { nightly: ["references", "plots-germany", "alerts"], weekly: ["alert-feeds"] },
+        pipelines: {
+          references: { params: { location_countries: ["ES"], source_location_ids: [18] } },
+          "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2 } },
+          alerts: { params: { since: "2026-05-25T00:00:00Z" } },
+          "market-time-series": {
+            params: {
+              location_ids: [18, 22],
+              types: ["apartment"],
+              business_type: "sale",
+              data_points: ["avg_price_psqm"],
+              date_interval: "month",
+              date_range: { min: "2026-01-01", max: "2026-03-31" }
+            }
+          }
+        }
+      })
+    )
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it("none exits 2 (bad input)", async () => {
+    const examples = [...new Set(paths.flatMap((p) => examplesOf(nodeAt(root, p)!)))]
+    expect(examples.length).toBeGreaterThan(25)
+    const env = {
+      SVC_API_KEY: SANDBOX_API_KEY,
+      SVC_EMAIL: SANDBOX_USER.email,
+      SVC_PASSWORD: SANDBOX_USER.password,
+      SVC_PLATFORM_URL: "",
+      SVC_API_URL: "",
+      SANDBOX_PLATFORM_PORT: "0",
+      SANDBOX_API_PORT: "0"
+    }
+    const ran: Array<string> = []
+    for (const example of examples) {
+      const r = await runExample(example, dir, env)
+      const context = `${example}\n${r.output.slice(-2000)}\nran before:\n${ran.join("\n")}`
+      expect(r.code, context).not.toBe(2)
+      if (SERVING.includes(example.split(/\s+/)[1]!)) expect(r.code, context).toBe("serving")
+      ran.push(`${r.code}  ${example}`)
+    }
+  }, 600_000)
+})
