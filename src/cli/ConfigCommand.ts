@@ -154,7 +154,7 @@ const show = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Print the effective settings, each with its source (flag, env, .env, settings file, default); secrets redacted. Example: estate-etl config show --config config/production.json"
+    "Print the effective settings, each with its source (flag, env, .env, settings file, default); secrets redacted. Examples: estate-etl config show; estate-etl config show --json"
   )
 )
 

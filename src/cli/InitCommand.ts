@@ -6,16 +6,22 @@
  * the settings file is `estate-etl.json`, the first one the default lookup finds.
  */
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import * as nodePath from "node:path"
 import { INIT_CONFIG } from "../config/loadSettings.js"
 import { initFiles } from "../scaffold/InitFiles.js"
 import { writeScaffold, wroteLines } from "../scaffold/writeScaffold.js"
 
 const force = Options.boolean("force").pipe(Options.withDescription("Overwrite files that exist already"))
+const dir = Options.directory("dir", { exists: "either" }).pipe(
+  Options.optional,
+  Options.withDescription("The repository's folder (default: the current one; created when missing)")
+)
 
-export const initCommand = Command.make("init", { force }, (o) =>
+export const initCommand = Command.make("init", { force, dir }, (o) =>
   Effect.gen(function* () {
-    const written = yield* writeScaffold(process.cwd(), initFiles(), { force: o.force, field: "init" })
+    const root = nodePath.resolve(Option.getOrElse(o.dir, () => "."))
+    const written = yield* writeScaffold(root, initFiles(), { force: o.force, field: "init" })
     process.stdout.write(
       wroteLines(written) +
         [
@@ -31,6 +37,6 @@ export const initCommand = Command.make("init", { force }, (o) =>
   })
 ).pipe(
   Command.withDescription(
-    `Write estate-etl settings (${INIT_CONFIG}, config/remote.example.json), estate-etl.mk, an example pipeline with its test under pipelines/ and .env.example into the current folder (existing files are refused unless --force). Example: npx estate-etl init`
+    `Write estate-etl settings (${INIT_CONFIG}, config/remote.example.json), estate-etl.mk, an example pipeline with its test under pipelines/ and .env.example into the current folder (existing files are refused unless --force). Example: estate-etl init --dir my-data-repo`
   )
 )

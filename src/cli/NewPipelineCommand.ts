@@ -86,6 +86,6 @@ const newPipeline = Command.make(
 )
 
 export const newCommand = Command.make("new").pipe(
-  Command.withDescription("Scaffold a pipeline module in this repository. Example: estate-etl new pipeline my-plots --from plot_search"),
+  Command.withDescription("Scaffold a pipeline module in this repository. Example: estate-etl new pipeline cheap-plots --from plot_search"),
   Command.withSubcommands([newPipeline])
 )
