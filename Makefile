@@ -8,7 +8,7 @@ BUILT := dist/.build-stamp
 SOURCES := $(shell find src pipelines -name '*.ts' 2>/dev/null)
 # Settings file for the extract targets (a data repo points this at its own, e.g. config/production.json)
 CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
-ETL := node dist/src/cli/main.js
+ETL := node dist/bundle/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
 .PHONY: setup demo test typecheck format format-check unit sandbox bench chaos clean nightly weekly plan status build
@@ -20,6 +20,7 @@ $(DEPS): package.json package-lock.json
 
 $(BUILT): $(DEPS) $(SOURCES) tsconfig.json tsconfig.build.json
 	$(NODE_BIN)/tsc -p tsconfig.build.json
+	node scripts/bundle.mjs
 	@touch $(BUILT)
 
 setup: $(BUILT)

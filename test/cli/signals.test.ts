@@ -1,5 +1,5 @@
 /**
- * Signals through the real CLI process (`node dist/src/cli/main.js`, no wrapper between
+ * Signals through the real CLI process (`node dist/bundle/main.js`, no wrapper between
  * the signal and the CLI): SIGINT exits 130 and SIGTERM 143 within 2 seconds, the run is marked
  * `interrupted` (and resumes next time), the summary is printed and a final `run_finished` event
  * is written. A second signal exits at once.

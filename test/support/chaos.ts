@@ -18,7 +18,7 @@ import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/Sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const MAIN = path.join(ROOT, "dist/src/cli/main.js")
+const MAIN = path.join(ROOT, "dist/bundle/main.js")
 
 /** A pipeline the harness knows how to make long enough to be killed many times. */
 export interface ChaosScenario {

@@ -1,5 +1,5 @@
 /**
- * Runs the real CLI as a child process (`node dist/src/cli/main.js ...`, compiled once per test
+ * Runs the real CLI as a child process (`node dist/bundle/main.js ...`, compiled once per test
  * run by `globalSetup.ts`, as users run it), pointed at a
  * sandbox started by the test through a settings file with `target: "remote"` and credentials
  * in the environment, exactly as a user would point it at the real service.
@@ -11,7 +11,7 @@ import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const MAIN = path.join(ROOT, "dist/src/cli/main.js")
+const MAIN = path.join(ROOT, "dist/bundle/main.js")
 
 export interface CliResult {
   readonly code: number | null

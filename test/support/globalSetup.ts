@@ -13,6 +13,8 @@ export default function setup() {
     cwd: root,
     stdio: "inherit"
   })
+  // the bundle users run (package bin and entry): scripts/bundle.mjs
+  execFileSync(process.execPath, [path.join(root, "scripts/bundle.mjs")], { cwd: root, stdio: "inherit" })
   // what the Makefile's build step leaves, so make targets run by tests do not build again
   fs.writeFileSync(path.join(root, "dist/.build-stamp"), "")
 }

@@ -1,0 +1,29 @@
+/**
+ * Bundles the compiled library and CLI (dist/src, from `tsc -p tsconfig.build.json`) into
+ * dist/bundle/: `index.js` (the package's entry) and `main.js` (the `estate-etl` bin), sharing
+ * chunks so a user's pipeline module that imports "estate-etl" gets the same module instances as
+ * the CLI that loads it. Why: a process that loads a few hundred ES modules spends most of its
+ * start resolving and opening them (measured: `estate-etl list` 1.8 s of CPU unbundled, 0.8 s
+ * bundled). Lazy `import()`s stay lazy (their chunks load on use: the sandbox, the webhook
+ * receiver). DuckDB's native bindings and apache-arrow stay external packages.
+ */
+import { build } from "esbuild"
+import * as fs from "node:fs"
+
+const out = "dist/bundle"
+fs.rmSync(out, { recursive: true, force: true })
+await build({
+  entryPoints: { index: "dist/src/index.js", main: "dist/src/cli/main.js" },
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: "esm",
+  platform: "node",
+  target: "node20",
+  chunkNames: "chunks/[name]-[hash]",
+  external: ["@duckdb/*", "apache-arrow"],
+  // CommonJS dependencies inside the bundle may call require() for Node's own modules
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  sourcemap: "linked",
+  logLevel: "warning"
+})
