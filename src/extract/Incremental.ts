@@ -12,6 +12,10 @@
 import { Effect } from "effect"
 import type { Pager, PagerStep } from "./Source.js"
 
+/** Whether a saved position is one of these wrappers' (it carries the inner pager's). */
+const wrapped = <P extends { readonly inner: unknown }>(saved: P | unknown): saved is P =>
+  typeof saved === "object" && saved !== null && "inner" in saved
+
 export interface UntilKnownPosition<S> {
   readonly inner: S
   /** All-known pages in a row so far. */
@@ -46,8 +50,10 @@ export const untilKnown = <S, R, E, Ctx, E2, Ctx2>(
       knownPages: 0,
       stopAtKnown: previous !== undefined && options.tolerated > 0
     }),
-    fetch: (pos) =>
-      Effect.flatMap(inner.fetch(pos.inner), (step): Effect.Effect<PagerStep<UntilKnownPosition<S>, R>, E2, Ctx2> => {
+    fetch: (saved) => {
+      // a position saved before this wrapper (a paused run resumed after an upgrade) is the inner one
+      const pos = wrapped(saved) ? saved : { inner: saved as unknown as S, knownPages: 0, stopAtKnown: false }
+      return Effect.flatMap(inner.fetch(pos.inner), (step): Effect.Effect<PagerStep<UntilKnownPosition<S>, R>, E2, Ctx2> => {
         const next: UntilKnownPosition<S> = { inner: step.next, knownPages: 0, stopAtKnown: pos.stopAtKnown }
         // a natural end, a stall or a service limit say more than a known page would
         if (!pos.stopAtKnown || (step.done && step.end?.kind !== "cap")) return Effect.succeed({ ...step, next })
@@ -70,6 +76,7 @@ export const untilKnown = <S, R, E, Ctx, E2, Ctx2>(
           }
         })
       })
+    }
   }
 }
 
@@ -105,7 +112,7 @@ export const sinceWatermark = <S, R, E, Ctx>(options: {
   incremental: true,
   start: (saved) => {
     // a position written before this wrapper (no `inner`) counts as no previous read
-    const previous = saved !== undefined && typeof saved === "object" && "inner" in saved ? saved : undefined
+    const previous = wrapped<SincePosition<S>>(saved) ? saved : undefined
     const since =
       options.fixed ??
       (previous === undefined
@@ -115,8 +122,9 @@ export const sinceWatermark = <S, R, E, Ctx>(options: {
           : previous.since)
     return { inner: options.read(since).start(undefined), since, mark: previous?.mark ?? null, complete: false }
   },
-  fetch: (pos) =>
-    Effect.map(options.read(pos.since).fetch(pos.inner), (step): PagerStep<SincePosition<S>, R> => {
+  fetch: (saved) => {
+    const pos = wrapped<SincePosition<S>>(saved) ? saved : { inner: saved as unknown as S, since: null, mark: null, complete: false }
+    return Effect.map(options.read(pos.since).fetch(pos.inner), (step): PagerStep<SincePosition<S>, R> => {
       let mark = pos.mark
       for (const r of step.fetched.records) {
         for (const d of options.datesOf(r)) {
@@ -127,4 +135,5 @@ export const sinceWatermark = <S, R, E, Ctx>(options: {
       }
       return { ...step, next: { inner: step.next, since: pos.since, mark, complete: step.done && step.end === undefined } }
     })
+  }
 })

@@ -79,7 +79,7 @@ describe("change-driven refresh", () => {
     refreshUnits = refresh.units
     console.log(
       `refresh on a sandbox world of ${WORLD.properties} properties and ${WORLD.plots} plots: ${refresh.units} units ` +
-        `(${FULL.map((n) => `${n} ${refresh.summaries[n]?.totals.units ?? 0}`).join(", ")}) instead of ${repull.units} ` +
+        `(${REFRESH.map((n) => `${n} ${refresh.summaries[n]!.totals.units}`).join(", ")}) instead of ${repull.units} ` +
         `for a full re-pull (${FULL.map((n) => `${n} ${repull.summaries[n]!.totals.units}`).join(", ")}); day 0 cost ${first.units}`
     )
     expect(repull.units).toBeGreaterThan(30)
