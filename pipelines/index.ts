@@ -13,11 +13,13 @@ import marketTimeSeries from "./market-time-series.js"
 import plotsGermany from "./plots-germany.js"
 import premisesSearch from "./premises-search.js"
 import propertiesById from "./properties-by-id.js"
+import propertiesChanged from "./properties-changed.js"
 import propertiesMatch from "./properties-match.js"
 import propertiesSearch from "./properties-search.js"
 import references from "./references.js"
 import sellerLeads from "./seller-leads.js"
 import sourcingDescribe from "./sourcing-describe.js"
+import sourcingChanged from "./sourcing-changed.js"
 import sourcingProperties from "./sourcing-properties.js"
 import sourcingResolve from "./sourcing-resolve.js"
 import sourcingSearch from "./sourcing-search.js"
@@ -28,6 +30,7 @@ export const catalogue: ReadonlyArray<Pipeline> = [
   sourcingSearch,
   sourcingDescribe,
   sourcingProperties,
+  sourcingChanged,
   sourcingResolve,
   sellerLeads,
   premisesSearch,
@@ -40,6 +43,7 @@ export const catalogue: ReadonlyArray<Pipeline> = [
   alertsSearch,
   alertFeeds,
   propertiesById,
+  propertiesChanged,
   propertiesMatch,
   propertiesSearch,
   comparables

@@ -2,11 +2,17 @@
  * plots-germany: commercial plots in Germany (`POST /v1/ai/plots/search`), offset pages over
  * criteria from the settings. Lands `plots` (one row per plot, merged by id) and
  * `plot_agency_links` (the other agencies advertising a plot: `also_listed_by`).
+ *
+ * Incremental with `sort: "newest"`: once the slice has read before, the run stops after
+ * `knownPagesTolerated` pages in a row whose plots are all landed already (a `caught-up` end,
+ * reported, not a shortfall), so a night without new plots costs one page. `--full-refresh`
+ * reads everything again (the weekly pull of docs/SCHEDULING.md).
  */
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { paged } from "../src/extract/Sources.js"
+import { untilKnown } from "../src/extract/Incremental.js"
+import { keysFromTable, paged, slicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -18,9 +24,24 @@ const Params = Schema.Struct({
   /** Page size, 1 to 100 (Assumed plot-search maximum). Default 100. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 100 }),
   /** At most this many pages (bounds the plan and the spend). Default 50. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 50 })
+  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 50 }),
+  /**
+   * With `criteria.sort: "newest"`, after a first read: stop after this many pages in a row of
+   * plots landed before. 0 reads every page. Default 1. Assumed (the spec shows the sort value,
+   * not its order): `newest` lists the most recently published plots first, so once a page holds
+   * only known plots the rest are known too; a plot republished or edited further down is read
+   * again by the weekly full pull.
+   */
+  knownPagesTolerated: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { default: () => 1 })
 })
 type Params = typeof Params.Type
+
+/** All-known pages a read stops after: only a newest-first order puts new plots first. */
+const toleratedOf = (p: Params) => (p.criteria.sort === "newest" ? p.knownPagesTolerated : 0)
+const plotId = (record: unknown) => {
+  const id = (record as { id?: unknown } | null)?.id
+  return typeof id === "string" ? id : undefined
+}
 
 const plots = flatTable<PlotResult, PageContext>(
   "plots",
@@ -76,19 +97,34 @@ export default definePipeline({
   host: "platform",
   params: Params,
   source: paged((p: Params) =>
-    offset({
-      limit: p.pageSize,
-      maxPages: p.maxPages,
-      fetch: ({ offset, limit }) =>
-        Effect.flatMap(PlatformClient, (c) => c.plotSearch({ criteria: { ...p.criteria, limit, offset } })).pipe(
-          Effect.map((r) => pageOf(r, "plot_search"))
-        )
-    })
+    untilKnown(
+      offset({
+        limit: p.pageSize,
+        maxPages: p.maxPages,
+        fetch: ({ offset, limit }) =>
+          Effect.flatMap(PlatformClient, (c) => c.plotSearch({ criteria: { ...p.criteria, limit, offset } })).pipe(
+            Effect.map((r) => pageOf(r, "plot_search"))
+          )
+      }),
+      { known: keysFromTable(plots.spec.name, "id", { optional: true }), idOf: plotId, tolerated: toleratedOf(p) }
+    )
   ),
   cost: {
     operation: "plot_search",
-    // Counts cost a call here, so the plan is the page bound: at most maxPages requests.
-    estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize}` })
+    // Counts cost a call here, so the plan is the page bound: at most maxPages requests; after a
+    // first newest-first read, the expected new page plus the known ones it stops at.
+    estimate: (p) =>
+      Effect.map(slicesReadBefore("plots-germany"), (before) => {
+        const full = `at most ${p.maxPages} pages of ${p.pageSize}`
+        if (before.size === 0 || toleratedOf(p) === 0) return { requests: p.maxPages, exact: false, note: full }
+        const pages = Math.min(p.maxPages, toleratedOf(p) + 1)
+        return {
+          requests: pages,
+          exact: false,
+          fullRequests: p.maxPages,
+          note: `newest first: a page of new plots, then ${toleratedOf(p)} of known ones (a full pull: ${full})`
+        }
+      })
   },
   tables: [plots.spec, links.spec],
   records: {

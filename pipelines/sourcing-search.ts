@@ -3,6 +3,11 @@
  * then each `next` cursor page), sliced by place so several cursors run at once. Lands
  * `sourcing_properties` (one row per property, merged by `id`, partitioned by country) and
  * `sourcing_property_agencies` (the agencies advertising it, linked by `id`).
+ *
+ * Not incremental: the spec shows no sort order and no "changed since" member for this search
+ * (its request and response are "not shown"), so every run buys every page again. Recommended
+ * (docs/SCHEDULING.md): run it weekly, and nightly the change-driven `refresh` set, whose
+ * `properties-changed` reads again, for free, the properties the alerts say changed.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"

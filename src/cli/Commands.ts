@@ -11,6 +11,7 @@ import { Warehouse } from "../load/Warehouse.js"
 import { reloadPipeline } from "../pipeline/Reload.js"
 import { resolveParams } from "../pipeline/Params.js"
 import { type Plan, planPipeline, unitCost } from "../pipeline/Planner.js"
+import { planRefresh, refreshLine } from "../pipeline/RefreshPlan.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { endWith } from "./CommandEnded.js"
@@ -106,7 +107,8 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
       }
       const total = plans.reduce((s, p) => s + p.units, 0)
       const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
-      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total) }, null, 2) + "\n")
+      const refresh = yield* planRefresh(plans, { registry, settings, observed })
+      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total), refresh }, null, 2) + "\n")
       else {
         process.stdout.write(
           table(
@@ -125,6 +127,7 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
             `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
             (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") +
             "\n" +
+            (refresh ? `${refreshLine(refresh)}\n` : "") +
             plans.flatMap((p) => (p.costWarning ? [`warning: ${p.pipeline}: ${p.costWarning}\n`] : [])).join("")
         )
       }

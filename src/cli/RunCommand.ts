@@ -127,6 +127,7 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       for (const cap of s.completeness.caps.slice(0, 3)) process.stdout.write(`cap: ${cap}\n`)
       if (s.completeness.caps.length > 3)
         process.stdout.write(`cap: ${s.pipeline}: ${s.completeness.caps.length - 3} more capped slices (see _slices)\n`)
+      for (const line of s.completeness.caughtUp.slice(0, 3)) process.stdout.write(`caught up: ${line}\n`)
       if (s.completeness.missing > 0)
         process.stdout.write(`${s.pipeline}: ${s.completeness.missing} key(s) unknown to the service (see _missing)\n`)
     }

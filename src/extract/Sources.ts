@@ -41,17 +41,56 @@ export const fanOut = <P, K, R, E, Ctx, E2 = never, Ctx2 = never>(options: {
   }
 })
 
+/** Which rows of a table give keys (all of them when empty); read by `load/KeyReads.ts`. */
+export interface KeyFilter {
+  /** Only rows whose column (the key) equals the value (text), for every entry. */
+  readonly equals?: Readonly<Record<string, string>>
+  /**
+   * Only rows whose `column` is later than the start (`_runs.started_at`) of the last run of
+   * `lastDoneRunOf` that ended `done`; every row while that pipeline has no done run. `column`
+   * must be a TIMESTAMP this machine's clock wrote, as it wrote `_runs.started_at`: a table's
+   * `extracted_at` (the run's start), an append table's `_extracted_at`, `_missing.at`. A
+   * service's own time (an alert's `created_at`) is not comparable with it.
+   */
+  readonly since?: { readonly column: string; readonly lastDoneRunOf: string }
+}
+
+/** Which rows of a table give keys, and what a table that does not exist yet means. */
+export interface KeyOptions extends KeyFilter {
+  /**
+   * A table that does not exist yet gives no keys, silently: it is not the source's input but
+   * what it knows already (ids landed before). Default: the source's input, so a plan or a run
+   * says which pipeline writes it first.
+   */
+  readonly optional?: boolean
+}
+
 /** Reads key values from a column of a table in the warehouse (a source fed by an earlier table). */
 export class TableKeys extends Context.Tag("extract/TableKeys")<
   TableKeys,
   {
-    readonly read: (table: string, column: string) => Effect.Effect<ReadonlyArray<string>, Error>
+    readonly read: (table: string, column: string, options?: KeyOptions) => Effect.Effect<ReadonlyArray<string>, Error>
   }
 >() {}
 
-/** Keys for a fan-out from `table.column` (distinct, ordered), optionally grouped in batches. */
-export const keysFromTable = (table: string, column: string): Effect.Effect<ReadonlyArray<string>, Error, TableKeys> =>
-  Effect.flatMap(TableKeys, (t) => t.read(table, column))
+/**
+ * Keys for a fan-out from `table.column` (distinct, ordered), of the rows `options` keeps: e.g.
+ * `{ since: { column: "extracted_at", lastDoneRunOf: "properties-changed" } }` reads only the rows
+ * landed since that pipeline's last done run (see `KeyFilter`).
+ */
+export const keysFromTable = (
+  table: string,
+  column: string,
+  options?: KeyOptions
+): Effect.Effect<ReadonlyArray<string>, Error, TableKeys> => Effect.flatMap(TableKeys, (t) => t.read(table, column, options))
+
+/**
+ * The slice keys of `pipeline` that hold a position from an earlier run (`_checkpoints`): where an
+ * incremental read (see `Incremental.ts`) reads less, for its plan. None on a new warehouse or
+ * after `--full-refresh`.
+ */
+export const slicesReadBefore = (pipeline: string): Effect.Effect<ReadonlySet<string>, Error, TableKeys> =>
+  Effect.map(keysFromTable("_checkpoints", "key", { equals: { pipeline }, optional: true }), (keys) => new Set(keys))
 
 /** Splits a list in batches of at most `size` (match-by-listings: 100; time series groups: 10). */
 export const batches = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {

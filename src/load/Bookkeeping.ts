@@ -45,7 +45,7 @@ export const BOOKKEEPING_DDL = [
      page_key VARCHAR NOT NULL, path VARCHAR NOT NULL, bytes BIGINT NOT NULL, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, seq))`,
   `CREATE TABLE IF NOT EXISTS _replace_pending (pipeline VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
      PRIMARY KEY (pipeline, table_name))`,
-  // declared: the service's count (null when it gives none); ended_by: cap | limit | stalled
+  // declared: the service's count (null when it gives none); ended_by: cap | caught-up | limit | stalled
   `CREATE TABLE IF NOT EXISTS _slices (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, slice VARCHAR NOT NULL,
      declared BIGINT, received BIGINT NOT NULL, landed BIGINT NOT NULL, rejected BIGINT NOT NULL, pages BIGINT NOT NULL,
      ended_by VARCHAR, end_detail VARCHAR, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, PRIMARY KEY (run_id, slice))`,

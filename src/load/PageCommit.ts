@@ -3,7 +3,7 @@
  */
 import type { Row } from "../normalize/Table.js"
 import type { Checkpoint } from "../extract/Extract.js"
-import type { Charge } from "../extract/Source.js"
+import type { Charge, SliceEndKind } from "../extract/Source.js"
 import type { Reject } from "../normalize/Normalizer.js"
 
 /** One page: its rows by table, where the source stands after it, and what it cost. Committed all or nothing. */
@@ -37,7 +37,7 @@ export interface SliceProgress {
   readonly received: number
   readonly landed: number
   readonly rejected: number
-  readonly end?: { readonly kind: "cap" | "limit" | "stalled"; readonly detail: string } | undefined
+  readonly end?: { readonly kind: SliceEndKind; readonly detail: string } | undefined
   readonly done: boolean
 }
 
@@ -49,7 +49,7 @@ export interface SliceRecord {
   readonly landed: number
   readonly rejected: number
   readonly pages: number
-  readonly endedBy: "cap" | "limit" | "stalled" | null
+  readonly endedBy: SliceEndKind | null
   readonly endDetail: string | null
   readonly done: boolean
 }

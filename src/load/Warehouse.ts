@@ -13,6 +13,7 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect, Option } from "effect"
+import type { KeyFilter } from "../extract/Sources.js"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { checkFormat, initialise, TS } from "./Bookkeeping.js"
@@ -32,6 +33,7 @@ import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounter
 import { createStage } from "./PageStager.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
+import { readKeys } from "./KeyReads.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
 import { WarehouseError } from "./WarehouseError.js"
@@ -274,7 +276,11 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             [recent]
           )
         )
-        .pipe(Effect.map((rows) => Object.fromEntries(rows.map((r) => [String(r.operation), { perRequest: Number(r.m), charges: Number(r.n) }]))))
+        .pipe(
+          Effect.map((rows) =>
+            Object.fromEntries(rows.map((r) => [String(r.operation), { perRequest: Number(r.m), charges: Number(r.n) }]))
+          )
+        )
 
     /** What each slice of a run was declared and landed (`_slices`), by slice key. */
     const slices = (runId: string): Effect.Effect<Array<SliceRecord>, WarehouseError> =>
@@ -297,23 +303,12 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
         )
 
     /**
-     * The distinct non-null values of `table.column` as text, ordered (keys of a fan-out fed by an
-     * earlier table); `undefined` when the warehouse has no such table yet.
+     * The distinct non-null values of `table.column` as text, ordered, of the rows `filter` keeps
+     * (keys of a fan-out fed by an earlier table; see `KeyReads.ts`); `undefined` when the
+     * warehouse has no such table yet.
      */
-    const keysOf = (table: string, column: string): Effect.Effect<ReadonlyArray<string> | undefined, WarehouseError> =>
-      db.use(`Cannot read keys from ${table}.${column}`, async (conn) => {
-        const found = await rowsOf(
-          conn,
-          `SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?`,
-          [table]
-        )
-        if (Number(found[0]?.n ?? 0) === 0) return undefined
-        const rows = await rowsOf(
-          conn,
-          `SELECT DISTINCT CAST(${ident(column)} AS VARCHAR) AS k FROM ${ident(table)} WHERE ${ident(column)} IS NOT NULL ORDER BY 1`
-        )
-        return rows.map((r) => String(r.k))
-      })
+    const keysOf = (table: string, column: string, filter?: KeyFilter): Effect.Effect<ReadonlyArray<string> | undefined, WarehouseError> =>
+      db.use(`Cannot read keys from ${table}.${column}`, (conn) => readKeys(conn, table, column, filter))
 
     /** Fan-out keys of a run the service answered 404 for. */
     const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>

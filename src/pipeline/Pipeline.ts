@@ -28,6 +28,11 @@ export interface PlanEstimate {
   /** Whether the figures are exact (known page counts) or an upper bound / estimate. */
   readonly exact: boolean
   readonly note?: string | undefined
+  /**
+   * Requests of a full pull, when this estimate is of an incremental read (a newest-first stop, a
+   * read since the last one): `plan` shows what reading less saves. Absent: the same as `requests`.
+   */
+  readonly fullRequests?: number | undefined
 }
 
 /**
@@ -37,7 +42,8 @@ export interface PlanEstimate {
 export interface CostModel<P, E, Ctx> {
   /** Operation name in the cost table, e.g. `plots.search`. */
   readonly operation: string
-  readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E, Ctx>
+  /** May read the warehouse (`keysFromTable`, `slicesReadBefore`), e.g. whether a read is incremental. */
+  readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E | Error, Ctx | TableKeys>
 }
 
 export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineServices = PipelineServices> {
@@ -67,6 +73,12 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
   readonly notReloadable?: string
   /** Whether `--shard i/n` splits this pipeline (fan-out or sliced sources). */
   readonly shardable?: boolean
+  /**
+   * A change-driven refresh names the pipeline whose full re-pull it stands in for (e.g.
+   * `properties-changed` for `sourcing-search`): `plan` counts that pipeline's units as what the
+   * refresh saves.
+   */
+  readonly standsInFor?: string
 }
 
 /**

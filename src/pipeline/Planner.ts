@@ -34,6 +34,10 @@ export interface Plan {
   readonly observed?: ObservedCost | undefined
   /** Set when the observed cost differs from the assumed one. */
   readonly costWarning?: string | undefined
+  /** Units of a full pull (no incremental stop); equal to `units` for a pipeline that reads everything. */
+  readonly fullUnits: number
+  /** The pipeline whose full re-pull this change-driven refresh stands in for. */
+  readonly standsInFor?: string | undefined
 }
 
 /** The median units of an operation's recent charges (`Warehouse.observedCosts`). */
@@ -62,7 +66,9 @@ export const chooseCost = (
   const set = costs[op]
   if (set !== undefined) return { perRequest: set, source: "settings", assumed: set, observed: seen }
   const assumed = DEFAULT_UNIT_COSTS[op] ?? 0
-  return seen ? { perRequest: seen.perRequest, source: "observed", assumed, observed: seen } : { perRequest: assumed, source: "assumed", assumed }
+  return seen
+    ? { perRequest: seen.perRequest, source: "observed", assumed, observed: seen }
+    : { perRequest: assumed, source: "assumed", assumed }
 }
 
 const warningOf = (op: string, c: CostChoice): string | undefined =>
@@ -106,7 +112,9 @@ export const planPipeline = <P>(
       costSource: choice.source,
       assumedPerRequest: choice.assumed,
       observed: choice.observed,
-      costWarning: warningOf(pipeline.cost.operation, choice)
+      costWarning: warningOf(pipeline.cost.operation, choice),
+      fullUnits: (estimate.fullRequests ?? estimate.requests) * perRequest,
+      standsInFor: pipeline.standsInFor
     }
     return plan
   })

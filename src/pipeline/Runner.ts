@@ -71,6 +71,11 @@ export interface Completeness {
   readonly shortfalls: ReadonlyArray<string>
   /** One line per slice cut by a cap the user set (reported, not a failure). */
   readonly caps: ReadonlyArray<string>
+  /**
+   * One line per slice an incremental read ended on data landed before (`caught-up`: reported,
+   * not a failure; the records it did not read again are in the warehouse from earlier runs).
+   */
+  readonly caughtUp: ReadonlyArray<string>
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { Settings } from "../config/Settings.js"
-import { TableKeys } from "../extract/Sources.js"
+import { type KeyOptions, TableKeys } from "../extract/Sources.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
@@ -145,10 +145,11 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   const tableKeys = Layer.effect(
     TableKeys,
     Effect.map(Warehouse, (w) => ({
-      read: (table: string, column: string) =>
+      read: (table: string, column: string, keyOptions?: KeyOptions) =>
         Effect.gen(function* () {
-          const keys = yield* w.keysOf(table, column)
+          const keys = yield* w.keysOf(table, column, keyOptions)
           if (keys !== undefined) return keys
+          if (keyOptions?.optional) return [] as ReadonlyArray<string>
           if (options.onMissingKeyTable === undefined) {
             return yield* Effect.fail(
               new Error(

@@ -22,7 +22,7 @@ import { phrasesToFilter } from "../../src/sandbox/platform/SourcingRequest.js"
 import type { World } from "../../src/sandbox/world/World.js"
 import { snapDateRange } from "../../src/service/schema/TimeSeries.js"
 
-/** The one world of the matrix: small, so 18 pipelines x 11 dialect runs stay fast. */
+/** The one world of the matrix: small, so 20 pipelines x 11 dialect runs stay fast. */
 export const TRUTH_WORLD = { properties: 1500, plots: 300, premises: 300 } as const
 
 /** What the truth of a run depends on besides the world. */
@@ -686,6 +686,24 @@ export const CASES: ReadonlyArray<PipelineCase> = [
         missing: []
       }
     }
+  },
+  // the change-driven refreshes given their ids (as from a webhook spool) land what the by-id pipelines land
+  {
+    pipeline: "properties-changed",
+    host: "token",
+    paging: "single",
+    unshownOperations: [],
+    params: ({ world }) => ({ ids: [...propertyIds(world), UNKNOWN_PROPERTY_ID], concurrency: 4 }),
+    truth: (ctx) => caseOf("properties-by-id").truth(ctx)
+  },
+  {
+    pipeline: "sourcing-changed",
+    host: "platform",
+    paging: "single",
+    unshownOperations: [],
+    // token-host ids, read as `prop_<id>` (the unknown id 1 is UNKNOWN_SOURCING_ID)
+    params: ({ world }) => ({ ids: [...propertyIds(world), UNKNOWN_PROPERTY_ID], concurrency: 4 }),
+    truth: (ctx) => caseOf("sourcing-properties").truth(ctx)
   }
 ]
 

@@ -16,7 +16,8 @@ const isTagged = Predicate.isTagged
 
 /**
  * The run's completeness from `_slices`: a slice falls short when the service declared more than
- * landed plus rejected and no cap the user set cut it, or when it stalled or hit a service limit.
+ * landed plus rejected and no cap the user set cut it (nor an incremental read that caught up
+ * with what earlier runs landed), or when it stalled or hit a service limit.
  */
 export const completenessOf = (pipeline: string, runId: string) =>
   Effect.gen(function* () {
@@ -24,6 +25,7 @@ export const completenessOf = (pipeline: string, runId: string) =>
     const slices = yield* warehouse.slices(runId)
     const shortfalls: Array<string> = []
     const caps: Array<string> = []
+    const caughtUp: Array<string> = []
     let declared = 0,
       received = 0,
       landed = 0,
@@ -36,11 +38,12 @@ export const completenessOf = (pipeline: string, runId: string) =>
       const numbers = `declared ${s.declared ?? "no count"}, received ${s.received}, landed ${s.landed}, rejected ${s.rejected}`
       const name = `${pipeline} slice ${s.slice}`
       if (s.endedBy === "cap") caps.push(`${name} capped by ${s.endDetail}: ${numbers}`)
+      else if (s.endedBy === "caught-up") caughtUp.push(`${name} (${s.endDetail}): ${numbers}`)
       else if (s.endedBy === "stalled" || s.endedBy === "limit") shortfalls.push(`${name} stopped (${s.endDetail}): ${numbers}`)
       else if (s.done && s.declared !== null && s.landed + s.rejected < s.declared) shortfalls.push(`${name}: ${numbers}`)
     }
     const missing = yield* warehouse.missingCount(runId)
-    return { declared, received, landed, rejected, missing, shortfalls, caps } satisfies Completeness
+    return { declared, received, landed, rejected, missing, shortfalls, caps, caughtUp } satisfies Completeness
   })
 
 export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
