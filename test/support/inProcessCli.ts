@@ -1,0 +1,97 @@
+/**
+ * Runs command lines of the CLI in this process (`runCliMain`), as a shell would pass them: for
+ * the tests that run every example of the help and every recipe of the docs. Some thirty child
+ * processes would cost a minute of CPU; what a child process adds (colour off a terminal, exit
+ * through `main.js`, signals) is checked by the suites that spawn the CLI.
+ */
+import { Effect, Exit, Fiber } from "effect"
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { expect } from "vitest"
+import { runCliMain } from "../../src/cli/Cli.js"
+
+/** Commands that serve until stopped: they pass when still serving after a few seconds. */
+export const SERVING = ["sandbox", "serve-alerts"]
+
+/** Words of a command line as a POSIX shell splits them: quotes kept together, `*` expanded in `cwd`. */
+export const shellWords = (line: string, cwd: string): Array<string> => {
+  const words: Array<{ text: string; quoted: boolean }> = []
+  let current: { text: string; quoted: boolean } | undefined
+  let quote: string | undefined
+  for (const ch of line) {
+    if (quote !== undefined) {
+      if (ch === quote) quote = undefined
+      else current!.text += ch
+    } else if (ch === '"' || ch === "'") {
+      quote = ch
+      current ??= { text: "", quoted: true }
+      current.quoted = true
+    } else if (/\s/.test(ch)) {
+      if (current) words.push(current)
+      current = undefined
+    } else {
+      current ??= { text: "", quoted: false }
+      current.text += ch
+    }
+  }
+  if (current) words.push(current)
+  return words.flatMap(({ text, quoted }) => {
+    if (quoted || !text.includes("*")) return [text]
+    const dir = path.dirname(text)
+    const pattern = new RegExp(`^${path.basename(text).split("*").map(escapeRegExp).join(".*")}$`)
+    const found = fs.existsSync(path.join(cwd, dir)) ? fs.readdirSync(path.join(cwd, dir)).filter((f) => pattern.test(f)) : []
+    return found.length > 0 ? found.sort().map((f) => path.join(dir, f)) : [text]
+  })
+}
+const escapeRegExp = (s: string) => s.replace(/[.+?^${}()|[\]\\]/g, "\\$&")
+
+export interface Ran {
+  readonly code: number | "serving"
+  readonly output: string
+}
+
+/** Runs one example in this process, in `cwd`, capturing what it writes. */
+export const runExample = async (example: string, cwd: string, env: Record<string, string>): Promise<Ran> => {
+  const words = shellWords(example, cwd)
+  const settings: Record<string, string> = { ...env }
+  while (/^[A-Z_][A-Z0-9_]*=/.test(words[0]!)) {
+    const [name, ...value] = words.shift()!.split("=")
+    settings[name!] = value.join("=")
+  }
+  expect(words[0], example).toBe("estate-etl")
+  const saved = new Map(Object.keys(settings).map((k) => [k, process.env[k]]))
+  Object.assign(process.env, settings)
+  let output = ""
+  const write = (chunk: string | Uint8Array) => ((output += String(chunk)), true)
+  const out = process.stdout.write
+  const err = process.stderr.write
+  const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
+  process.stdout.write = write as typeof process.stdout.write
+  process.stderr.write = write as typeof process.stderr.write
+  console.log = console.info = console.error = console.warn = (...xs: Array<unknown>) => void (output += xs.map(String).join(" ") + "\n")
+  const before = process.cwd()
+  process.chdir(cwd)
+  try {
+    const fiber = Effect.runFork(runCliMain(["node", ...words]))
+    const serving = SERVING.includes(words[1]!)
+    const exit = await Effect.runPromise(
+      serving
+        ? Fiber.await(fiber).pipe(Effect.timeoutTo({ duration: "4 seconds", onSuccess: (e) => e, onTimeout: () => undefined }))
+        : Fiber.await(fiber)
+    )
+    if (exit === undefined) {
+      await Effect.runPromise(Fiber.interrupt(fiber))
+      return { code: "serving", output }
+    }
+    return { code: Exit.isSuccess(exit) ? exit.value : -1, output }
+  } finally {
+    process.chdir(before)
+    process.stdout.write = out
+    process.stderr.write = err
+    Object.assign(console, consoleSaved)
+    for (const [k, v] of saved) {
+      if (v === undefined) delete process.env[k]
+      else process.env[k] = v
+    }
+  }
+}
