@@ -84,24 +84,26 @@ const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map(
 
 /**
  * The statements landing `source` (a query of the table's columns, one row per key) as versions
- * valid from `validFrom` (ISO): close or update the current versions whose hash differs, then
- * insert a current version for every key that has none.
+ * valid from `validFrom` (ISO): hash the rows once into a connection-local table (not in each
+ * statement), close or update the current versions whose hash differs, then insert a current
+ * version for every key that has none. Run inside the group's transaction.
  */
 export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
   const target = ident(spec.name)
   const from = TS(literal(validFrom))
-  const hashed = `SELECT *, ${contentHashSql(spec)} AS _content_hash FROM (${source})`
+  const hashed = ident(`_versions_${spec.name}`)
   const keys = new Set(spec.primaryKey)
   const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
   const cols = spec.columns.map((c) => ident(c.name))
   return [
-    `MERGE INTO ${target} USING (${hashed}) AS _s ON ${keyMatch(spec, target, "_s")} AND ${target}._is_current
+    `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT *, ${contentHashSql(spec)} AS _content_hash FROM (${source})`,
+    `MERGE INTO ${target} USING temp.main.${hashed} AS _s ON ${keyMatch(spec, target, "_s")} AND ${target}._is_current
      WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from = ${from}
        THEN UPDATE SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
      WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from < ${from}
        THEN UPDATE SET _valid_to = ${from}, _is_current = FALSE`,
     `INSERT INTO ${target} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
-     SELECT ${cols.map((c) => `_s.${c}`).join(", ")}, ${from}, NULL, TRUE, _s._content_hash FROM (${hashed}) AS _s
+     SELECT ${cols.map((c) => `_s.${c}`).join(", ")}, ${from}, NULL, TRUE, _s._content_hash FROM temp.main.${hashed} AS _s
      WHERE NOT EXISTS (SELECT 1 FROM ${target} AS _t WHERE ${keyMatch(spec, "_t", "_s")} AND _t._is_current)`
   ]
 }
