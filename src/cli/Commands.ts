@@ -317,7 +317,7 @@ const query = Command.make("query", { config, warehouse, sql: Args.text({ name: 
   )
 ).pipe(
   Command.withDescription(
-    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties GROUP BY 1"`
+    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT country, count(*) FROM properties_current GROUP BY 1"`
   )
 )
 
