@@ -24,7 +24,7 @@ export const main = (options: ExampleOptions) =>
     const sql = `
       SELECT id, title, municipality, region, zoning_class, sale_eur, plot_area_m2, sale_eur_per_m2,
              commercial_use_evidence AS evidence, zoning_source, agency_listing_url
-      FROM plots
+      FROM plots_current
       WHERE zoning_class IN (${ZONES.map((z) => `'${z}'`).join(", ")}) AND sale_eur_per_m2 < ${MAX_EUR_M2}
       ORDER BY sale_eur_per_m2, id`
     const table = await session.query(sql)

@@ -32,8 +32,8 @@ export const main = (options: ExampleOptions) =>
       SELECT l.property_id AS sourcing_id, p.property_id, p.address, p.zip_code, p.location_name AS district,
              p.type, p.bedrooms, p.total_area, l.price_cuts, l.price_cut_pct, l.first_price, l.current_price,
              p.sale_price, p.sale_days_on_market
-      FROM seller_leads l
-      JOIN properties p ON p.property_id = CAST(replace(l.property_id, 'prop_', '') AS BIGINT)
+      FROM seller_leads_current l
+      JOIN properties_current p ON p.property_id = CAST(replace(l.property_id, 'prop_', '') AS BIGINT)
       WHERE l.price_cuts >= ${MIN_PRICE_CUTS}
         AND list_contains(json_extract_string(p.locations_structure, '$[*].name'), '${CITY.name}')
       ORDER BY l.price_cut_pct DESC, p.property_id`

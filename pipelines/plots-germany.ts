@@ -1,7 +1,8 @@
 /**
  * plots-germany: commercial plots in Germany (`POST /v1/ai/plots/search`), offset pages over
- * criteria from the settings. Lands `plots` (one row per plot, merged by id) and
- * `plot_agency_links` (the other agencies advertising a plot: `also_listed_by`).
+ * criteria from the settings. Lands `plots` (a history table: a new version of a plot when it
+ * changes; `plots_current` holds one row per plot) and `plot_agency_links` (the other agencies
+ * advertising a plot: `also_listed_by`).
  *
  * Incremental with `sort: "newest"`: once the slice has read before, the run stops after
  * `knownPagesTolerated` pages in a row whose plots are all landed already (a `caught-up` end,
@@ -77,7 +78,7 @@ const plots = flatTable<PlotResult, PageContext>(
     agencies_count: ["INTEGER", (p) => 1 + (p.agency_links?.length ?? 0)],
     extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
   },
-  { primaryKey: ["id"], disposition: "merge", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) }
+  { primaryKey: ["id"], disposition: "history", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) }
 )
 
 const links = flatTable<{ plot_id: string; seq: number; name: string | null; listing_url: string | null }>(

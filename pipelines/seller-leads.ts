@@ -2,9 +2,10 @@
  * seller-leads: High Potential Seller Leads (`GET /v1/seller-leads`) around points: homes for
  * sale whose asking price was cut at least `min_price_cuts` times by at least
  * `min_price_cut_pct` percent in all (over the time on the market, or since `since`). One slice
- * per point, offset pages (1 unit each, Assumed). Lands `seller_leads` (merged by lead id, with
- * the home's fields and the name of the point it was found around; a lead near two points keeps
- * the last point seen), `seller_lead_price_history` and `seller_lead_status_history`.
+ * per point, offset pages (1 unit each, Assumed). Lands `seller_leads` (a history table by lead
+ * id, `seller_leads_current` the latest version, with the home's fields and the name of the point
+ * it was found around: the point a version was first seen at, as finding a lead near another
+ * point is no change of the lead), `seller_lead_price_history` and `seller_lead_status_history`.
  *
  * Incremental: without `since`, a point read before is read "since" the newest history date its
  * leads carried, less `sinceOverlapDays` (the service's own dates: a client clock ahead of or
@@ -108,7 +109,8 @@ const leads = flatTable<Found, PageContext>(
     extracted_at: ["TIMESTAMP", (_f, c) => c.extractedAt],
     extra: ["JSON", (f) => extra(f.lead, knownLead)]
   },
-  { primaryKey: ["id"], disposition: "merge", partitionBy: ["country"] }
+  // every version of a lead; the point it was found around is no change of the lead
+  { primaryKey: ["id"], disposition: "history", partitionBy: ["country"], volatile: ["point_name", "point_key"] }
 )
 
 const prices = flatTable<Row, unknown>(

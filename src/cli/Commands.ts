@@ -302,14 +302,17 @@ const exportCmd = Command.make(
     config,
     warehouse,
     tables: Args.text({ name: "table" }).pipe(Args.repeated),
-    format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow"))
+    format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow")),
+    history: Options.boolean("history").pipe(
+      Options.withDescription("Also write every version of the history tables as <table>_history (default: their current rows only)")
+    )
   },
   (o) =>
     withSettings(o.config, (settings) =>
       Effect.gen(function* () {
         const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
         yield* claimOutput(settings.output, (yield* Warehouse).path)
-        const written = yield* exportTables({ output: settings.output, format, tables: o.tables })
+        const written = yield* exportTables({ output: settings.output, format, tables: o.tables, history: o.history })
         process.stdout.write(table(written) + "\n")
       }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
     )
@@ -328,7 +331,7 @@ const query = Command.make("query", { config, warehouse, sql: Args.text({ name: 
   )
 ).pipe(
   Command.withDescription(
-    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT region, count(*) FROM plots GROUP BY 1"`
+    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT region, count(*) FROM plots_current GROUP BY 1"`
   )
 )
 

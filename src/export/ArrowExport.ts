@@ -13,8 +13,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { replaceAtomically } from "./AtomicReplace.js"
-import { ident } from "../load/Database.js"
-import { type ExportedTable, type ExportOptions, selectedTables } from "./ParquetExport.js"
+import { datasetsOf, type ExportedTable, type ExportOptions, selectedTables } from "./ParquetExport.js"
 import type { Warehouse } from "../load/Warehouse.js"
 
 type Source = Pick<Warehouse, "tables" | "withConnection">
@@ -160,14 +159,14 @@ export const writeArrowFile = (wh: Pick<Warehouse, "withConnection">, sql: strin
     })
   )
 
-/** Exports each table as `<outDir>/arrow/<table>.arrow`. */
+/** Exports each table as `<outDir>/arrow/<table>.arrow` (history tables: see `datasetsOf`). */
 export const exportArrow = (wh: Source, options: ExportOptions) =>
   Effect.flatMap(
     selectedTables(wh, options.tables),
-    Effect.forEach((spec) => {
-      const path = nodePath.join(options.outDir, "arrow", `${spec.name}.arrow`)
-      return writeArrowFile(wh, `SELECT * FROM ${ident(spec.name)}`, path).pipe(
-        Effect.map((rows): ExportedTable => ({ table: spec.name, path, rows }))
-      )
-    })
-  )
+    Effect.forEach((spec) =>
+      Effect.forEach(datasetsOf(spec, options.history ?? false), (dataset) => {
+        const path = nodePath.join(options.outDir, "arrow", `${dataset.name}.arrow`)
+        return writeArrowFile(wh, dataset.select, path).pipe(Effect.map((rows): ExportedTable => ({ table: dataset.name, path, rows })))
+      })
+    )
+  ).pipe(Effect.map((lists) => lists.flat()))

@@ -12,10 +12,16 @@ export interface ExportOptions {
   readonly format: "parquet" | "arrow"
   /** Tables to export; empty means every declared table. */
   readonly tables: ReadonlyArray<string>
+  /** Also every version of the history tables, as `<table>_history` (default: their current rows only). */
+  readonly history?: boolean
 }
 
 export const exportTables = (options: ExportOptions) =>
   Effect.flatMap(Warehouse, (warehouse) => {
-    const selection = { outDir: options.output, ...(options.tables.length > 0 ? { tables: options.tables } : {}) }
+    const selection = {
+      outDir: options.output,
+      history: options.history ?? false,
+      ...(options.tables.length > 0 ? { tables: options.tables } : {})
+    }
     return options.format === "parquet" ? exportParquet(warehouse, selection) : exportArrow(warehouse, selection)
   })

@@ -1,7 +1,8 @@
 /**
  * What a library run returns: the run's summary and the pipeline's tables as read after the
  * run, as Arrow tables or plain objects. In a memory session a table holds exactly what the
- * session landed; in a warehouse session it is the table's whole content after the run.
+ * session landed; in a warehouse session it is the table's whole content after the run. A
+ * history table is read as its current rows (the `<table>_current` view: one row per key).
  */
 import type * as arrow from "apache-arrow"
 import type { RunSummary } from "../pipeline/Runner.js"

@@ -15,6 +15,7 @@ import { decodeSettings } from "../config/loadSettings.js"
 import { type LoadedSettings, loadSettingsAndCatalogue, withCatalogue } from "../pipeline/Catalogue.js"
 import type { Settings } from "../config/Settings.js"
 import { ident, MEMORY } from "../load/Database.js"
+import { currentSource } from "../load/HistoryTable.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { resolveParams } from "../pipeline/Params.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
@@ -69,8 +70,8 @@ export interface RunOptions {
   readonly resume?: "auto" | "resume" | "restart" | undefined
   /**
    * Which of the pipeline's tables to read back after the run (whole tables: in a warehouse
-   * session that is every run's rows, so name the ones you need or pass `[]` and use `query`).
-   * Default: all of them.
+   * session that is every run's rows, so name the ones you need or pass `[]` and use `query`;
+   * a history table reads as its current rows, `<table>_current`). Default: all of them.
    */
   readonly read?: ReadonlyArray<string> | undefined
   /** Return a paused or failed run's extraction instead of failing with `LibraryError`. Default false. */
@@ -195,7 +196,12 @@ export const session = (
         const names = [main, ...pipeline.tables.map((t) => t.name).filter((n) => n !== main)].filter(
           (n) => runOptions.read === undefined || runOptions.read.includes(n)
         )
-        for (const name of names) tables[name] = yield* reads.query(`SELECT * FROM ${ident(name)}`)
+        // a history table reads as its current rows (its `<table>_current` view), one per key
+        const specOf = new Map(pipeline.tables.map((t) => [t.name, t]))
+        for (const name of names) {
+          const spec = specOf.get(name)
+          tables[name] = yield* reads.query(`SELECT * FROM ${spec ? currentSource(spec) : ident(name)}`)
+        }
         return makeExtraction(summary, pipeline.records.table, tables)
       }).pipe(
         Effect.mapError(narrowError(typeof source === "string" ? source : source.name)),

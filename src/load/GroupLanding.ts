@@ -68,6 +68,8 @@ export const landGroup = async (
 ): Promise<Array<PageSummary>> => {
   const rowsPerTable = run.rowsPerTable // updated in place: the next group of the same run in this commit goes on from it
   const pipeline = commits[0]!.pipeline
+  // versions of history tables begin at the run's extraction time (the commit time without one)
+  const validFrom = commits[0]!.extractedAt ?? at
   const summaries: Array<PageSummary> = []
   const byTable = new Map<string, Array<Row>>()
   for (const commit of commits) {
@@ -85,7 +87,7 @@ export const landGroup = async (
     const spec = specOf(table)
     await stageRows(conn, spec, rows)
     if (rows.length > 0) {
-      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at })) await conn.run(sql)
+      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom })) await conn.run(sql)
     }
     if (spec.disposition === "replace") {
       await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)

@@ -2,7 +2,8 @@
  * Merging shards: warehouses filled by `--shard i/n` runs are folded into one target through
  * DuckDB `ATTACH` (read-only). Tables are created or evolved in the target from each source's
  * `_tables` registry; rows of keyed tables replace the target's rows with the same key (a later
- * source wins), rows of append tables are added per run (a run already present is skipped); `_runs`, `_ledger` and `_raw_pages` are
+ * source wins), rows of append tables are added per run (a run already present is skipped), versions of
+ * history tables are folded together per key (`mergeHistorySql`); `_runs`, `_ledger` and `_raw_pages` are
  * concatenated (ids already present are kept), `_rejects` appended, and a checkpoint is taken
  * from a source only when it is newer than the target's.
  *
@@ -14,6 +15,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { ident, inTransaction, isOpenInProcess, literal, rowsOf } from "./Database.js"
+import { mergeHistorySql } from "./HistoryTable.js"
 import { deleteKeysSql } from "./PageStager.js"
 import { registeredSpecs } from "./TableDdl.js"
 import { makeWarehouse, type WarehouseOptions } from "./Warehouse.js"
@@ -55,11 +57,13 @@ const copyTable = async (conn: DuckDBConnection, alias: string, spec: TableSpec)
   const have = await sourceColumns(conn, alias, spec.name)
   if (have.size === 0) return
   const own = spec.disposition === "append" ? ["_run_id", "_extracted_at"] : []
-  const cols = [...spec.columns.map((c) => c.name), ...own]
-    .filter((c) => have.has(c))
-    .map(ident)
-    .join(", ")
+  const present = [...spec.columns.map((c) => c.name), ...own].filter((c) => have.has(c))
+  const cols = present.map(ident).join(", ")
   const from = `${ident(alias)}.main.${ident(spec.name)}`
+  if (spec.disposition === "history") {
+    for (const sql of mergeHistorySql(spec, from, present)) await conn.run(sql)
+    return
+  }
   if (spec.primaryKey.length > 0) await conn.run(deleteKeysSql(spec, ident(spec.name), `SELECT ${cols} FROM ${from}`))
   // Append rows come per run: a run already in the target is not added twice (merging is repeatable).
   const onlyNewRuns =

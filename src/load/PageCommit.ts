@@ -10,6 +10,11 @@ import type { Reject } from "../normalize/Normalizer.js"
 export interface PageCommit {
   readonly runId: string
   readonly pipeline: string
+  /**
+   * The run's extraction time (ISO; the same for every page of a run): where the versions this
+   * page adds to `history` tables begin. Default: the commit time.
+   */
+  readonly extractedAt?: string | undefined
   readonly rows: ReadonlyMap<string, ReadonlyArray<Row>>
   /**
    * Source position after this page (`key`: slice / fan-out key; `value`: JSON cursor, offset or

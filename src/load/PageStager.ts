@@ -14,6 +14,7 @@ import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
 import type { ColumnType, Row, TableSpec } from "../normalize/Table.js"
 import { TS } from "./Bookkeeping.js"
 import { ident, literal } from "./Database.js"
+import { historyLandSql } from "./HistoryTable.js"
 import { replaceTableOf } from "./TableDdl.js"
 import { WarehouseError } from "./WarehouseError.js"
 
@@ -171,8 +172,14 @@ const mergeSql = (spec: TableSpec) => {
     WHEN NOT MATCHED THEN INSERT (${cols.join(", ")}) VALUES (${cols.map((c) => `_s.${c}`).join(", ")})`
 }
 
-/** The statements landing the staged rows in the target, by disposition (run in order). */
-export const landSql = (spec: TableSpec, ctx: { runId: string; pipeline: string; extractedAt: string }): ReadonlyArray<string> => {
+/**
+ * The statements landing the staged rows in the target, by disposition (run in order).
+ * `extractedAt` stamps append rows; `validFrom` is when new versions of a history table begin.
+ */
+export const landSql = (
+  spec: TableSpec,
+  ctx: { runId: string; pipeline: string; extractedAt: string; validFrom: string }
+): ReadonlyArray<string> => {
   const cols = spec.columns.map((c) => ident(c.name)).join(", ")
   switch (spec.disposition) {
     case "merge":
@@ -187,6 +194,8 @@ export const landSql = (spec: TableSpec, ctx: { runId: string; pipeline: string;
         `INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
         SELECT ${cols}, ${literal(ctx.runId)}, ${TS(literal(ctx.extractedAt))} FROM (${castedSelect(spec)}) ORDER BY _seq`
       ]
+    case "history":
+      return historyLandSql(spec, lastPerKey(spec, castedSelect(spec), "_seq"), ctx.validFrom)
     case "replace":
       return [
         `INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)

@@ -13,11 +13,16 @@
  * - `merge`: the spec's columns (a primary key is required);
  * - `append`: the spec's columns plus `_run_id` and `_extracted_at` (UTC);
  * - `replace`: the spec's columns, plus a persistent side table
- *   `_replace__<name>` holding the rows of unfinished runs (with `_pipeline`, `_run_id`, `_ord`).
+ *   `_replace__<name>` holding the rows of unfinished runs (with `_pipeline`, `_run_id`, `_ord`);
+ * - `history`: the spec's columns plus `_valid_from`, `_valid_to`, `_is_current` and
+ *   `_content_hash`, and the view `<name>_current` (see `HistoryTable.ts`). A `merge` table
+ *   declared `history` is migrated in place (its rows become the current versions); no other
+ *   change of disposition is.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import type { ColumnType, TableSpec } from "../normalize/Table.js"
 import { ident, literal, rowsOf } from "./Database.js"
+import { currentViewOf, currentViewSql, HISTORY_COLUMNS, HISTORY_DDL, migrateMergeToHistory } from "./HistoryTable.js"
 import { WarehouseError } from "./WarehouseError.js"
 
 export const APPEND_COLUMNS = ["_run_id", "_extracted_at"] as const
@@ -44,13 +49,19 @@ export const validateSpec = (spec: TableSpec): void => {
   for (const c of spec.columns) {
     if (names.has(c.name)) throw conflict(spec.name, `column ${c.name} is declared twice`)
     if (!TYPES.has(c.type)) throw conflict(spec.name, `column ${c.name} has unknown type ${c.type}`)
-    if ((APPEND_COLUMNS as ReadonlyArray<string>).includes(c.name) || (REPLACE_COLUMNS as ReadonlyArray<string>).includes(c.name)) {
+    if (
+      (APPEND_COLUMNS as ReadonlyArray<string>).includes(c.name) ||
+      (REPLACE_COLUMNS as ReadonlyArray<string>).includes(c.name) ||
+      (HISTORY_COLUMNS as ReadonlyArray<string>).includes(c.name)
+    ) {
       throw conflict(spec.name, `column name ${c.name} is reserved for the loader`)
     }
     names.add(c.name)
   }
   for (const k of spec.primaryKey) if (!names.has(k)) throw conflict(spec.name, `primary key column ${k} is not a column`)
-  if (spec.disposition === "merge" && spec.primaryKey.length === 0) throw conflict(spec.name, "a merge table needs a primary key")
+  if ((spec.disposition === "merge" || spec.disposition === "history") && spec.primaryKey.length === 0) {
+    throw conflict(spec.name, `a ${spec.disposition} table needs a primary key`)
+  }
   for (const p of spec.partitionBy ?? []) {
     if (!names.has(p) && !(p === EXTRACTED_DATE && spec.disposition === "append")) {
       throw conflict(spec.name, `partition column ${p} is not a column`)
@@ -70,6 +81,7 @@ const columnDdl = (spec: TableSpec, withConstraints: boolean) =>
 export const createTableSql = (spec: TableSpec, as: string = spec.name) => {
   const cols = columnDdl(spec, true)
   if (spec.disposition === "append") cols.push(`_run_id VARCHAR`, `_extracted_at TIMESTAMP`)
+  if (spec.disposition === "history") cols.push(...HISTORY_DDL)
   return `CREATE TABLE ${ident(as)} (${cols.join(", ")})`
 }
 
@@ -81,6 +93,18 @@ const createReplaceSideSql = (spec: TableSpec) =>
     `_ord BIGINT NOT NULL`
   ].join(", ")})`
 
+/** `<name>_current` must be free for the view (or already be the view). */
+const refuseCurrentViewClash = async (conn: DuckDBConnection, table: string) => {
+  const clash = await rowsOf(
+    conn,
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ?`,
+    [currentViewOf(table)]
+  )
+  if (Number(clash[0]!.n) > 0) {
+    throw conflict(table, `a history table needs the name ${currentViewOf(table)} for its view of current rows, and a table has it`)
+  }
+}
+
 interface Registered {
   readonly disposition: string
   readonly primaryKey: ReadonlyArray<string>
@@ -89,19 +113,23 @@ interface Registered {
 /** Creates the table of `spec` or evolves the existing one. Runs inside the caller's transaction. */
 export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Promise<void> => {
   validateSpec(spec)
-  const existing = await rowsOf(
-    conn,
-    `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
-     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
-    [spec.name]
-  )
+  const columnsNow = () =>
+    rowsOf(
+      conn,
+      `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
+       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
+      [spec.name]
+    )
+  let existing = await columnsNow()
   const reg = await rowsOf(conn, `SELECT disposition, primary_key FROM _tables WHERE table_name = ?`, [spec.name])
+  if (spec.disposition === "history") await refuseCurrentViewClash(conn, spec.name)
   if (existing.length === 0) {
     await conn.run(createTableSql(spec))
   } else {
     if (reg.length === 0) throw conflict(spec.name, "a table of that name exists but was not created by the loader")
     const r: Registered = { disposition: String(reg[0]!.disposition), primaryKey: JSON.parse(String(reg[0]!.primary_key)) }
-    if (r.disposition !== spec.disposition) {
+    const migrate = r.disposition === "merge" && spec.disposition === "history"
+    if (r.disposition !== spec.disposition && !migrate) {
       throw conflict(spec.name, `disposition changed from ${r.disposition} to ${spec.disposition}; drop the table or use a new name`)
     }
     if (JSON.stringify(r.primaryKey) !== JSON.stringify(spec.primaryKey)) {
@@ -109,6 +137,10 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
         spec.name,
         `primary key changed from (${r.primaryKey.join(", ")}) to (${spec.primaryKey.join(", ")}); drop the table or use a new name`
       )
+    }
+    if (migrate) {
+      await migrateMergeToHistory(conn, spec)
+      existing = await columnsNow()
     }
     const have = new Map(existing.map((e) => [String(e.column_name), e]))
     for (const c of spec.columns) {
@@ -136,13 +168,16 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
     }
     const declared = new Set(spec.columns.map((c) => c.name))
     for (const [name, e] of have) {
-      const own = spec.disposition === "append" && (APPEND_COLUMNS as ReadonlyArray<string>).includes(name)
+      const own =
+        (spec.disposition === "append" && (APPEND_COLUMNS as ReadonlyArray<string>).includes(name)) ||
+        (spec.disposition === "history" && (HISTORY_COLUMNS as ReadonlyArray<string>).includes(name))
       if (!own && !declared.has(name) && e.is_nullable !== true) {
         throw conflict(spec.name, `column ${name} is NOT NULL in the warehouse but no longer declared; new rows could not be written`)
       }
     }
   }
   if (spec.disposition === "replace") await conn.run(createReplaceSideSql(spec))
+  if (spec.disposition === "history") await conn.run(currentViewSql(spec))
   await conn.run(
     `INSERT INTO _tables VALUES (?, ?, ?, ?, ?, now()::TIMESTAMP)
      ON CONFLICT (table_name) DO UPDATE SET disposition = EXCLUDED.disposition, primary_key = EXCLUDED.primary_key,

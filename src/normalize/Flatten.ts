@@ -48,9 +48,13 @@ export const flatTable = <R, C = unknown>(
     readonly partitionBy?: ReadonlyArray<string>
     /** Known field names of the record (its schema's fields): the rest goes to `extra`. */
     readonly extraOf?: ReadonlyArray<string>
+    /** Columns whose change alone is no new version of a `history` table (`ColumnSpec.volatile`). */
+    readonly volatile?: ReadonlyArray<string>
   }
 ): FlatTable<R, C> => {
   const pk = new Set(options.primaryKey ?? [])
+  const volatile = new Set(options.volatile ?? [])
+  for (const v of volatile) if (!(v in columns)) throw new Error(`flatTable ${name}: volatile column ${v} is not a column`)
   const compiled = Object.entries(columns).map(([col, def]) => {
     const [typeText, read] = typeof def === "string" ? [def, undefined] : [def[0], def[1]]
     const type = typeText.replace("!", "") as ColumnType
@@ -60,7 +64,7 @@ export const flatTable = <R, C = unknown>(
   const spec: TableSpec = {
     name,
     columns: [
-      ...compiled.map((c) => ({ name: c.col, type: c.type, nullable: !c.notNull })),
+      ...compiled.map((c) => ({ name: c.col, type: c.type, nullable: !c.notNull, ...(volatile.has(c.col) ? { volatile: true } : {}) })),
       ...(known ? [{ name: "extra", type: "JSON" as const, nullable: true }] : [])
     ],
     primaryKey: options.primaryKey ?? [],

@@ -9,14 +9,23 @@ export interface ColumnSpec {
   readonly name: string
   readonly type: ColumnType
   readonly nullable?: boolean
+  /**
+   * A change of this column alone is not a new version of a `history` table: it is left out of
+   * `_content_hash` (values that tick daily such as days on market, the query a record was found
+   * by). A new version still stores its value; an unchanged record keeps the value it had.
+   */
+  readonly volatile?: boolean
 }
 
 /**
  * - `merge`: upsert by primary key (a rerun updates rows in place);
  * - `append`: every row added with `_extracted_at` (history, e.g. time-series snapshots);
- * - `replace`: the run's rows replace the table when the run finishes (dimension tables).
+ * - `replace`: the run's rows replace the table when the run finishes (dimension tables);
+ * - `history`: every version of a record by primary key (a slowly changing dimension of type 2:
+ *   `_valid_from`, `_valid_to`, `_is_current`, `_content_hash`; the view `<name>_current` holds
+ *   one row per key). See `load/HistoryTable.ts`.
  */
-export type Disposition = "merge" | "append" | "replace"
+export type Disposition = "merge" | "append" | "replace" | "history"
 
 export interface TableSpec {
   readonly name: string

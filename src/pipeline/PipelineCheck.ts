@@ -23,7 +23,7 @@ const COLUMN_TYPES: Record<ColumnType, true> = {
   TIMESTAMP: true,
   JSON: true
 }
-const DISPOSITIONS: Record<Disposition, true> = { merge: true, append: true, replace: true }
+const DISPOSITIONS: Record<Disposition, true> = { merge: true, append: true, replace: true, history: true }
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
 const isFunction = (u: unknown): boolean => typeof u === "function"

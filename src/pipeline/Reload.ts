@@ -87,6 +87,7 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string) =>
       yield* warehouse.commitPage({
         runId,
         pipeline: pipeline.name,
+        extractedAt,
         rows: normalized.rows,
         ledger: [],
         rejects: normalized.rejects,

@@ -46,7 +46,7 @@ const SYNTAX: Readonly<Record<string, ReadonlyArray<string>>> = {
   "status [--verbose]": ["status", "status --verbose"],
   "state show [pipeline] [--json]": ["state show", "state show plots-germany --json"],
   "state reset alerts [--slice feed=1]": ["state reset alerts"],
-  "export [table...] --format parquet|arrow": ["export --format parquet", "export plots --format arrow"],
+  "export [table...] --format parquet|arrow [--history]": ["export --format parquet", "export plots --format arrow", "export --history"],
   "config show [--json]": ["config show", "config show --json"],
   // each alerts command's own examples run in test/cli/help-examples.test.ts; the secret is what serve-alerts needs next
   "alerts feeds list|create|show|delete, alerts webhook set <url>, alerts rotate-secret [--immediate]": [

@@ -103,7 +103,7 @@ describe("change-driven refresh", () => {
     const rows = await h.query(
       `SELECT property_id, sale_status, sale_price, rent_status, rent_price, listings_count, CAST(changed_at AS VARCHAR) AS changed_at,
          (SELECT count(*) FROM property_price_history h WHERE h.property_id = p.property_id)::INTEGER AS prices
-       FROM properties p WHERE property_id IN (${[...changed].join(",")}) ORDER BY property_id`
+       FROM properties_current p WHERE property_id IN (${[...changed].join(",")}) ORDER BY property_id`
     )
     const dated = (xs: ReadonlyArray<{ date_start?: string | null }>) => xs.filter((x) => x.date_start).length
     expect(rows).toEqual(

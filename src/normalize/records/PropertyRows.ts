@@ -1,7 +1,8 @@
 /**
- * The token host's property record as rows: `properties` plus its child tables
- * `property_listings`, `property_price_history` and `property_status_history`, linked by
- * `property_id`. Used by every pipeline that lands properties (by id, searches, comparables).
+ * The token host's property record as rows: `properties` (a history table: a new version when
+ * the property changes, `properties_current` the latest) plus its child tables
+ * `property_listings`, `property_price_history` and `property_status_history` (merged), linked by
+ * `property_id`. Used by every pipeline that lands properties (by id, searches).
  */
 import type { Listing, Property } from "../../service/schema/Property.js"
 import { Property as PropertySchema, Listing as ListingSchema } from "../../service/schema/Property.js"
@@ -78,7 +79,10 @@ export const propertiesTable = (name = "properties") =>
     },
     {
       primaryKey: ["property_id"],
-      disposition: "merge",
+      // every version of a property (price and status over time); `properties_current` is the latest
+      disposition: "history",
+      // they tick every day (days on market) or depend on the query (distance): no new version
+      volatile: ["distance", "sale_days_on_market", "rent_days_on_market", "sale_time_on_market", "rent_time_on_market"],
       partitionBy: ["country"],
       // listings and histories go to child tables, not to `extra`
       extraOf: [

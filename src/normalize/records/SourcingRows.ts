@@ -56,11 +56,14 @@ export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDet
 const propertyKnown = Object.keys(SourcingProperty.fields)
 const detailKnown = Object.keys(SourcingPropertyDetail.fields)
 
-/** A table of search results, merged by `id` and partitioned by country, unknown fields in `extra`. */
+/**
+ * A table of search results: every version by `id` (a history table; `<name>_current` the latest),
+ * partitioned by country, unknown fields in `extra`.
+ */
 export const sourcingPropertiesTable = (name = "sourcing_properties") =>
   flatTable<SourcingProperty, Ctx>(name, sourcingPropertyColumns, {
     primaryKey: ["id"],
-    disposition: "merge",
+    disposition: "history",
     partitionBy: ["country"],
     extraOf: propertyKnown
   })

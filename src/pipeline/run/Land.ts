@@ -34,6 +34,7 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
       entries.map((e, i) => ({
         runId,
         pipeline: pipeline.name,
+        extractedAt: run.extractedAt,
         rows: normalized[i]!.rows,
         checkpoint: e.checkpoint,
         ledger: e.ledger,

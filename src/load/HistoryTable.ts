@@ -1,0 +1,182 @@
+/**
+ * `history` tables: a slowly changing dimension of type 2 (dlt's `scd2`, Airbyte's "deduped +
+ * history"). Every version of a record is a row, with
+ *
+ * - `_valid_from`: the extraction time of the run that first saw this version (the run's start,
+ *   the same for all its pages; see `PageCommit.extractedAt`);
+ * - `_valid_to`: the `_valid_from` of the version that replaced it, NULL while it is current;
+ * - `_is_current`: TRUE for the one current version of a key;
+ * - `_content_hash`: md5 over the record's content, the columns `hashedColumns` names.
+ *
+ * Landing a page (the last row per key, as for `merge`), per key:
+ * - no current version: the row is inserted as the current version;
+ * - the same hash: nothing is written (not even `_valid_from` or the volatile columns);
+ * - another hash, current version from an earlier run: it is closed (`_valid_to` = the new
+ *   version's `_valid_from`, `_is_current` FALSE) and the row is inserted as the current version;
+ * - another hash, current version from this same run (`_valid_from` equal): it is updated in
+ *   place (last wins within a run, as for `merge`), so a run adds at most one version per key;
+ * - a current version newer than the page (`_valid_from` later): the page is stale, nothing is
+ *   written.
+ * A record whose status says it left the market (delisted, sold, rented) is a change like any
+ * other: its new version is the current one and carries the status. Rows are never deleted, and
+ * a key a run did not see is NOT closed: a run may read only part of the inventory (a nightly
+ * search over some places, a by-id fan-out over some ids), so absence proves nothing.
+ *
+ * Replaying a page (a resume landing its journal again) is idempotent: the same content has the
+ * same hash, so it writes nothing, whatever the replay's extraction time.
+ *
+ * Beside each history table, the view `<table>_current` holds its current versions without
+ * `_valid_to` and `_is_current` (one row per key, like a merge table): downstream SQL reads the
+ * view, the Parquet and Arrow exports write it under the table's name by default.
+ */
+import type { DuckDBConnection } from "@duckdb/node-api"
+import type { TableSpec } from "../normalize/Table.js"
+import { TS } from "./Bookkeeping.js"
+import { ident, literal, rowsOf } from "./Database.js"
+
+export const HISTORY_COLUMNS = ["_valid_from", "_valid_to", "_is_current", "_content_hash"] as const
+
+/** The DDL of the history columns (after the spec's own). */
+export const HISTORY_DDL = [
+  `_valid_from TIMESTAMP NOT NULL`,
+  `_valid_to TIMESTAMP`,
+  `_is_current BOOLEAN NOT NULL`,
+  `_content_hash VARCHAR NOT NULL`
+]
+
+/**
+ * Columns never hashed: `extracted_at`, which every row mapping of the toolkit stamps with the
+ * run's extraction time (it changes every night while the record does not).
+ */
+export const UNVERSIONED_COLUMNS: ReadonlySet<string> = new Set(["extracted_at"])
+
+/** The view of a history table's current versions. */
+export const currentViewOf = (table: string) => `${table}_current`
+
+/**
+ * The columns `_content_hash` covers: the spec's columns except the primary key (it is the
+ * version's key, not its content), the volatile ones (`ColumnSpec.volatile`), `extracted_at` and
+ * any `_`-prefixed bookkeeping column. Sorted by name, so reordering a declaration changes
+ * nothing.
+ */
+export const hashedColumns = (spec: TableSpec): ReadonlyArray<string> => {
+  const keys = new Set(spec.primaryKey)
+  return spec.columns
+    .filter((c) => !keys.has(c.name) && c.volatile !== true && !UNVERSIONED_COLUMNS.has(c.name) && !c.name.startsWith("_"))
+    .map((c) => c.name)
+    .sort()
+}
+
+/**
+ * `_content_hash` of a row of `source` (an alias whose columns have the table's types): md5 of
+ * `name=value` pieces of the non-NULL hashed columns. A NULL column adds nothing, so a new
+ * nullable column changes no hash until it holds a value. `v1` versions the recipe.
+ */
+export const contentHashSql = (spec: TableSpec, source?: string) => {
+  const col = (c: string) => (source ? `${source}.${ident(c)}` : ident(c))
+  const pieces = hashedColumns(spec).map(
+    (c) => `CASE WHEN ${col(c)} IS NULL THEN NULL ELSE ${literal(`${c}=`)} || CAST(${col(c)} AS VARCHAR) END`
+  )
+  return `md5(concat_ws(chr(31), 'v1'${pieces.map((p) => `, ${p}`).join("")}))`
+}
+
+const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map((k) => `${a}.${ident(k)} = ${b}.${ident(k)}`).join(" AND ")
+
+/**
+ * The statements landing `source` (a query of the table's columns, one row per key) as versions
+ * valid from `validFrom` (ISO): hash the rows once into a connection-local table (not in each
+ * statement), close or update the current versions whose hash differs, then insert a current
+ * version for every key that has none. Run inside the group's transaction.
+ */
+export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
+  const target = ident(spec.name)
+  const from = TS(literal(validFrom))
+  const hashed = ident(`_versions_${spec.name}`)
+  const keys = new Set(spec.primaryKey)
+  const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
+  const cols = spec.columns.map((c) => ident(c.name))
+  return [
+    `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT *, ${contentHashSql(spec)} AS _content_hash FROM (${source})`,
+    `MERGE INTO ${target} USING temp.main.${hashed} AS _s ON ${keyMatch(spec, target, "_s")} AND ${target}._is_current
+     WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from = ${from}
+       THEN UPDATE SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
+     WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from < ${from}
+       THEN UPDATE SET _valid_to = ${from}, _is_current = FALSE`,
+    `INSERT INTO ${target} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
+     SELECT ${cols.map((c) => `_s.${c}`).join(", ")}, ${from}, NULL, TRUE, _s._content_hash FROM temp.main.${hashed} AS _s
+     WHERE NOT EXISTS (SELECT 1 FROM ${target} AS _t WHERE ${keyMatch(spec, "_t", "_s")} AND _t._is_current)`
+  ]
+}
+
+/** (Re)creates the `<table>_current` view (it reads `*`, so columns added later show up). */
+export const currentViewSql = (spec: TableSpec) =>
+  `CREATE OR REPLACE VIEW ${ident(currentViewOf(spec.name))} AS SELECT * EXCLUDE (_valid_to, _is_current) FROM ${ident(spec.name)} WHERE _is_current`
+
+/** What a reader of the table's current rows selects from (a history table's view, else the table). */
+export const currentSource = (spec: TableSpec) => ident(spec.disposition === "history" ? currentViewOf(spec.name) : spec.name)
+
+/**
+ * Turns a `merge` table into a `history` table in place (inside the caller's transaction): each
+ * row becomes the current version of its key, valid from its `extracted_at` when the table has
+ * one (the last time a run wrote it, the best the table knows), else from now. The table is
+ * rebuilt with its own columns plus the history columns (DuckDB cannot add NOT NULL columns).
+ */
+export const migrateMergeToHistory = async (conn: DuckDBConnection, spec: TableSpec): Promise<void> => {
+  const existing = await rowsOf(
+    conn,
+    `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
+    [spec.name]
+  )
+  const names = new Set(existing.map((e) => String(e.column_name)))
+  const present = { ...spec, columns: spec.columns.filter((c) => names.has(c.name)) }
+  const validFrom = names.has("extracted_at") ? `coalesce(CAST("extracted_at" AS TIMESTAMP), ${TS("now()")})` : TS("now()")
+  const swap = ident(`${spec.name}__history`)
+  const cols = existing.map((e) => ident(String(e.column_name)))
+  await conn.run(`DROP TABLE IF EXISTS ${swap}`)
+  await conn.run(
+    `CREATE TABLE ${swap} (${[
+      ...existing.map((e) => `${ident(String(e.column_name))} ${String(e.data_type)}${e.is_nullable === true ? "" : " NOT NULL"}`),
+      ...HISTORY_DDL
+    ].join(", ")})`
+  )
+  await conn.run(
+    `INSERT INTO ${swap} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
+     SELECT ${cols.join(", ")}, ${validFrom}, NULL, TRUE, ${contentHashSql(present)} FROM ${ident(spec.name)}`
+  )
+  await conn.run(`DROP TABLE ${ident(spec.name)}`)
+  await conn.run(`ALTER TABLE ${swap} RENAME TO ${ident(spec.name)}`)
+}
+
+/**
+ * Folds the versions of `from` (another warehouse's table of the same spec) into the target
+ * (`merge` of shards): for the keys `from` holds, the versions of both are put in `_valid_from`
+ * order (the same `_valid_from` in both: `from`'s wins), a version with the hash of the one before
+ * it is dropped (it changed nothing), and `_valid_to` / `_is_current` are recomputed. Keys only
+ * the target holds are not touched. `cols` are the columns both have.
+ */
+export const mergeHistorySql = (spec: TableSpec, from: string, cols: ReadonlyArray<string>): ReadonlyArray<string> => {
+  const target = ident(spec.name)
+  const keys = spec.primaryKey.map(ident).join(", ")
+  const list = cols.map(ident).join(", ")
+  const folded = `_fold_${spec.name}`
+  return [
+    `CREATE OR REPLACE TEMP TABLE ${ident(folded)} AS
+     WITH _all AS (
+       SELECT ${list}, _valid_from, _content_hash, 0 AS _src FROM ${target}
+         WHERE EXISTS (SELECT 1 FROM ${from} AS _f WHERE ${keyMatch(spec, "_f", target)})
+       UNION ALL SELECT ${list}, _valid_from, _content_hash, 1 AS _src FROM ${from}
+     ), _one AS (
+       SELECT * FROM _all QUALIFY row_number() OVER (PARTITION BY ${keys}, _valid_from ORDER BY _src DESC) = 1
+     ), _changed AS (
+       SELECT * FROM _one
+       QUALIFY _content_hash IS DISTINCT FROM lag(_content_hash) OVER (PARTITION BY ${keys} ORDER BY _valid_from)
+     )
+     SELECT ${list}, _valid_from, lead(_valid_from) OVER _w AS _valid_to, lead(_valid_from) OVER _w IS NULL AS _is_current, _content_hash
+     FROM _changed WINDOW _w AS (PARTITION BY ${keys} ORDER BY _valid_from)`,
+    `DELETE FROM ${target} USING (SELECT DISTINCT ${keys} FROM temp.main.${ident(folded)}) AS _k WHERE ${keyMatch(spec, target, "_k")}`,
+    `INSERT INTO ${target} (${list}, _valid_from, _valid_to, _is_current, _content_hash)
+     SELECT ${list}, _valid_from, _valid_to, _is_current, _content_hash FROM temp.main.${ident(folded)}`,
+    `DROP TABLE temp.main.${ident(folded)}`
+  ]
+}
