@@ -11,7 +11,7 @@ CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
 ETL := node dist/bundle/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test typecheck format format-check unit sandbox bench chaos clean nightly weekly plan status build
+.PHONY: setup demo test typecheck format format-check unit sandbox bench spend chaos clean nightly weekly plan status build
 
 # `npm ci` installs exactly the lockfile (which lists every platform's optional packages).
 $(DEPS): package.json package-lock.json
@@ -53,6 +53,11 @@ sandbox: $(BUILT)
 bench: $(DEPS)
 	rm -rf dist-bench && $(NODE_BIN)/tsc -p tsconfig.bench.json
 	node dist-bench/bench/main.js $(BENCH_ARGS)
+
+## What change-driven refresh and learned costs save on the sandbox: runs their tests, which
+## assert the targets and print the units (full re-pull against refresh; plan against charge).
+spend: $(DEPS)
+	$(NODE_BIN)/vitest run test/pipelines/refresh.test.ts test/pipeline/LearnedCosts.test.ts --reporter verbose
 
 ## The full chaos harness: 50 SIGKILLs per source, figures in data/chaos.json
 chaos: $(BUILT)

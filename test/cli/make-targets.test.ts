@@ -7,7 +7,8 @@
  * `extract-*` target against a second fresh warehouse, the ones reading keys from an earlier
  * table first (they land nothing and say which table to fill first).
  *
- * Not run here: demo, test, unit, typecheck, bench, chaos, sandbox, clean, build, setup. The
+ * Not run here: demo, test, unit, typecheck, bench, spend (the suite runs its tests), chaos,
+ * sandbox, clean, build, setup. The
  * install step (`node_modules/.deps-stamp`) is taken as done (`make -o`).
  */
 import { spawn } from "node:child_process"
@@ -18,7 +19,21 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { catalogue } from "../../pipelines/index.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const EXCLUDED = ["demo", "test", "unit", "typecheck", "format", "format-check", "bench", "chaos", "sandbox", "clean", "build", "setup"]
+const EXCLUDED = [
+  "demo",
+  "test",
+  "unit",
+  "typecheck",
+  "format",
+  "format-check",
+  "bench",
+  "spend",
+  "chaos",
+  "sandbox",
+  "clean",
+  "build",
+  "setup"
+]
 
 /** The targets declared `.PHONY` in the Makefile (continuation lines joined). */
 const phonyTargets = (): Array<string> => {

@@ -65,7 +65,9 @@ describe("state show, state reset, drop", () => {
     const before = json(shown.stdout)
     const plots = of(before, "plots-germany")
     expect(plots.lastRun.status).toBe("paused")
-    expect(plots.slices).toEqual([expect.objectContaining({ key: "*", done: false, value: expect.objectContaining({ offset: 20 }) })])
+    expect(plots.slices).toEqual([
+      expect.objectContaining({ key: "*", done: false, value: expect.objectContaining({ inner: expect.objectContaining({ offset: 20 }) }) })
+    ])
     expect(plots.tables).toEqual([
       { name: "plots", rows: 20, sharedWith: [] },
       { name: "plot_agency_links", rows: expect.any(Number), sharedWith: [] }

@@ -201,13 +201,15 @@ describe("derivePipeline", () => {
     expect(Either.getOrThrow(resolveParams(mine, {}, []))).toEqual({
       criteria: { regions: ["Hessen"], sort: "price_m2_asc" },
       pageSize: 100,
-      maxPages: 3
+      maxPages: 3,
+      knownPagesTolerated: 1
     })
     // settings and overrides go over the defaults, objects key by key
     expect(Either.getOrThrow(resolveParams(mine, { pageSize: 20 }, ['criteria.regions=["Bayern"]']))).toEqual({
       criteria: { regions: ["Bayern"], sort: "price_m2_asc" },
       pageSize: 20,
-      maxPages: 3
+      maxPages: 3,
+      knownPagesTolerated: 1
     })
     const bad = resolveParams(mine, {}, ["maxPages=0"])
     expect(Either.isLeft(bad) && bad.left.message).toMatch(/^my-plots\.maxPages: /)
