@@ -32,21 +32,30 @@ const keysOf = (p: Params) => (p.ids.length > 0 ? Effect.succeed(p.ids.map(Strin
 const recordsOf = (body: { results?: unknown }): ReadonlyArray<unknown> =>
   Array.isArray(body.results) ? body.results : body.results ? [body.results] : []
 
+/** The slice key of a property id: `_missing.key` of an id the token host lacks. */
+export const propertySliceKey = (id: string | number) => `id=${id}`
+
+/** One `GET` of a property per id `keysOf` gives; a 404 lands a `_missing` row (also properties-changed's). */
+export const propertyByIdSource = <P extends { readonly concurrency: number }, E, R>(
+  keysOf: (p: P) => Effect.Effect<ReadonlyArray<string>, E, R>
+) =>
+  fanOut({
+    keys: keysOf,
+    key: propertySliceKey,
+    concurrency: (p: P) => p.concurrency,
+    missing: true,
+    pager: (id: string) =>
+      single(() =>
+        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body))))
+      )
+  })
+
 export default definePipeline({
   name: "properties-by-id",
   description: "Property records by id (a list, or the ids of an earlier table) with listings and histories",
   host: "token",
   params: Params,
-  source: fanOut({
-    keys: keysOf,
-    key: (id) => `id=${id}`,
-    concurrency: (p) => p.concurrency,
-    missing: true,
-    pager: (id) =>
-      single(() =>
-        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body))))
-      )
-  }),
+  source: propertyByIdSource(keysOf),
   cost: {
     operation: "property_by_id",
     estimate: (p) => Effect.map(keysOf(p), (ids) => ({ requests: ids.length, exact: true }))

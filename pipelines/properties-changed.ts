@@ -12,13 +12,11 @@
  * It stands in for the nightly full re-pull of `sourcing-search` (weekly instead).
  */
 import { Effect, Schema } from "effect"
-import { single } from "../src/extract/Pagers.js"
-import { fetchedOf } from "../src/extract/Responses.js"
-import { fanOut, keysFromTable } from "../src/extract/Sources.js"
+import { keysFromTable } from "../src/extract/Sources.js"
+import { propertyByIdSource } from "./properties-by-id.js"
 import { propertyRows } from "../src/normalize/records/PropertyRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { Property } from "../src/service/schema/Property.js"
-import { TokenClient } from "../src/service/TokenClient.js"
 
 export const PROPERTIES_CHANGED = "properties-changed"
 
@@ -40,34 +38,18 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
-/** The slice key of a property id (as `properties-by-id` names it): `_missing.key` of an id the token host lacks. */
-export const propertySliceKey = (id: string | number) => `id=${id}`
-
 const rows = propertyRows()
 const keysOf = (p: Params) =>
   p.ids.length > 0
     ? Effect.succeed(p.ids.map(String))
     : keysFromTable(p.fromTable.table, p.fromTable.column, { since: { column: p.fromTable.stamp, lastDoneRunOf: PROPERTIES_CHANGED } })
 
-/** The envelope's `results` is the property (or, leniently, a one-item list). */
-const recordsOf = (body: { results?: unknown }): ReadonlyArray<unknown> =>
-  Array.isArray(body.results) ? body.results : body.results ? [body.results] : []
-
 export default definePipeline({
   name: PROPERTIES_CHANGED,
   description: "Change-driven refresh: the properties alerted since its last done run, read again from the token host",
   host: "token",
   params: Params,
-  source: fanOut({
-    keys: keysOf,
-    key: propertySliceKey,
-    concurrency: (p) => p.concurrency,
-    missing: true,
-    pager: (id) =>
-      single(() =>
-        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body))))
-      )
-  }),
+  source: propertyByIdSource(keysOf),
   cost: {
     operation: "property_by_id",
     estimate: (p) =>

@@ -13,16 +13,10 @@
  * Another form is a setting: `sourcingId`.
  */
 import { Effect, Schema } from "effect"
-import { single } from "../src/extract/Pagers.js"
-import { fetchedOf } from "../src/extract/Responses.js"
-import type { Fetched } from "../src/extract/Source.js"
-import { fanOut, keysFromTable } from "../src/extract/Sources.js"
-import { sourcingDetailsTable } from "../src/normalize/records/SourcingRows.js"
+import { keysFromTable } from "../src/extract/Sources.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
-import { PlatformClient } from "../src/service/PlatformClient.js"
-import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
 import { PROPERTIES_CHANGED } from "./properties-changed.js"
-import { PropId } from "./sourcing-properties.js"
+import { PropId, sourcingDetails, sourcingDetailsSource } from "./sourcing-properties.js"
 
 const NAME = "sourcing-changed"
 
@@ -59,25 +53,12 @@ const idsOf = (p: Params) =>
       )
   )
 
-const details = sourcingDetailsTable()
-
 export default definePipeline({
   name: NAME,
   description: "Change-driven refresh, paid half: Property Sourcing details of the changed properties the token host lacked",
   host: "platform",
   params: Params,
-  source: fanOut({
-    keys: idsOf,
-    key: (id) => id,
-    concurrency: (p) => p.concurrency,
-    missing: true,
-    pager: (id) =>
-      single(() =>
-        Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
-          Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body]))
-        )
-      )
-  }),
+  source: sourcingDetailsSource(idsOf),
   cost: {
     operation: "sourcing_property",
     estimate: (p) =>
@@ -88,11 +69,6 @@ export default definePipeline({
         note: "the changed properties the token host lacked (those of tonight's properties-changed are known after it runs)"
       }))
   },
-  tables: [details.spec],
-  records: {
-    table: details.spec.name,
-    schema: SourcingPropertyDetail,
-    toRows: (d, ctx) => ({ [details.spec.name]: [details.row(d, ctx)] })
-  },
+  ...sourcingDetails,
   shardable: true
 })

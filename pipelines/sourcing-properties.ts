@@ -14,7 +14,7 @@ import { fetchedOf } from "../src/extract/Responses.js"
 import type { Fetched } from "../src/extract/Source.js"
 import { fanOut, keysFromTable } from "../src/extract/Sources.js"
 import { sourcingDetailsTable } from "../src/normalize/records/SourcingRows.js"
-import { definePipeline } from "../src/pipeline/Pipeline.js"
+import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
 
@@ -49,33 +49,44 @@ const idsOf = (p: Params) =>
 
 const details = sourcingDetailsTable()
 
-export default definePipeline({
-  name: "sourcing-properties",
-  description: "Property Sourcing details of prop_ ids (given, or read from sourcing_properties.id)",
-  host: "platform",
-  params: Params,
-  source: fanOut({
+/** One `GET` of Property Sourcing details per id `idsOf` gives; a 404 lands a `_missing` row (also sourcing-changed's). */
+export const sourcingDetailsSource = <P extends { readonly concurrency: number }, E, R>(
+  idsOf: (p: P) => Effect.Effect<ReadonlyArray<string>, E, R>
+) =>
+  fanOut({
     keys: idsOf,
-    key: (id) => id,
-    concurrency: (p) => p.concurrency,
+    key: (id: string) => id,
+    concurrency: (p: P) => p.concurrency,
     missing: true,
-    pager: (id) =>
+    pager: (id: string) =>
       single(() =>
         Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
           Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body]))
         )
       )
-  }),
+  })
+
+/** The details' table and how a detail becomes its row. */
+export const sourcingDetails = {
+  tables: [details.spec],
+  records: {
+    table: details.spec.name,
+    schema: SourcingPropertyDetail,
+    toRows: (d: SourcingPropertyDetail, ctx: PageContext) => ({ [details.spec.name]: [details.row(d, ctx)] })
+  }
+}
+
+export default definePipeline({
+  name: "sourcing-properties",
+  description: "Property Sourcing details of prop_ ids (given, or read from sourcing_properties.id)",
+  host: "platform",
+  params: Params,
+  source: sourcingDetailsSource(idsOf),
   cost: {
     operation: "sourcing_property",
     // One call per distinct id, known before the run (an unknown id is not charged).
     estimate: (p) => Effect.map(idsOf(p), (ids) => ({ requests: ids.length, records: ids.length, exact: true }))
   },
-  tables: [details.spec],
-  records: {
-    table: details.spec.name,
-    schema: SourcingPropertyDetail,
-    toRows: (d, ctx) => ({ [details.spec.name]: [details.row(d, ctx)] })
-  },
+  ...sourcingDetails,
   shardable: true
 })
