@@ -5,7 +5,7 @@
  * advertising a plot: `also_listed_by`).
  *
  * Incremental with `sort: "newest"`: once the slice has read before, the run stops after
- * `knownPagesTolerated` pages in a row whose plots are all landed already (a `caught-up` end,
+ * `knownPagesTolerated` pages in a row that end in plots landed already (a `caught-up` end,
  * reported, not a shortfall), so a night without new plots costs one page. `--full-refresh`
  * reads everything again (the weekly pull of docs/SCHEDULING.md).
  */
@@ -27,11 +27,11 @@ const Params = Schema.Struct({
   /** At most this many pages (bounds the plan and the spend). Default 50. */
   maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 50 }),
   /**
-   * With `criteria.sort: "newest"`, after a first read: stop after this many pages in a row of
-   * plots landed before. 0 reads every page. Default 1. Assumed (the spec shows the sort value,
-   * not its order): `newest` lists the most recently published plots first, so once a page holds
-   * only known plots the rest are known too; a plot republished or edited further down is read
-   * again by the weekly full pull.
+   * With `criteria.sort: "newest"`, after a first read: stop after this many pages in a row that
+   * end in a plot landed before. 0 reads every page. Default 1. Assumed (the spec shows the sort
+   * value, not its order): `newest` lists the most recently published plots first, so once a page
+   * ends in a known plot the rest are known too; a plot republished or edited (a price cut)
+   * further down is read again by the weekly full pull.
    */
   knownPagesTolerated: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { default: () => 1 })
 })
@@ -118,12 +118,12 @@ export default definePipeline({
       Effect.map(slicesReadBefore("plots-germany"), (before) => {
         const full = `at most ${p.maxPages} pages of ${p.pageSize}`
         if (before.size === 0 || toleratedOf(p) === 0) return { requests: p.maxPages, exact: false, note: full }
-        const pages = Math.min(p.maxPages, toleratedOf(p) + 1)
+        const pages = Math.min(p.maxPages, toleratedOf(p))
         return {
           requests: pages,
           exact: false,
           fullRequests: p.maxPages,
-          note: `newest first: a page of new plots, then ${toleratedOf(p)} of known ones (a full pull: ${full})`
+          note: `newest first: ${toleratedOf(p)} page(s) reaching the plots landed before, more on a night of many new plots (a full pull: ${full})`
         }
       })
   },

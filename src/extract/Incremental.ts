@@ -25,11 +25,13 @@ export interface UntilKnownPosition<S> {
 }
 
 /**
- * Stops a newest-first slice after `tolerated` pages in a row whose records all have an id in
- * `known` (read once per run, when the first page needs it). Applies only when the slice has read
+ * Stops a newest-first slice after `tolerated` pages in a row that end in a record whose id is in
+ * `known` (read once per run, when the first page needs it): in newest-first order a page that
+ * ends in a record landed before has reached what earlier reads landed, so the new records of a
+ * night cost one page, not that page plus an all-known one. Applies only when the slice has read
  * before and `tolerated` > 0; a first read (or one after `--full-refresh`) reads everything. The
  * stop ends the slice as `caught-up`: the records it skips were landed by earlier reads. A page
- * with one new record resets the count.
+ * that ends in a new record resets the count.
  */
 export const untilKnown = <S, R, E, Ctx, E2, Ctx2>(
   inner: Pager<S, R, E, Ctx>,
@@ -58,21 +60,17 @@ export const untilKnown = <S, R, E, Ctx, E2, Ctx2>(
         // a natural end, a stall or a service limit say more than a known page would
         if (!pos.stopAtKnown || (step.done && step.end?.kind !== "cap")) return Effect.succeed({ ...step, next })
         return Effect.map(knownIds, (ids) => {
-          const records = step.fetched.records
-          const allKnown =
-            records.length > 0 &&
-            records.every((r) => {
-              const id = options.idOf(r)
-              return id !== undefined && ids.has(id)
-            })
-          const knownPages = allKnown ? pos.knownPages + 1 : 0
+          const last = step.fetched.records.at(-1)
+          const lastId = last === undefined ? undefined : options.idOf(last)
+          const reached = lastId !== undefined && ids.has(lastId)
+          const knownPages = reached ? pos.knownPages + 1 : 0
           const moved = { ...next, knownPages }
           if (knownPages < options.tolerated) return { ...step, next: moved }
           return {
             ...step,
             next: moved,
             done: true,
-            end: { kind: "caught-up", detail: `${knownPages} page(s) in a row of records landed before` }
+            end: { kind: "caught-up", detail: `${knownPages} page(s) in a row ending in records landed before` }
           }
         })
       })

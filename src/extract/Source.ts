@@ -74,7 +74,7 @@ export interface PagerStep<S, R> {
 /**
  * A slice that ended early. `cap`: a limit the user set (`maxPages`, a page bound): reported, not
  * a failure. `caught-up`: an incremental read reached data it had landed before (newest-first
- * pages whose records are all known): reported, not a failure; the rest was landed by earlier
+ * pages ending in records landed before): reported, not a failure; the rest was landed by earlier
  * runs. `limit`: a limit of the service (the 50,000 offset cap): the run is incomplete.
  * `stalled`: a page made no progress (the same offset or cursor again, an empty page while the
  * count says more remain): the slice stops, keeps its position for a resume, and the run is

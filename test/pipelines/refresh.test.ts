@@ -130,7 +130,7 @@ describe("change-driven refresh", () => {
     const plots = again.summaries["plots-germany"]!
     const leads = again.summaries["seller-leads"]!
     expect(plots.totals.pages).toBeLessThanOrEqual(plots.plan.slices)
-    expect(plots.completeness.caughtUp[0]).toMatch(/plots-germany slice \* \(1 page\(s\) in a row of records landed before\)/)
+    expect(plots.completeness.caughtUp[0]).toMatch(/plots-germany slice \* \(1 page\(s\) in a row ending in records landed before\)/)
     expect(leads.totals.pages).toBeLessThanOrEqual(leads.plan.slices)
     expect(again.units).toBe(plots.totals.units + leads.totals.units)
     expect(again.units).toBeLessThanOrEqual(plots.plan.slices + leads.plan.slices)

@@ -1,10 +1,15 @@
 /**
  * German plots for the commercial plot search: records in the spec's result shape and the
  * search (filters, the default commercial-use filter, the five sorts) as ground truth.
+ *
+ * Time: a plot is on the market from its `published_at` day, so advancing the sandbox clock
+ * brings new plots; about a third of them are cut in price every few weeks (3 to 8% a cut, at
+ * most four cuts), so a plot's `sale_eur` (and per m²) is read at "now". Assumed, like the rest
+ * of the world: the spec shows no plot history.
  */
 import { CommercialUseLevel, DEFAULT_COMMERCIAL_USE } from "../../service/schema/Enums.js"
 import type { AgencyCatalog } from "./Catalog.js"
-import { isoDate } from "./Dates.js"
+import { DAY_MS, isoDate } from "./Dates.js"
 import { COUNTRY_DATA } from "./GeoData.js"
 import type { Geography } from "./Geography.js"
 import { below, between, cumulative, hash3, pickWeighted, unit } from "./Hash.js"
@@ -164,7 +169,36 @@ export const makePlots = (seed: number, count: number, geo: Geography, cat: Agen
   }
   let all: ReadonlyArray<PlotResult> | undefined
   const plots = () => (all ??= Array.from({ length: count }, (_, i) => plot(i)))
-  return { plot, plots, search: (criteria: PlotCriteria) => searchPlots(plots(), criteria) }
+
+  /** Plot `i` as it is at `nowMs`: undefined before its publication day, its price after the cuts so far. */
+  const plotAt = (i: number, nowMs: number): PlotResult | undefined => {
+    const base = plots()[i]!
+    const published = Date.parse(base.published_at)
+    if (published > nowMs) return undefined
+    const s = seed ^ 0x9107
+    if (unit(s, i, 22) >= 0.35) return base
+    const every = 20 + below(s, i, 23, 60)
+    const cuts = Math.min(4, Math.floor((nowMs - published) / (every * DAY_MS)))
+    if (cuts === 0) return base
+    let sale = base.sale_eur
+    for (let k = 0; k < cuts; k++) sale = Math.max(1000, Math.round((sale * (1 - between(s, i * 8 + k, 24, 0.03, 0.08))) / 100) * 100)
+    return { ...base, sale_eur: sale, sale_eur_per_m2: Math.round((sale / base.plot_area_m2) * 100) / 100 }
+  }
+  // one day's market, kept while the clock stays on that day
+  let day: { readonly at: number; readonly plots: ReadonlyArray<PlotResult> } | undefined
+  const market = (nowMs: number) => {
+    const at = Math.floor(nowMs / DAY_MS)
+    if (day?.at !== at) {
+      const end = (at + 1) * DAY_MS - 1
+      day = { at, plots: plots().flatMap((_, i) => plotAt(i, end) ?? []) }
+    }
+    return day.plots
+  }
+  return {
+    /** Plot `i` at `nowMs` (undefined before it is published). */
+    plot: plotAt,
+    search: (criteria: PlotCriteria, nowMs: number) => searchPlots(market(nowMs), criteria)
+  }
 }
 
 const lower = (xs: ReadonlyArray<string> | undefined) => (xs && xs.length > 0 ? new Set(xs.map((x) => x.toLowerCase())) : undefined)

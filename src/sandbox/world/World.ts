@@ -161,9 +161,11 @@ export interface World {
   readonly alertIdsOfProperty: (index: number, nowMs?: number) => ReadonlyArray<number>
 
   // ---- Plots (Germany), premises (Spain) -------------------------------------------------
-  readonly plot: (index: number) => PlotResult
+  /** Plot `index` as it is at `nowMs` (default now): undefined before its publication day. */
+  readonly plot: (index: number, nowMs?: number) => PlotResult | undefined
   /** The full ordered match list of the criteria (ground truth of plot search). */
-  readonly searchPlots: (criteria: PlotCriteria) => ReadonlyArray<PlotResult>
+  /** The plots on the market at `nowMs` (default now) that match, sorted as the search sorts. */
+  readonly searchPlots: (criteria: PlotCriteria, nowMs?: number) => ReadonlyArray<PlotResult>
   readonly premises: (index: number) => PremisesRecord
   /** The full ordered match list (newest first). */
   readonly searchPremises: (query: PremisesQuery) => ReadonlyArray<PremisesRecord>

@@ -202,8 +202,8 @@ export const buildWorld = (options: WorldOptions): World => {
       return Array.from({ length: count }, (_, k) => e0 + k * n + 1)
     },
 
-    plot: plots.plot,
-    searchPlots: plots.search,
+    plot: (i, nowMs = now()) => plots.plot(i, nowMs),
+    searchPlots: (criteria, nowMs = now()) => plots.search(criteria, nowMs),
     premises: premises.premises,
     searchPremises: premises.search,
 

@@ -33,7 +33,9 @@ const LANDER = [
 ]
 
 const w = makeWorld({ seed: 8 })
-const plots: Array<PlotResult> = Array.from({ length: 3000 }, (_, i) => w.plot(i))
+/** Every plot as it is once all are published (the last publication day is in 2026-06). */
+const LATER = Date.UTC(2026, 11, 31)
+const plots: Array<PlotResult> = Array.from({ length: 3000 }, (_, i) => w.plot(i, LATER)!)
 
 describe("World plots", () => {
   it("every commercial-use level occurs, with the spec's meaning; classes carry a zoning source", () => {
@@ -55,11 +57,13 @@ describe("World plots", () => {
   })
 
   it("the default filter is the first three levels; `all` or a list replaces it", () => {
-    const dflt = w.searchPlots({})
+    const dflt = w.searchPlots({}, LATER)
     expect(dflt.length).toBe(plots.filter((p) => DEFAULT_COMMERCIAL_USE.includes(p.commercial_use.level as never)).length)
-    expect(w.searchPlots({ commercial_use: "all" }).length).toBe(3000)
-    expect(w.searchPlots({ commercial_use: ["not_stated"] }).every((p) => p.commercial_use.level === "not_stated")).toBe(true)
-    expect(w.searchPlots({ commercial_use: "not_stated" }).length).toBe(plots.filter((p) => p.commercial_use.level === "not_stated").length)
+    expect(w.searchPlots({ commercial_use: "all" }, LATER).length).toBe(3000)
+    expect(w.searchPlots({ commercial_use: ["not_stated"] }, LATER).every((p) => p.commercial_use.level === "not_stated")).toBe(true)
+    expect(w.searchPlots({ commercial_use: "not_stated" }, LATER).length).toBe(
+      plots.filter((p) => p.commercial_use.level === "not_stated").length
+    )
   })
 
   const cases: ReadonlyArray<readonly [PlotCriteria, (p: PlotResult) => boolean]> = [
@@ -90,7 +94,7 @@ describe("World plots", () => {
   it("filters equal a brute-force filter", () => {
     for (const [criteria, keep] of cases) {
       const got = w
-        .searchPlots(criteria)
+        .searchPlots(criteria, LATER)
         .map((p) => p.id)
         .sort()
       const want = plots
@@ -103,7 +107,7 @@ describe("World plots", () => {
   })
 
   it("the five sorts order the results", () => {
-    const sorted = (sort: string) => w.searchPlots({ commercial_use: "all", sort })
+    const sorted = (sort: string) => w.searchPlots({ commercial_use: "all", sort }, LATER)
     const nonIncreasing = (xs: ReadonlyArray<number | string>) => xs.every((x, i) => i === 0 || xs[i - 1]! >= x)
     const nonDecreasing = (xs: ReadonlyArray<number | string>) => xs.every((x, i) => i === 0 || xs[i - 1]! <= x)
     expect(nonDecreasing(sorted("price_asc").map((p) => p.sale_eur))).toBe(true)
@@ -112,6 +116,29 @@ describe("World plots", () => {
     expect(nonIncreasing(sorted("newest").map((p) => p.published_at))).toBe(true)
     const levels = sorted("commercial_use").map((p) => CommercialUseLevel.values.indexOf(p.commercial_use.level as never))
     expect(nonDecreasing(levels)).toBe(true)
-    expect(w.searchPlots({ commercial_use: "all" }).map((p) => p.id)).toEqual(sorted("commercial_use").map((p) => p.id))
+    expect(w.searchPlots({ commercial_use: "all" }, LATER).map((p) => p.id)).toEqual(sorted("commercial_use").map((p) => p.id))
+  })
+
+  it("moves in time: plots come on the market on their publication day, and about a third are cut in price every few weeks", () => {
+    const day = 86_400_000
+    const t0 = Date.UTC(2026, 3, 1)
+    const at = (t: number) => new Map(w.searchPlots({ commercial_use: "all" }, t).map((p) => [p.id, p]))
+    const before = at(t0)
+    const after = at(t0 + 30 * day)
+    // new plots: exactly those published in the 30 days, none withdrawn
+    const published = plots.filter((p) => p.published_at > "2026-04-01" && p.published_at <= "2026-05-01").map((p) => p.id)
+    expect(published.length).toBeGreaterThan(50)
+    expect([...after.keys()].filter((id) => !before.has(id)).sort()).toEqual(published.sort())
+    expect([...before.keys()].every((id) => after.has(id))).toBe(true)
+    // price cuts, never rises, per m² kept in step
+    const cut = [...before.values()].filter((p) => after.get(p.id)!.sale_eur < p.sale_eur)
+    expect(cut.length).toBeGreaterThan(before.size * 0.05)
+    for (const p of before.values()) {
+      const q = after.get(p.id)!
+      expect(q.sale_eur).toBeLessThanOrEqual(p.sale_eur)
+      expect(q.sale_eur_per_m2).toBeCloseTo(q.sale_eur / q.plot_area_m2, 2)
+    }
+    // the same within a day, whatever the hour
+    expect(w.plot(7, t0 + 1)).toEqual(w.plot(7, t0 + day - 1))
   })
 })

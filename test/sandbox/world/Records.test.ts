@@ -153,7 +153,7 @@ describe("World record shapes", () => {
       expect(w.lead(l.id)?.id).toBe(l.id)
     }
     for (let i = 0; i < 50; i++) {
-      const p = w.plot(i)
+      const p = w.plot(i, Date.UTC(2026, 11, 31))!
       has(p, PLOT)
       has(p.coordinates, ["lat", "lon", "precision"])
       has(p.commercial_use, ["level", "meaning", "evidence", "facts_read"])
