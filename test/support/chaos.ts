@@ -289,7 +289,8 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
       // a quarter of the kills at a random instant of start-up and the first request; the rest after 1-3 pages
       const killAt =
         r < 0.25
-          ? { pages: 0, delayMs: 1500 + Math.floor(random() * 2000) }
+          ? // the bundled CLI starts in about 0.7 s of CPU: this spans its start-up and first request
+            { pages: 0, delayMs: 300 + Math.floor(random() * 1200) }
           : { pages: 1 + Math.floor(random() * 3), delayMs: Math.floor(random() * slowMs * 2) }
       const run = await runOnce(chaosArgs, killAt)
       if (run.signal === "SIGKILL") {
