@@ -101,12 +101,6 @@ export const scanArgs = <Name extends string, R, E, A>(command: Command.Command<
   return done()
 }
 
-/** The first misspelt flag or command of `argv` as an `InvalidInput`, or `undefined` (see `scanArgs`). */
-export const unknownFlag = <Name extends string, R, E, A>(
-  command: Command.Command<Name, R, E, A>,
-  argv: ReadonlyArray<string>
-): InvalidInput | undefined => scanArgs(command, argv).error
-
 const unknownFlagOf = (flag: string, node: CommandNode, path: ReadonlyArray<string>): InvalidInput => {
   const own = node.flags.map((f) => f.names.find((n) => n.startsWith("--")) ?? f.names[0]!)
   const candidates = [...own, ...BUILT_IN.map((f) => f.names[0]!)]

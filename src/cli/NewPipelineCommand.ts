@@ -10,7 +10,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import * as nodePath from "node:path"
-import { loadCatalogue, loadSettingsAndCatalogue, builtInPipeline, originOf } from "../pipeline/Catalogue.js"
+import { builtInPipeline, loadCatalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
 import { resolveParams } from "../pipeline/Params.js"
 import { PIPELINE_NAME } from "../pipeline/PipelineCheck.js"
 import { derivedModule, derivedTest } from "../scaffold/DerivedPipelineModule.js"
@@ -41,7 +41,7 @@ const newPipeline = Command.make(
           detail: `"${o.name}" is not kebab-case (lower-case letters, digits, -), e.g. my-plots`
         })
       const base = yield* Either.match(builtInPipeline(o.from, "--from"), { onLeft: Effect.fail, onRight: Effect.succeed })
-      const { settings, file, catalogue } = yield* loadSettingsAndCatalogue(Option.getOrUndefined(o.config))
+      const { settings, file, catalogue } = yield* loadCliSettingsAndCatalogue(o.config)
       const dir = nodePath.join(file === undefined ? "." : nodePath.dirname(file), "pipelines")
       const moduleRel = nodePath.join(dir, `${o.name}.mjs`)
       if (catalogue.all.some((p) => p.name === o.name)) {

@@ -6,7 +6,7 @@
 import { Either } from "effect"
 import { describe, expect, it } from "vitest"
 import { commands } from "../../src/cli/Commands.js"
-import { unknownFlag } from "../../src/cli/Flags.js"
+import { scanArgs } from "../../src/cli/Flags.js"
 import { hoistGlobalOptions } from "../../src/cli/GlobalOptions.js"
 
 const argv = (...args: Array<string>) => ["node", "estate-etl", ...args]
@@ -55,8 +55,8 @@ describe("hoistGlobalOptions", () => {
     expect(Either.isLeft(refused) && refused.left.message).toBe(
       "merge: merge takes no --warehouse (an option given before the subcommand must be one of its own)"
     )
-    expect(unknownFlag(commands, argv(...hoisted("--config", "x.json", "--warehouse", "w", "run", "nightly")))).toBeUndefined()
-    expect(unknownFlag(commands, argv(...hoisted("--config", "x.json", "run", "--confg", "y")))?.message).toBe(
+    expect(scanArgs(commands, argv(...hoisted("--config", "x.json", "--warehouse", "w", "run", "nightly"))).error).toBeUndefined()
+    expect(scanArgs(commands, argv(...hoisted("--config", "x.json", "run", "--confg", "y"))).error?.message).toBe(
       "run: unknown flag --confg; did you mean --config?"
     )
   })

@@ -10,7 +10,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { catalogue } from "../../pipelines/index.js"
-import { unknownFlag } from "../../src/cli/Flags.js"
+import { scanArgs } from "../../src/cli/Flags.js"
 import { commands } from "../../src/cli/Commands.js"
 import { isCredentialKey, redactValue, scrub } from "../../src/config/Credentials.js"
 import { issuesLine } from "../../src/config/DecodeErrors.js"
@@ -198,14 +198,16 @@ describe("pipeline parameters", () => {
 describe("flags", () => {
   const argv = (...args: Array<string>) => ["node", "estate-etl", ...args]
   it("a misspelt flag is named as a flag, with the closest of the command's flags", () => {
-    expect(unknownFlag(commands, argv("run", "--confg", "x", "nightly"))?.message).toBe("run: unknown flag --confg; did you mean --config?")
-    expect(unknownFlag(commands, argv("run", "nightly", "--max-unit=5"))?.message).toBe(
+    expect(scanArgs(commands, argv("run", "--confg", "x", "nightly")).error?.message).toBe(
+      "run: unknown flag --confg; did you mean --config?"
+    )
+    expect(scanArgs(commands, argv("run", "nightly", "--max-unit=5")).error?.message).toBe(
       "run: unknown flag --max-unit; did you mean --max-units?"
     )
-    expect(unknownFlag(commands, argv("alerts", "feeds", "list", "--jsn"))?.message).toBe(
+    expect(scanArgs(commands, argv("alerts", "feeds", "list", "--jsn")).error?.message).toBe(
       "alerts feeds list: unknown flag --jsn; did you mean --json?"
     )
-    expect(unknownFlag(commands, argv("run", "nightly", "--frobnicate"))?.message).toMatch(
+    expect(scanArgs(commands, argv("run", "nightly", "--frobnicate")).error?.message).toMatch(
       /^run: unknown flag --frobnicate; flags of run: --config, /
     )
   })
@@ -220,7 +222,7 @@ describe("flags", () => {
       ["run", "nightly", "--", "--not-a-flag"],
       ["alerts", "feeds", "list", "--config", "x.json", "--json"]
     ])
-      expect(unknownFlag(commands, argv(...args)), args.join(" ")).toBeUndefined()
+      expect(scanArgs(commands, argv(...args)).error, args.join(" ")).toBeUndefined()
   })
 })
 
