@@ -1,13 +1,21 @@
 /**
- * Replacing a file or folder so that readers see the old one or the new one, never a mix:
- * the new content is written into a temporary sibling, the old one is moved aside, the new one
- * renamed into place, and only then the old one removed. A failure before the rename leaves the
- * old content untouched (and removes the temporary sibling).
+ * Replacing a file or folder so that readers see the old one or the new one, never a mix and
+ * never nothing, whenever the process is killed:
  *
- * The two renames are synchronous and back to back (no turn of the event loop between them), so
- * a kill can hardly fall between them; if one does, or between the rename and the removal, the
- * next replacement of the same target heals it first: a missing target gets its newest moved-aside
- * copy back, and leftovers (`.<name>.old-*`, `.<name>.tmp-*` of dead processes) are removed.
+ * - A file is written into a temporary sibling and renamed over the target: one `rename(2)`,
+ *   atomic on POSIX file systems.
+ * - A folder cannot be renamed over a non-empty folder, so a folder target is a symbolic link
+ *   (`<name> -> .<name>.v-<stamp>`, relative) to a hidden version folder beside it. The new
+ *   version is written into a temporary sibling, renamed to its version name, and a new link is
+ *   renamed over the old one: again one atomic `rename(2)`. The old version is removed after.
+ *   Readers that open `<name>/...` (DuckDB's `read_parquet('<name>/**')`, pyarrow, pandas)
+ *   follow the link.
+ *
+ * A target that is still a real folder (written by an earlier version of this module) is moved
+ * aside and replaced by the link: the one step with a window, taken once per folder. A kill in it
+ * leaves the old folder as `.<name>.old-*`, and the next replacement of the same target heals it
+ * first (a missing target gets its newest moved-aside copy back). Leftovers of dead processes
+ * (`.<name>.tmp-*`, `.<name>.link-*`, versions no link points to) are removed then too.
  */
 import { Effect } from "effect"
 import * as fsSync from "node:fs"
@@ -18,11 +26,7 @@ import { causeMessage, WarehouseError } from "../load/WarehouseError.js"
 const io = (what: string, path: string) => (cause: unknown) =>
   new WarehouseError({ reason: "Io", path, cause, detail: `${what} ${path}: ${causeMessage(cause)}` })
 
-const exists = (path: string) =>
-  fs.stat(path).then(
-    () => true,
-    () => false
-  )
+const lstat = (path: string) => fs.lstat(path).catch(() => undefined)
 
 /** Whether a process is running (a temporary sibling of a live one is still being written). */
 const pidAlive = (pid: number) => {
@@ -35,15 +39,47 @@ const pidAlive = (pid: number) => {
   }
 }
 
+/** Siblings are named `.<name>.<kind>-<pid>-<time>-<random>`. */
+const siblingPid = (name: string, prefix: string) => Number(name.slice(prefix.length).split("-")[0])
+
 /** Restores a target a killed replacement left without content, and removes what it left beside it. */
 const heal = async (target: string) => {
   const dir = nodePath.dirname(target)
   const base = nodePath.basename(target)
   const names = await fs.readdir(dir).catch(() => [] as Array<string>)
   const olds = names.filter((n) => n.startsWith(`.${base}.old-`)).sort()
-  const deadTmps = names.filter((n) => n.startsWith(`.${base}.tmp-`) && !pidAlive(Number(n.slice(`.${base}.tmp-`.length).split("-")[0])))
-  if (olds.length > 0 && !(await exists(target))) await fs.rename(nodePath.join(dir, olds.pop()!), target)
-  for (const n of [...olds, ...deadTmps]) await fs.rm(nodePath.join(dir, n), { recursive: true, force: true })
+  if (olds.length > 0 && !(await lstat(target))) await fs.rename(nodePath.join(dir, olds.pop()!), target)
+  const current = await fs.readlink(target).catch(() => undefined)
+  const dead = (kind: string) => names.filter((n) => n.startsWith(`.${base}.${kind}-`) && !pidAlive(siblingPid(n, `.${base}.${kind}-`)))
+  const unlinkedVersions = dead("v").filter((n) => n !== current)
+  for (const n of [...olds, ...dead("tmp"), ...dead("link"), ...unlinkedVersions]) {
+    await fs.rm(nodePath.join(dir, n), { recursive: true, force: true })
+  }
+}
+
+/** Moves a complete temporary file or folder into place (see the module comment). */
+const swapIn = async (tmp: string, target: string, stamp: string) => {
+  const dir = nodePath.dirname(target)
+  const base = nodePath.basename(target)
+  if (!(await fs.stat(tmp)).isDirectory()) return fs.rename(tmp, target)
+  const version = `.${base}.v-${stamp}`
+  await fs.rename(tmp, nodePath.join(dir, version))
+  const link = nodePath.join(dir, `.${base}.link-${stamp}`)
+  await fs.symlink(version, link, "dir")
+  const before = await lstat(target)
+  const previous = before?.isSymbolicLink() ? await fs.readlink(target) : undefined
+  if (before && !before.isSymbolicLink()) {
+    // a real folder of the earlier layout: moved aside, the link renamed in, back to back
+    const old = nodePath.join(dir, `.${base}.old-${stamp}`)
+    fsSync.renameSync(target, old)
+    fsSync.renameSync(link, target)
+    await fs.rm(old, { recursive: true, force: true })
+  } else {
+    await fs.rename(link, target)
+  }
+  if (previous !== undefined && previous !== version && !nodePath.isAbsolute(previous) && previous.startsWith(`.${base}.v-`)) {
+    await fs.rm(nodePath.join(dir, previous), { recursive: true, force: true })
+  }
 }
 
 export const replaceAtomically = <A, E, R>(
@@ -52,7 +88,6 @@ export const replaceAtomically = <A, E, R>(
 ): Effect.Effect<A, E | WarehouseError, R> => {
   const stamp = `${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`
   const tmp = nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.tmp-${stamp}`)
-  const old = nodePath.join(nodePath.dirname(target), `.${nodePath.basename(target)}.old-${stamp}`)
   const cleanup = Effect.promise(() => fs.rm(tmp, { recursive: true, force: true }))
   return Effect.gen(function* () {
     yield* Effect.tryPromise({
@@ -61,21 +96,7 @@ export const replaceAtomically = <A, E, R>(
     })
     yield* Effect.tryPromise({ try: () => heal(target), catch: io("Cannot clean up an interrupted export of", target) })
     const a = yield* write(tmp)
-    yield* Effect.tryPromise({
-      try: async () => {
-        const hadOld = await exists(target)
-        // back to back, synchronously: no other work runs between the two renames
-        if (hadOld) fsSync.renameSync(target, old)
-        try {
-          fsSync.renameSync(tmp, target)
-        } catch (e) {
-          if (hadOld) fsSync.renameSync(old, target)
-          throw e
-        }
-        if (hadOld) await fs.rm(old, { recursive: true, force: true })
-      },
-      catch: io("Cannot move the new export into", target)
-    })
+    yield* Effect.tryPromise({ try: () => swapIn(tmp, target, stamp), catch: io("Cannot move the new export into", target) })
     return a
   }).pipe(Effect.onExit((exit) => (exit._tag === "Failure" ? cleanup : Effect.void)))
 }

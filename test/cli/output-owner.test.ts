@@ -23,6 +23,7 @@ const snapshot = (dir: string): Record<string, string> => {
     for (const e of fs.readdirSync(d, { withFileTypes: true })) {
       const f = path.join(d, e.name)
       if (e.isDirectory()) walk(f)
+      else if (e.isSymbolicLink()) out[path.relative(dir, f)] = `-> ${fs.readlinkSync(f)}`
       else {
         const st = fs.statSync(f)
         out[path.relative(dir, f)] = `${st.size}@${st.mtimeMs}`
