@@ -12,9 +12,19 @@ afterEach(() => sb?.close())
 
 const search = { country: "ES", operation: "sale", limit: 1 }
 
+/**
+ * Moves a fresh sandbox's rate clock to just past the start of a window, so the calls of a test
+ * fall in one window however slowly a loaded machine makes them (the windows are fixed).
+ */
+const atWindowStart = (handle: SandboxHandle, windowSeconds: number) => {
+  const w = windowSeconds * 1000
+  handle.control.advanceClock(w - (Date.now() % w) + 20)
+}
+
 describe("rate limits", () => {
   it("reports the policy, answers 429 with Retry-After past the quota, and resets with the window", async () => {
     sb = await startTestSandbox({ world: { properties: 1_000 }, rateLimit: { platform: { quota: 3, windowSeconds: 60 } } })
+    atWindowStart(sb, 60)
     const answers = []
     for (let i = 0; i < 4; i++) answers.push(await call(sb.platformUrl, "/v1/property-sourcing/searches", { body: search }))
     expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 429])
@@ -38,6 +48,7 @@ describe("rate limits", () => {
 
   it("plot search answers 429 rate_limited in its own body", async () => {
     sb = await startTestSandbox({ world: { properties: 1_000 }, rateLimit: { platform: { quota: 1, windowSeconds: 30 } } })
+    atWindowStart(sb, 30)
     await call(sb.platformUrl, "/v1/ai/plots/search", { body: { criteria: {} } })
     const r = await call(sb.platformUrl, "/v1/ai/plots/search", { body: { criteria: {} } })
     expect(r.status).toBe(429)
@@ -47,6 +58,7 @@ describe("rate limits", () => {
 
   it("the token host answers 429 {detail} with Retry-After", async () => {
     sb = await startTestSandbox({ world: { properties: 1_000 }, rateLimit: { token: { quota: 2, windowSeconds: 10 } } })
+    atWindowStart(sb, 10)
     const login = () => call(sb!.apiUrl, "/login", { body: C.SANDBOX_USER, key: null })
     const statuses = [(await login()).status, (await login()).status]
     const third = await login()

@@ -3,7 +3,7 @@
  * concurrent deliveries, then restarted on the same spool: nothing acknowledged is lost, the
  * redeliveries (everything, as a sender that did not see every answer would retry) add nothing,
  * and the warehouse holds each delivery exactly once. Both processes are the real CLI
- * (`serve-alerts`); most of the test's time is their start-up.
+ * (`node dist/bundle/main.js serve-alerts`, built by the test run's globalSetup).
  */
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -15,7 +15,7 @@ import { readSpool } from "../../src/webhooks/Spool.js"
 import { loadSpool } from "../../src/webhooks/SpoolLoader.js"
 import { deliver, eventBody, newSecret, tempDir } from "./support.js"
 
-const CLI = nodePath.join(nodePath.dirname(fileURLToPath(import.meta.url)), "fixtures", "cliMain.ts")
+const CLI = nodePath.join(nodePath.dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bundle", "main.js")
 const N = 300
 const KILL_AFTER = 100
 const SENDERS = 20
@@ -31,8 +31,6 @@ const serve = (spool: string, secret: string, extra: ReadonlyArray<string> = ["-
     const child = spawn(
       process.execPath,
       [
-        "--import",
-        "tsx",
         CLI,
         "serve-alerts",
         "--port",
