@@ -39,7 +39,10 @@ export const preflight = (options: { readonly warehouse: string; readonly output
     if (metricsFile !== undefined) {
       if (fs.existsSync(metricsFile) && fs.statSync(metricsFile).isDirectory()) {
         return Effect.fail(
-          new InvalidInput({ field: "--metrics-file", detail: `${metricsFile} is a folder; give a file path such as metrics/estate_etl.prom` })
+          new InvalidInput({
+            field: "--metrics-file",
+            detail: `${metricsFile} is a folder; give a file path such as metrics/estate_etl.prom`
+          })
         )
       }
       const bad = writableDir(nodePath.dirname(metricsFile), "--metrics-file")

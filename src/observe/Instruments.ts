@@ -25,6 +25,8 @@ export const countRequest = (r: {
   readonly units: number
 }): Effect.Effect<void> =>
   Effect.zipRight(
-    Metric.increment(Metric.tagged(Metric.tagged(Metric.tagged(requestsTotal, "operation", r.operation), "method", r.method), "status", r.status)),
+    Metric.increment(
+      Metric.tagged(Metric.tagged(Metric.tagged(requestsTotal, "operation", r.operation), "method", r.method), "status", r.status)
+    ),
     r.units > 0 ? Metric.incrementBy(Metric.tagged(requestUnitsTotal, "operation", r.operation), r.units) : Effect.void
   )

@@ -9,7 +9,6 @@ import * as OtlpMetrics from "@effect/opentelemetry/OtlpMetrics"
 import * as OtlpSerialization from "@effect/opentelemetry/OtlpSerialization"
 import * as OtlpTracer from "@effect/opentelemetry/OtlpTracer"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
-import { messageOf } from "../shared/ErrorClass.js"
 import { FLUSH_MS, type TelemetryConfig } from "./Telemetry.js"
 
 /** What the exports came to: failed ones (with the last reason) and ones cut off by the flush bound. */
@@ -17,6 +16,13 @@ export interface ExportWatch {
   failed: number
   pending: number
   last: string
+}
+
+/** A failed export in a few words (`Transport ECONNREFUSED`): never its URL, which may carry a user and password. */
+const reasonOf = (e: unknown): string => {
+  const err = e as { reason?: unknown; _tag?: unknown; cause?: { code?: unknown; cause?: { code?: unknown } } }
+  const code = err.cause?.code ?? err.cause?.cause?.code
+  return [err.reason ?? err._tag ?? "error", typeof code === "string" ? code : undefined].filter((x) => x !== undefined).join(" ")
 }
 
 /** An HTTP client that counts every export's ending in `watch`. */
@@ -34,7 +40,7 @@ const watchedClient = (watch: ExportWatch) =>
               watch.pending -= 1
               if (Exit.isFailure(exit)) {
                 watch.failed += 1
-                watch.last = messageOf(Cause.squash(exit.cause)).slice(0, 160)
+                watch.last = reasonOf(Cause.squash(exit.cause))
               } else if (exit.value.status >= 300) {
                 watch.failed += 1
                 watch.last = `HTTP ${exit.value.status}`

@@ -111,7 +111,10 @@ export const mergeRuns = (earlier: ReadonlyArray<Family>, summaries: ReadonlyArr
     byName.set(name, { name, help, type: "gauge", samples: [...(before?.samples ?? []), ...fresh.filter((s) => s.name === name)] })
   }
   const order = (s: Sample) => `${s.labels.pipeline ?? ""}\u0000${JSON.stringify(s.labels)}`
-  return [...byName.values()].map((f) => ({ ...f, samples: [...f.samples].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0)) }))
+  return [...byName.values()].map((f) => ({
+    ...f,
+    samples: [...f.samples].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
+  }))
 }
 
 /** Writes `text` to `path` through a temporary file in its folder and a rename. */

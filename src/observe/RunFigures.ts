@@ -18,7 +18,8 @@ export const RUN_STATUSES = ["done", "paused", "failed", "incomplete", "interrup
 
 /** Every metric a run writes, with its help text (`# HELP`); all are gauges of the last run. */
 export const RUN_METRICS = {
-  estate_etl_run_status: "1 for the status the pipeline's last run ended with, 0 for the others (label status: done, paused, failed, incomplete, interrupted).",
+  estate_etl_run_status:
+    "1 for the status the pipeline's last run ended with, 0 for the others (label status: done, paused, failed, incomplete, interrupted).",
   estate_etl_run_exit_code: "Exit code of the pipeline's last run (0 done, 3 paused, 4 payment, 5 authentication, 6 incomplete, ...).",
   estate_etl_run_duration_seconds: "Wall time of the pipeline's last run, seconds.",
   estate_etl_run_pages: "Pages the pipeline's last run landed.",
@@ -32,11 +33,13 @@ export const RUN_METRICS = {
   estate_etl_run_retries: "Retries the pipeline's last run took.",
   estate_etl_run_rate_limited: "Answers 429 (rate limited) the pipeline's last run received.",
   estate_etl_run_missing_keys: "Fan-out keys the service did not know in the pipeline's last run (_missing).",
-  estate_etl_run_shortfall_slices: "Slices of the pipeline's last run that landed less than the service declared, stalled or hit a service limit.",
+  estate_etl_run_shortfall_slices:
+    "Slices of the pipeline's last run that landed less than the service declared, stalled or hit a service limit.",
   estate_etl_run_capped_slices: "Slices of the pipeline's last run cut by a cap the user set (page or unit cap).",
   estate_etl_run_resumed: "1 when the pipeline's last run resumed an unfinished run.",
   estate_etl_last_run_timestamp_seconds: "When the pipeline's last run ended, Unix seconds.",
-  estate_etl_last_success_timestamp_seconds: "When the pipeline's last run with status done ended, Unix seconds (kept from earlier runs while later ones fail)."
+  estate_etl_last_success_timestamp_seconds:
+    "When the pipeline's last run with status done ended, Unix seconds (kept from earlier runs while later ones fail)."
 } as const
 
 export type RunMetric = keyof typeof RUN_METRICS

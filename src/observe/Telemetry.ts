@@ -69,16 +69,15 @@ export const withTelemetry = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.E
     const config = telemetryConfig()
     if (config === undefined) return effect
     const watch = { failed: 0, pending: 0, last: "" }
-    const layer = Layer.unwrapEffect(
-      Effect.promise(() => import("./OtlpExport.js")).pipe(Effect.map((m) => m.otlpLayer(config, watch)))
-    )
+    const layer = Layer.unwrapEffect(Effect.promise(() => import("./OtlpExport.js")).pipe(Effect.map((m) => m.otlpLayer(config, watch))))
     return effect.pipe(
       Effect.provide(layer),
       Effect.ensuring(
         Effect.sync(() => {
           if (watch.failed === 0 && watch.pending === 0) return
           const why = watch.pending > 0 ? `no answer within ${FLUSH_MS} ms` : watch.last
-          process.stderr.write(`warning: telemetry not delivered to ${config.endpoint} (${why}); the run itself is not affected\n`)
+          const shown = config.endpoint.replace(/\/\/[^/@]*@/, "//")
+          process.stderr.write(`warning: telemetry not delivered to ${shown} (${why}); the run itself is not affected\n`)
         })
       )
     )

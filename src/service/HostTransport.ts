@@ -180,7 +180,11 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           countRequest({ operation: req.operation, method: req.method, status, units })
         )
       return withRetry(req.operation, attempt(req), options.policy, options.budget, {
-        onRetry: () => Effect.zipRight(Effect.sync(() => void (retries += 1)), Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 })))
+        onRetry: () =>
+          Effect.zipRight(
+            Effect.sync(() => void (retries += 1)),
+            Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 }))
+          )
       }).pipe(
         Effect.tap((res) => ended(String(res.status), Number(res.headers["svc-units-charged"] ?? 0) || 0)),
         Effect.tapError((e) => {

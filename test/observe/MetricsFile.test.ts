@@ -48,29 +48,25 @@ describe("--metrics-file", () => {
     file = path.join(dir, "textfile", "estate_etl.prom")
     warehouse = path.join(dir, "warehouse.duckdb")
     const ids = [1, 2, 3, 4].map((i) => sandbox.context.world.propertyIdOf(i))
-    config = settingsFile(
-      dir,
-      sandbox,
-      {
-        metricsFile: path.join(dir, "from-settings.prom"),
-        pipelines: {
-          references: {
-            params: {
-              location_countries: ["ES"],
-              source_location_ids: [18],
-              points: [{ latitude: 40.4168, longitude: -3.7038 }],
-              typeahead: [{ country: "ES", query: "Mad" }],
-              zip_codes: [{ country_code: "ES", zip_code: "28001" }]
-            }
-          },
-          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3 } },
-          // one id the world never knew: a _missing row
-          "properties-by-id": { params: { ids: [...ids, 987654321] } },
-          "plots-germany": { params: { pageSize: 5, maxPages: 3 } }
+    config = settingsFile(dir, sandbox, {
+      metricsFile: path.join(dir, "from-settings.prom"),
+      pipelines: {
+        references: {
+          params: {
+            location_countries: ["ES"],
+            source_location_ids: [18],
+            points: [{ latitude: 40.4168, longitude: -3.7038 }],
+            typeahead: [{ country: "ES", query: "Mad" }],
+            zip_codes: [{ country_code: "ES", zip_code: "28001" }]
+          }
         },
-        sets: { nightly: ["sourcing-search", "properties-by-id", "plots-germany"] }
-      }
-    )
+        "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3 } },
+        // one id the world never knew: a _missing row
+        "properties-by-id": { params: { ids: [...ids, 987654321] } },
+        "plots-germany": { params: { pageSize: 5, maxPages: 3 } }
+      },
+      sets: { nightly: ["sourcing-search", "properties-by-id", "plots-germany"] }
+    })
     await run(["references"], 0, { ESTATE_ETL_METRICS_FILE: file })
   })
   afterAll(async () => {
@@ -112,7 +108,8 @@ describe("--metrics-file", () => {
     expect(first, "the first run wrote the file").toBeDefined()
     const { types, samples } = read()
     // every family this version writes, typed as a gauge with its help
-    for (const name of Object.keys(RUN_METRICS).filter((n) => n !== "estate_etl_run_table_rows")) expect(types.get(name), name).toBe("gauge")
+    for (const name of Object.keys(RUN_METRICS).filter((n) => n !== "estate_etl_run_table_rows"))
+      expect(types.get(name), name).toBe("gauge")
     const run = await checkRun(first!.samples, "references")
     expect(run.status).toBe("done")
     expect(valueOf(samples, "estate_etl_run_exit_code", { pipeline: "references" })).toBe(0)

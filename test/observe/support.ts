@@ -51,7 +51,12 @@ export const parseProm = (text: string): { readonly types: Map<string, string>; 
         const eq = part.indexOf("=")
         labels[part.slice(0, eq)] = part.slice(eq + 2, -1).replace(/\\(.)/g, (_a, c: string) => (c === "n" ? "\n" : c))
       }
-      expect(Object.entries(labels).map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(","), line).toBe(labelText)
+      expect(
+        Object.entries(labels)
+          .map(([k, v]) => `${k}="${v.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`)
+          .join(","),
+        line
+      ).toBe(labelText)
     }
     expect(valueText, line).toMatch(/^(-?\d+(\.\d+)?(e[+-]?\d+)?|NaN|[+-]Inf)$/)
     const key = `${name}${JSON.stringify(Object.entries(labels).sort())}`
