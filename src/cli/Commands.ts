@@ -33,6 +33,7 @@ import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
 import { stateCommands } from "./StateCommands.js"
 import { eurOf } from "../service/CostGuard.js"
+import { withTelemetry } from "../observe/Telemetry.js"
 
 const config = Options.file("config").pipe(
   Options.withAlias("c"),
@@ -175,6 +176,10 @@ const run = Command.make(
       Options.withDescription("This machine's share i/n of fan-out pipelines (also SHARD or JOB_COMPLETION_INDEX + SHARD_COUNT)")
     ),
     export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
+    metricsFile: Options.text("metrics-file").pipe(
+      Options.optional,
+      Options.withDescription("Prometheus text file to update at the end (node_exporter textfile collector; default: settings metricsFile)")
+    ),
     json
   },
   (o) =>
@@ -194,6 +199,7 @@ const run = Command.make(
           shard,
           warehouse: o.warehouse,
           export: exportFormat,
+          metricsFile: Option.getOrElse(o.metricsFile, () => settings.metricsFile),
           onNote: (line) => notes.push(line)
         })
         if (o.json) {
@@ -204,7 +210,7 @@ const run = Command.make(
           for (const n of notes) process.stdout.write(`${n}\n`)
         }
         yield* endWith(exitCodeOfSummaries(summaries))
-      })
+      }).pipe(withTelemetry)
     )
 ).pipe(
   Command.withDescription(

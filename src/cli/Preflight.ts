@@ -1,6 +1,6 @@
 /**
  * Checks done before the first request, so a bad setting costs nothing: the warehouse path is a
- * file (or can be one) in a writable folder, and the output folder can be written. Folders are
+ * file (or can be one) in a writable folder, and the output folder (and the metrics file's) can be written. Folders are
  * created one level at a time (a recursive mkdir can spin on special file systems such as /proc).
  */
 import { Effect } from "effect"
@@ -33,9 +33,21 @@ const writableDir = (dir: string, field: string): InvalidInput | undefined => {
   }
 }
 
-export const preflight = (options: { readonly warehouse: string; readonly output: string }) =>
+export const preflight = (options: { readonly warehouse: string; readonly output: string; readonly metricsFile?: string | undefined }) =>
   Effect.suspend(() => {
-    const { warehouse, output } = options
+    const { warehouse, output, metricsFile } = options
+    if (metricsFile !== undefined) {
+      if (fs.existsSync(metricsFile) && fs.statSync(metricsFile).isDirectory()) {
+        return Effect.fail(
+          new InvalidInput({
+            field: "--metrics-file",
+            detail: `${metricsFile} is a folder; give a file path such as metrics/estate_etl.prom`
+          })
+        )
+      }
+      const bad = writableDir(nodePath.dirname(metricsFile), "--metrics-file")
+      if (bad) return Effect.fail(bad)
+    }
     if (warehouse !== ":memory:") {
       if (fs.existsSync(warehouse) && fs.statSync(warehouse).isDirectory()) {
         return Effect.fail(

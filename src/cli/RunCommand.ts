@@ -21,6 +21,9 @@ import { preflight } from "./Preflight.js"
 import { exportTables } from "../export/Export.js"
 import { makeMissingKeyTables, runNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
+import { writeRunMetrics } from "../observe/PrometheusFile.js"
+import { recordRun } from "../observe/Telemetry.js"
+import { messageOf } from "../shared/ErrorClass.js"
 
 export interface RunOptions {
   readonly names: ReadonlyArray<string>
@@ -35,6 +38,8 @@ export interface RunOptions {
   readonly export: Option.Option<"parquet" | "arrow">
   readonly progress?: Layer.Layer<Progress> | undefined
   readonly sandbox?: SandboxHandle | undefined
+  /** Prometheus text file to merge the runs' figures into at the end, however they ended (`observe/PrometheusFile.ts`). */
+  readonly metricsFile?: string | undefined
   /** A line for people about a pipeline that ran (e.g. its keys' table does not exist yet). */
   readonly onNote?: ((line: string) => void) | undefined
 }
@@ -60,7 +65,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     }
     const shard = Option.getOrUndefined(options.shard)
     const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
-    yield* preflight({ warehouse: path, output: settings.output })
+    yield* preflight({ warehouse: path, output: settings.output, metricsFile: options.metricsFile })
     // exporting into a folder another warehouse exports into is refused before anything is sent
     if (Option.isSome(options.export)) yield* claimOutput(settings.output, path)
     const missingKeys = makeMissingKeyTables()
@@ -72,8 +77,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       sandbox: options.sandbox,
       onMissingKeyTable: missingKeys.record
     })
+    // the runs that ended so far, for the metrics file even when a later pipeline cannot start
+    const summaries: Array<RunSummary> = []
     return yield* Effect.gen(function* () {
-      const summaries: Array<RunSummary> = []
       for (const { pipeline, params } of resolved) {
         missingKeys.take()
         const summary = yield* runPipeline({
@@ -88,6 +94,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           costs: settings.budget.costs
         })
         summaries.push(summary)
+        yield* recordRun(summary)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
         if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted")
@@ -99,7 +106,21 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         yield* exportTables({ output: settings.output, format: options.export.value, tables: [] })
       }
       return summaries
-    }).pipe(Effect.provide(env))
+    }).pipe(
+      Effect.provide(env),
+      Effect.ensuring(options.metricsFile === undefined ? Effect.void : publishMetrics(options.metricsFile, summaries))
+    )
+  })
+
+/** Merges the runs into the metrics file; a failure is a warning line, never the run's ending. */
+const publishMetrics = (file: string, summaries: ReadonlyArray<RunSummary>) =>
+  Effect.sync(() => {
+    if (summaries.length === 0) return
+    try {
+      writeRunMetrics(file, summaries)
+    } catch (e) {
+      process.stderr.write(`warning: could not write the metrics file ${file}: ${messageOf(e)}\n`)
+    }
   })
 
 /** The end-of-run summary for people. */

@@ -139,6 +139,12 @@ export const Settings = Schema.Struct({
   duckdb: Schema.optionalWith(DuckDbSection, { default: () => ({}) }),
   /** Output folder for Parquet, Arrow and the raw archive. Default `data`. */
   output: Schema.optionalWith(Schema.String, { default: () => "data" }),
+  /**
+   * Prometheus text file `run` rewrites at its end (node_exporter's textfile collector), keeping
+   * other pipelines' series (`docs/MONITORING.md`). `--metrics-file` and ESTATE_ETL_METRICS_FILE
+   * win. Default none.
+   */
+  metricsFile: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
   budget: Schema.optionalWith(BudgetSection, { default: () => Schema.decodeSync(BudgetSection)({}) }),
   sandbox: Schema.optionalWith(SandboxSection, { default: () => Schema.decodeSync(SandboxSection)({}) }),
   /**

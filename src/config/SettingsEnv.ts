@@ -21,6 +21,8 @@ export const SETTINGS_ENV = {
   config: "ESTATE_ETL_CONFIG",
   /** `warehouse` (the `--warehouse` flag wins). */
   warehouse: "ESTATE_ETL_WAREHOUSE",
+  /** `metricsFile` (the `--metrics-file` flag wins). */
+  metricsFile: "ESTATE_ETL_METRICS_FILE",
   /** `service.target`: `sandbox` or `remote`. */
   target: "ESTATE_ETL_TARGET",
   /** `service.platformUrl` (also read by the library, `wiring/Environment.ts`). */
@@ -58,8 +60,8 @@ export type EnvOverrides = ReadonlyMap<string, Source>
 const TARGETS = ["sandbox", "remote"] as const
 
 /**
- * `settings` with the environment's overrides applied (`warehouse`, `service.target`, the two
- * base URLs), and which paths they set. A target other than `sandbox` or `remote` is refused,
+ * `settings` with the environment's overrides applied (`warehouse`, `metricsFile`,
+ * `service.target`, the two base URLs), and which paths they set. A target other than `sandbox` or `remote` is refused,
  * naming the variable (and `.env` when it came from there).
  */
 export const applySettingsEnv = (
@@ -68,6 +70,7 @@ export const applySettingsEnv = (
 ): Either.Either<{ readonly settings: Settings; readonly overrides: EnvOverrides }, InvalidInput> => {
   const overrides = new Map<string, Source>()
   const warehouse = envValue(SETTINGS_ENV.warehouse, env)
+  const metricsFile = envValue(SETTINGS_ENV.metricsFile, env)
   const target = envValue(SETTINGS_ENV.target, env)
   const platformUrl = envValue(SETTINGS_ENV.platformUrl, env)
   const apiUrl = envValue(SETTINGS_ENV.apiUrl, env)
@@ -80,6 +83,7 @@ export const applySettingsEnv = (
     )
   }
   if (warehouse) overrides.set("warehouse", warehouse.source)
+  if (metricsFile) overrides.set("metricsFile", metricsFile.source)
   if (target) overrides.set("service.target", target.source)
   if (platformUrl) overrides.set("service.platformUrl", platformUrl.source)
   if (apiUrl) overrides.set("service.apiUrl", apiUrl.source)
@@ -87,6 +91,7 @@ export const applySettingsEnv = (
     settings: {
       ...settings,
       ...(warehouse ? { warehouse: warehouse.value } : {}),
+      ...(metricsFile ? { metricsFile: metricsFile.value } : {}),
       service: {
         ...settings.service,
         ...(target ? { target: target.value as (typeof TARGETS)[number] } : {}),

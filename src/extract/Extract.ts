@@ -90,7 +90,7 @@ const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream
       ? Effect.catchIf(slice.pager.fetch(state.position), isNotFound, (e) => Effect.succeed(missingStep(slice, state.position, e as never)))
       : slice.pager.fetch(state.position)
     return Effect.map(
-      countAttempts(fetch),
+      countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq: state.seq } })),
       ([step, attempts]: readonly [
         {
           fetched: Fetched<R>
@@ -152,7 +152,11 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
     Stream.fromIterable(active).pipe(
-      Stream.flatMap(({ slice, start }) => Stream.mapEffect(walk(slice, start), accept), { concurrency: concurrencyOf(source, params) }),
+      Stream.flatMap(
+        ({ slice, start }) =>
+          Stream.mapEffect(walk(slice, start), accept).pipe(Stream.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
+        { concurrency: concurrencyOf(source, params) }
+      ),
       Stream.runDrain
     )
   )

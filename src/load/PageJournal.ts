@@ -37,6 +37,8 @@ export interface JournalEntry {
   readonly units: number
   readonly requests: number
   readonly retries: number
+  /** Answers 429 among the page's attempts (absent in journals written before it was counted). */
+  readonly throttled?: number | undefined
   readonly raw?: PageCommit["raw"]
   /** What the service declared the slice holds, as of this page. */
   readonly declared?: number | undefined

@@ -51,6 +51,8 @@ export interface Totals {
   readonly units: number
   readonly requests: number
   readonly retries: number
+  /** Answers 429 (rate limited) among the requests. */
+  readonly throttled: number
   readonly elapsedMs: number
   /** Expected pages when known (ETA). */
   readonly expectedPages?: number | undefined

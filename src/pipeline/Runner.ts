@@ -86,6 +86,7 @@ export interface Completeness {
 export const runPipeline = <P>(request: RunRequest<P>) =>
   Effect.gen(function* () {
     const { context, pagesBefore } = yield* startRun(request)
+    yield* Effect.annotateCurrentSpan({ "run.id": context.runId, "run.resumed": context.resumed, "plan.units": context.plan.units })
     const state = yield* makeRunState({
       pageNo: pagesBefore,
       totals: {
@@ -96,6 +97,7 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
         units: 0,
         requests: 0,
         retries: 0,
+        throttled: 0,
         elapsedMs: 0,
         expectedPages: context.plan.pages
       }
@@ -109,8 +111,19 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       planned: { requests: context.plan.requests, pages: context.plan.pages, units: context.plan.units, exact: context.plan.exact }
     })
     const outcome = yield* Effect.either(fetchAndLand(context as RunContext, state))
-    return yield* finishRun(context as RunContext, state, Either.isLeft(outcome) ? outcome.left : undefined)
-  }).pipe(Effect.scoped)
+    const summary = yield* finishRun(context as RunContext, state, Either.isLeft(outcome) ? outcome.left : undefined)
+    yield* Effect.annotateCurrentSpan({
+      "run.status": summary.status,
+      "run.exit_code": summary.exitCode,
+      "run.pages": summary.totals.pages,
+      "run.rows": summary.totals.rows,
+      "run.units": summary.totals.units,
+      "run.eur": summary.eur,
+      "run.requests": summary.totals.requests,
+      "run.retries": summary.totals.retries
+    })
+    return summary
+  }).pipe(Effect.scoped, Effect.withSpan("Runner.run", { attributes: { pipeline: request.pipeline.name } }))
 
 export { paramsDiff } from "./run/Start.js"
 

@@ -15,8 +15,9 @@ import type { RawResponse } from "./ErrorMapping.js"
 import type { Pacer } from "./Pacer.js"
 import { readRateLimitHeaders, tightestState } from "./RateLimitHeaders.js"
 import { type RetryPolicy, withRetry } from "./Retry.js"
-import type { RetryBudget } from "./RetryBudget.js"
-import { logExchange } from "./RequestLog.js"
+import { countThrottled, type RetryBudget } from "./RetryBudget.js"
+import { logExchange, pathForLog } from "./RequestLog.js"
+import { countRequest } from "../observe/Instruments.js"
 import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
 import { firstLine } from "../shared/ErrorClass.js"
 
@@ -66,6 +67,9 @@ const isJson = (contentType: string | undefined) => contentType === undefined ||
 export const makeHostTransport = (options: HostTransportOptions) =>
   Effect.gen(function* () {
     const counters = yield* Ref.make<TransportStats>({ attempts: 0, retries: 0 })
+    // the request span below is the one exported: the HTTP client's own span would carry the full
+    // URL and the request headers (a custom API-key header is not among those it redacts)
+    const client = HttpClient.withTracerDisabledWhen(options.client, () => true)
 
     const toRequest = (req: HostRequest) => {
       let r = HttpClientRequest.make(req.method)(req.url).pipe(HttpClientRequest.setHeaders(req.headers), HttpClientRequest.acceptJson)
@@ -78,7 +82,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
       Effect.gen(function* () {
         yield* options.pacer.take
         yield* Ref.update(counters, (c) => ({ ...c, attempts: c.attempts + 1 }))
-        const exchange = options.client.execute(toRequest(req)).pipe(
+        const exchange = client.execute(toRequest(req)).pipe(
           Effect.flatMap((res) => Effect.map(res.text, (text): RawResponse => ({ status: res.status, headers: res.headers, text }))),
           Effect.mapError((e): ServiceError => {
             if (e._tag === "RequestError" && e.reason === "InvalidUrl") {
@@ -128,6 +132,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         })
         const info = readRateLimitHeaders((name) => res.headers[name], now)
         yield* options.pacer.observe(info, res.status)
+        if (res.status === 429) yield* countThrottled
         const contentType = res.headers["content-type"]
         const requestId = res.headers["svc-request-id"]
         const charged = Number(res.headers["svc-units-charged"] ?? 0)
@@ -161,11 +166,37 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         return yield* Effect.fail(options.toError(req.operation, res, retryAfterMs))
       })
 
-    /** Sends with retries of transient failures (see `Retry.ts`). */
-    const send = (req: HostRequest): Effect.Effect<RawResponse, ServiceError> =>
-      withRetry(req.operation, attempt(req), options.policy, options.budget, {
-        onRetry: () => Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 }))
-      }).pipe(Effect.withSpan(`HostTransport.send`, { attributes: { operation: req.operation, method: req.method } }))
+    /**
+     * Sends with retries of transient failures (see `Retry.ts`), in one span per request: its
+     * operation, method, path and query (credential-named parameters and JWTs redacted), final
+     * status, units charged and retries. Never headers or bodies.
+     */
+    const send = (req: HostRequest): Effect.Effect<RawResponse, ServiceError> => {
+      const [path, query] = pathForLog(req.url).split(/\?(.*)/s)
+      let retries = 0
+      const ended = (status: string, units: number) =>
+        Effect.zipRight(
+          Effect.annotateCurrentSpan({ status, units, retries }),
+          countRequest({ operation: req.operation, method: req.method, status, units })
+        )
+      return withRetry(req.operation, attempt(req), options.policy, options.budget, {
+        onRetry: () =>
+          Effect.zipRight(
+            Effect.sync(() => void (retries += 1)),
+            Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 }))
+          )
+      }).pipe(
+        Effect.tap((res) => ended(String(res.status), Number(res.headers["svc-units-charged"] ?? 0) || 0)),
+        Effect.tapError((e) => {
+          const err = e as { status?: number; reason?: string; unitsCharged?: number }
+          return ended(err.status !== undefined ? String(err.status) : (err.reason ?? e._tag), err.unitsCharged ?? 0)
+        }),
+        Effect.withSpan(`HostTransport.send`, {
+          kind: "client",
+          attributes: { operation: req.operation, method: req.method, "url.path": path, ...(query ? { "url.query": query } : {}) }
+        })
+      )
+    }
 
     return { send, stats: Ref.get(counters) }
   })

@@ -24,10 +24,12 @@ export interface RetryBudgetStats {
   readonly allowed: number
 }
 
-/** The requests and retries of one unit of work (a page), counted where they happen. */
+/** The requests, retries and 429 answers of one unit of work (a page), counted where they happen. */
 export interface Attempts {
   requests: number
   retries: number
+  /** Answers 429 (rate limited) among the attempts. */
+  throttled: number
 }
 
 /**
@@ -42,12 +44,15 @@ const bump = (key: keyof Attempts) => Effect.map(FiberRef.get(PageAttempts), (a)
 /** Runs `effect` with its own attempt counter, and returns its result with the counts. */
 export const countAttempts = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [A, Attempts], E, R> =>
   Effect.suspend(() => {
-    const attempts: Attempts = { requests: 0, retries: 0 }
+    const attempts: Attempts = { requests: 0, retries: 0, throttled: 0 }
     return effect.pipe(
       Effect.locally(PageAttempts, attempts),
       Effect.map((a) => [a, { ...attempts }] as const)
     )
   })
+
+/** Counts one 429 answer on the page being fetched (the transport calls it; nothing outside a page counts). */
+export const countThrottled: Effect.Effect<void> = bump("throttled")
 
 export const makeRetryBudget = (options: RetryBudgetOptions) =>
   Effect.gen(function* () {

@@ -43,6 +43,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             units: page.fetched.units,
             requests: page.attempts.requests,
             retries: page.attempts.retries,
+            throttled: page.attempts.throttled,
             ...(run.archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),

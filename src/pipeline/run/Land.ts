@@ -74,6 +74,7 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
           units: t.units + e.units,
           requests: t.requests + e.requests,
           retries: t.retries + e.retries,
+          throttled: t.throttled + (e.throttled ?? 0),
           elapsedMs: Date.now() - run.started
         }
         return [
@@ -96,4 +97,13 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
     }
     // stop early once the sample is large enough to judge; the end of the run judges the rest
     if ((yield* Ref.get(state)).totals.records >= 100) yield* checkRejects(run, state)
-  })
+  }).pipe(
+    Effect.withSpan("Land.group", {
+      attributes: {
+        pipeline: run.pipeline.name,
+        pages: entries.length,
+        records: entries.reduce((n, e) => n + e.records.length, 0),
+        units: entries.reduce((n, e) => n + e.units, 0)
+      }
+    })
+  )
