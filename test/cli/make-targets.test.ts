@@ -5,7 +5,10 @@
  * order a user would: `plan` before anything ran (it must not fail on tables an earlier pipeline
  * of the set creates, nor create the warehouse), then the sets, then `status`; and every
  * `extract-*` target against a second fresh warehouse, the ones reading keys from an earlier
- * table first (they land nothing and say which table to fill first).
+ * table first (they land nothing and say which table to fill first). The extract targets are one
+ * pattern rule: every one expands (`make -n`) to `run <pipeline>`, and a few run for real (the key
+ * readers and one pipeline of each host); each pipeline's own run is the business of its own test
+ * and of the dialect matrix, which run every one of them.
  *
  * Not run here: demo, test, unit, typecheck, bench, spend (the suite runs its tests), chaos,
  * sandbox, clean, build, setup. The
@@ -49,14 +52,14 @@ interface Outcome {
   readonly seconds: number
 }
 
-const make = (target: string, config: string): Promise<Outcome> =>
+const make = (target: string, config: string, flags: ReadonlyArray<string> = []): Promise<Outcome> =>
   new Promise((resolve) => {
     const started = Date.now()
     const env: NodeJS.ProcessEnv = { ...process.env, SVC_PLATFORM_URL: "", SVC_API_URL: "" }
     delete env.MAKEFLAGS
     delete env.MAKELEVEL
     delete env.MFLAGS
-    const child = spawn("make", ["-s", "-C", ROOT, "-o", "node_modules/.deps-stamp", target, `CONFIG=${config}`], {
+    const child = spawn("make", ["-s", "-C", ROOT, "-o", "node_modules/.deps-stamp", ...flags, target, `CONFIG=${config}`], {
       env,
       stdio: ["ignore", "pipe", "pipe"]
     })
@@ -87,6 +90,8 @@ const settingsIn = (dir: string): string => {
 
 /** Extract targets reading their keys from a table another pipeline writes: run first on a fresh warehouse. */
 const KEY_READERS = ["extract-sourcing-properties", "extract-properties-by-id", "extract-properties-match"]
+/** Extract targets run for real besides the key readers: one on each host. */
+const RUN_FOR_REAL = ["extract-plots-germany", "extract-references"]
 
 describe("every make target works on a fresh clone", () => {
   let dir: string
@@ -128,10 +133,19 @@ describe("every make target works on a fresh clone", () => {
     const status = await expectOk("status", configA)
     expect(status.stdout).toMatch(/units spent today: \d+/)
 
-    // every extract target against a fresh warehouse; key readers first, before their tables exist
+    // every extract target expands to a run of its pipeline with the given settings
     const b = fs.mkdtempSync(path.join(dir, "extracts-"))
     const configB = settingsIn(b)
-    for (const target of [...KEY_READERS, ...extracts.filter((t) => !KEY_READERS.includes(t))]) {
+    for (const target of extracts) {
+      const dry = await make(target, configB, ["-n"])
+      expect(dry.code, `make -n ${target}: ${dry.stderr}`).toBe(0)
+      expect(dry.stdout.trim().split("\n").at(-1)).toBe(
+        `node dist/bundle/main.js run --config ${configB} ${target.slice("extract-".length)}`
+      )
+    }
+    // some for real against a fresh warehouse; key readers first, before their tables exist
+    for (const k of RUN_FOR_REAL) expect(extracts).toContain(k)
+    for (const target of [...KEY_READERS, ...RUN_FOR_REAL]) {
       const r = await expectOk(target, configB)
       if (KEY_READERS.includes(target)) expect(r.stdout).toMatch(/: 0 keys: no table \w+ in the warehouse yet .*; run .* first/)
     }
