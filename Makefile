@@ -54,7 +54,7 @@ sandbox: $(BUILT)
 	$(ETL) sandbox
 
 ## Benchmarks, compiled first (`dist-bench/`) so runs measure plain JS as the installed CLI runs it.
-bench: $(DEPS)
+bench: $(BUILT)
 	rm -rf dist-bench && $(NODE_BIN)/tsc -p tsconfig.bench.json
 	node dist-bench/bench/main.js $(BENCH_ARGS)
 

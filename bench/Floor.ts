@@ -1,11 +1,9 @@
 /**
  * The baselines of the throughput figures, fetching exactly the pages the pipelines fetch:
- * - the floor: each page fetched and `JSON.parse`d, nothing else (no decode, no rows, no DuckDB);
- * - the naive loader: the same pages, each record inserted with its own `INSERT` (a prepared
- *   statement bound per row, autocommit), the way a first script would do it.
+ * the floor: each page fetched and `JSON.parse`d, nothing else (no decode, no rows, no DuckDB).
+ * `FloorRun.ts` runs it in a fresh process; `HandLoader.ts` lands the same sourcing pages.
  * Slices run side by side up to the same concurrency as the pipeline.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { SANDBOX_API_KEY } from "../src/sandbox/Credentials.js"
 
 export interface Place {
@@ -128,67 +126,4 @@ export const timeSeriesCalls = async (
     records += 1 + (Array.isArray(parsed) ? parsed.length : 0)
   })
   return { records, pages: bodies.length, elapsedMs: performance.now() - t0 }
-}
-
-const NAIVE_COLUMNS = [
-  "id",
-  "property_id",
-  "country",
-  "location_id",
-  "location_name",
-  "type",
-  "type_group",
-  "operation",
-  "price_eur",
-  "area_m2",
-  "bedrooms",
-  "latitude",
-  "longitude",
-  "listings_count",
-  "updated_at"
-] as const
-
-/**
- * The naive loader over sourcing pages: one `INSERT` per record into a plain table (same
- * columns as `sourcing_properties`, agencies as a JSON text), stopping after `maxRecords`.
- */
-export const naiveSourcingLoad = async (
-  platformUrl: string,
-  places: ReadonlyArray<Place>,
-  file: string,
-  options: { operation: string; pageSize: number; concurrency: number; maxRecords: number }
-): Promise<FloorResult> => {
-  const db = await DuckDBInstance.create(file)
-  const conn = await db.connect()
-  await conn.run(`CREATE TABLE props (${NAIVE_COLUMNS.map((c) => `"${c}" VARCHAR`).join(", ")}, agencies VARCHAR)`)
-  const insert = await conn.prepare(`INSERT INTO props VALUES (${[...NAIVE_COLUMNS, "agencies"].map(() => "?").join(", ")})`)
-  let inserted = 0
-  const maxPages = Math.ceil(options.maxRecords / options.pageSize / places.length)
-  // one prepared statement: bind-and-run must not interleave between slices (DuckDB crashes)
-  let lock = Promise.resolve()
-  try {
-    const r = await sourcingPages(
-      platformUrl,
-      places,
-      { ...options, maxPages },
-      (body) =>
-        (lock = lock.then(async () => {
-          for (const rec of body.results) {
-            if (inserted >= options.maxRecords) return
-            NAIVE_COLUMNS.forEach((c, i) => {
-              const v = rec[c]
-              if (v === null || v === undefined) insert.bindNull(i + 1)
-              else insert.bindVarchar(i + 1, String(v))
-            })
-            insert.bindVarchar(NAIVE_COLUMNS.length + 1, JSON.stringify(rec.agencies ?? []))
-            await insert.run()
-            inserted++
-          }
-        }))
-    )
-    return { ...r, records: inserted }
-  } finally {
-    conn.closeSync()
-    db.closeSync()
-  }
 }

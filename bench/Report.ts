@@ -1,6 +1,6 @@
 /**
  * One line of the bench table: a figure, the baseline it is measured against (in the same run)
- * and the target of issue 7. Targets are reported, never enforced.
+ * and its target (issues 7 and 18). Targets are reported, never enforced.
  */
 export interface Line {
   readonly group: string
@@ -11,6 +11,8 @@ export interface Line {
   readonly baseline: string
   /** The ratio (or the figure itself when it is already one). */
   readonly ratio: number | undefined
+  /** When the figure was measured more than once: the ratio as "median (min-max)". */
+  readonly spread?: string
   readonly target: string
   readonly met: boolean | undefined
 }
@@ -26,7 +28,7 @@ export const markdown = (lines: ReadonlyArray<Line>): string => {
     l.measure,
     l.value,
     l.baseline,
-    l.ratio === undefined ? "" : l.ratio.toFixed(2),
+    l.spread ?? (l.ratio === undefined ? "" : l.ratio.toFixed(2)),
     l.target,
     l.met === undefined ? "" : l.met ? "met" : "NOT met"
   ])

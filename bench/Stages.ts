@@ -109,7 +109,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
 export const stageLines = (s: StageRates, floorRate: number, e2eRate: number): ReadonlyArray<Line> => [
   {
     group: "stages",
-    measure: `JSON.parse of sourcing pages (${fmt(s.msPerPage.parse, 2)} ms/page)`,
+    measure: `stage alone, not end to end: JSON.parse of sourcing pages (${fmt(s.msPerPage.parse, 2)} ms/page)`,
     value: `${fmt(s.parse)} rows/s`,
     baseline: `floor ${fmt(floorRate)} rows/s`,
     ratio: s.parse / floorRate,
@@ -118,25 +118,25 @@ export const stageLines = (s: StageRates, floorRate: number, e2eRate: number): R
   },
   {
     group: "stages",
-    measure: `decode + normalize, 1 core (${fmt(s.msPerPage.normalize, 2)} ms/page)`,
+    measure: `stage alone, not end to end: decode + normalize, 1 core (${fmt(s.msPerPage.normalize, 2)} ms/page)`,
     value: `${fmt(s.normalize)} rows/s`,
     baseline: `floor ${fmt(floorRate)} rows/s`,
     ratio: s.normalize / floorRate,
-    target: ">= 50,000 rows/s",
-    met: s.normalize >= 50_000
+    target: "",
+    met: undefined
   },
   {
     group: "stages",
-    measure: `warehouse commit, page by page (${fmt(s.msPerPage.commit, 1)} ms/page)`,
+    measure: `stage alone, not end to end: warehouse commit, page by page (${fmt(s.msPerPage.commit, 1)} ms/page)`,
     value: `${fmt(s.commit)} rows/s`,
-    baseline: `end to end ${fmt(e2eRate)} rows/s`,
+    baseline: `toolkit end to end ${fmt(e2eRate)} rows/s`,
     ratio: s.commit / e2eRate,
     target: "",
     met: undefined
   },
   {
     group: "stages",
-    measure: `warehouse commit, ${DEFAULT_PAGE_QUEUE.maxGroup} pages per transaction, the loader's largest group (${fmt(s.msPerPage.group, 1)} ms/page)`,
+    measure: `stage alone, not end to end: warehouse commit, ${DEFAULT_PAGE_QUEUE.maxGroup} pages per transaction, the loader's largest group (${fmt(s.msPerPage.group, 1)} ms/page)`,
     value: `${fmt(s.groupCommit)} rows/s`,
     baseline: `page by page ${fmt(s.commit)} rows/s`,
     ratio: s.groupCommit / s.commit,

@@ -27,3 +27,10 @@ await build({
   sourcemap: "linked",
   logLevel: "warning"
 })
+
+// the command tree for `--help` without building the command line (src/cli/FastPath.ts)
+const { commands } = await import("../dist/src/cli/Commands.js")
+const { commandTree } = await import("../dist/src/cli/CommandTree.js")
+const { snapshotOf, HELP_SNAPSHOT } = await import("../dist/src/cli/HelpSnapshot.js")
+const tree = commandTree(commands)
+if (tree) fs.writeFileSync(`${out}/${HELP_SNAPSHOT}`, JSON.stringify(snapshotOf(tree)))

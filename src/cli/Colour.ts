@@ -9,15 +9,14 @@
  * colour, and only on a terminal; JSON lines elsewhere.
  */
 import { Console, Effect } from "effect"
+import { colourFor } from "./Terminal.js"
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[A-Za-z]/g
 
 export const stripAnsi = (text: string): string => text.replace(ANSI, "")
 
-/** Whether `stream` may carry colour. */
-export const colourFor = (stream: { readonly isTTY?: boolean | undefined }, env: NodeJS.ProcessEnv = process.env): boolean =>
-  stream.isTTY === true && (env.NO_COLOR === undefined || env.NO_COLOR === "")
+export { colourFor }
 
 const plain = (stream: NodeJS.WriteStream, args: ReadonlyArray<unknown>) =>
   colourFor(stream) ? args : args.map((a) => (typeof a === "string" ? stripAnsi(a) : a))

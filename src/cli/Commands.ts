@@ -22,7 +22,7 @@ import { makeMissingKeyTables, planNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
 import { eur, jsonSafe, table } from "./Format.js"
-import { listText } from "./ListText.js"
+import { listOutput } from "./ListOutput.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
@@ -63,21 +63,7 @@ const wide = Options.boolean("wide").pipe(
 )
 
 const list = Command.make("list", { config, json, wide }, (o) =>
-  withSettings(o.config, (settings, catalogue) =>
-    Effect.sync(() => {
-      const rows = catalogue.all.map((p) => ({
-        pipeline: p.name,
-        host: p.host,
-        operation: p.cost.operation,
-        units_per_call: unitCost(p, settings.budget.costs),
-        tables: p.tables.map((t) => t.name).join(", "),
-        description: p.description,
-        from: originOf(catalogue, p.name)
-      }))
-      if (o.json) return process.stdout.write(JSON.stringify({ pipelines: rows, sets: settings.sets }, null, 2) + "\n")
-      process.stdout.write(listText(rows, settings.sets, o.wide))
-    })
-  )
+  withSettings(o.config, (settings, catalogue) => Effect.sync(() => process.stdout.write(listOutput(settings, catalogue, o))))
 ).pipe(Command.withDescription("List the pipelines and sets. Examples: estate-etl list; estate-etl list --wide"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>

@@ -1,5 +1,9 @@
 /** Plain-text tables and figures for the terminal (stdout); nothing here knows about secrets. */
 import { eurOf } from "../service/CostGuard.js"
+import { outputWidth, wrap } from "./Terminal.js"
+
+// kept here too for the modules that import them from this one
+export { outputWidth, wrap }
 
 const cell = (v: unknown): string =>
   v === null || v === undefined
@@ -52,24 +56,6 @@ export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<st
       .trimEnd()
   return [line(cols), width.map((w) => "-".repeat(w)).join("  "), ...text.map(line)].join("\n")
 }
-
-/** Words of `text` in lines of at most `width` (a longer word gets a line of its own). */
-export const wrap = (text: string, width: number): Array<string> => {
-  const lines: Array<string> = []
-  let line = ""
-  for (const word of text.split(/\s+/).filter((w) => w !== "")) {
-    if (line !== "" && line.length + 1 + word.length > width) {
-      lines.push(line)
-      line = word
-    } else line = line === "" ? word : `${line} ${word}`
-  }
-  if (line !== "") lines.push(line)
-  return lines
-}
-
-/** Columns of the terminal stdout is (at most 100, at least 60); 100 when it is not one. */
-export const outputWidth = (): number =>
-  process.stdout.isTTY && process.stdout.columns ? Math.max(60, Math.min(100, process.stdout.columns)) : 100
 
 /** Values of a query result as JSON-safe values (bigint as number or string). */
 export const jsonSafe = (v: unknown): unknown =>

@@ -10,8 +10,8 @@
  * Every example shown is run by `test/cli/help-examples.test.ts` in a scratch folder whose
  * `config/sandbox.json` reaches a test sandbox, and must not exit 2 (bad input).
  */
-import { type CommandNode, type Flag } from "./CommandTree.js"
-import { wrap } from "./Format.js"
+import type { CommandNode, Flag } from "./CommandTree.js"
+import { wrap } from "./Terminal.js"
 
 export const PROGRAM = "estate-etl"
 /** Help lines are at most this wide unless told otherwise (`Format.outputWidth`). */

@@ -10,32 +10,45 @@
  *
  * `.env` in the working directory is read first; the environment wins over it (`config/DotEnv.ts`).
  */
-import { Effect } from "effect"
-import { exitCodeOfSignal, makeShutdown, Shutdown, type StopSignal } from "../pipeline/Shutdown.js"
-import { runCliMain } from "./Cli.js"
-import { DOT_ENV } from "../config/DotEnv.js"
-import { messageOf } from "../shared/ErrorClass.js"
+import { fastPath } from "./FastPath.js"
+import { HELP_SNAPSHOT } from "./HelpSnapshot.js"
 
 /** How long a stopping run may take to land what is queued and write its record. */
 const GRACE_MS = 1_800
 
-const shutdown = makeShutdown()
-for (const signal of ["SIGINT", "SIGTERM"] as const satisfies ReadonlyArray<StopSignal>) {
-  process.on(signal, () => {
-    const code = exitCodeOfSignal(shutdown.service.received() ?? signal)
-    if (shutdown.service.received() !== undefined) process.exit(code)
-    shutdown.trigger(signal)
-    setTimeout(() => process.exit(code), GRACE_MS).unref()
-  })
-}
+// `--help` and a plain `list` are answered before anything heavy loads (`FastPath.ts`); the
+// command line and what it needs load only when they are not (lazy imports, their own chunks)
+const fast = await fastPath(process.argv, new URL(HELP_SNAPSHOT, import.meta.url))
+if (fast !== undefined) {
+  process.stdout.write("", () => process.exit(fast))
+} else {
+  const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }] = await Promise.all([
+    import("effect"),
+    import("../pipeline/Shutdown.js"),
+    import("./Cli.js"),
+    import("../config/DotEnv.js"),
+    import("../shared/ErrorClass.js")
+  ])
+  type StopSignal = import("../pipeline/Shutdown.js").StopSignal
 
-Effect.runPromise(runCliMain(process.argv, { dotEnv: DOT_ENV }).pipe(Effect.provideService(Shutdown, shutdown.service))).then(
-  (code) => {
-    const signal = shutdown.service.received()
-    process.exit(signal !== undefined ? exitCodeOfSignal(signal) : code)
-  },
-  (error) => {
-    process.stderr.write(`error: ${messageOf(error)}\n`)
-    process.exit(1)
+  const shutdown = makeShutdown()
+  for (const signal of ["SIGINT", "SIGTERM"] as const satisfies ReadonlyArray<StopSignal>) {
+    process.on(signal, () => {
+      const code = exitCodeOfSignal(shutdown.service.received() ?? signal)
+      if (shutdown.service.received() !== undefined) process.exit(code)
+      shutdown.trigger(signal)
+      setTimeout(() => process.exit(code), GRACE_MS).unref()
+    })
   }
-)
+
+  Effect.runPromise(runCliMain(process.argv, { dotEnv: DOT_ENV }).pipe(Effect.provideService(Shutdown, shutdown.service))).then(
+    (code) => {
+      const signal = shutdown.service.received()
+      process.exit(signal !== undefined ? exitCodeOfSignal(signal) : code)
+    },
+    (error) => {
+      process.stderr.write(`error: ${messageOf(error)}\n`)
+      process.exit(1)
+    }
+  )
+}

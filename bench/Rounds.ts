@@ -1,0 +1,184 @@
+/**
+ * The sourcing-search figures of issue 18, measured in alternation: the floor (fetch and parse),
+ * the hand-written loader (`HandLoader.ts`) and the toolkit (the installed CLI, `run --json`),
+ * each a fresh process measured from outside (`ChildRun.ts`: process start counted), over the
+ * same places of the same sandbox, `rounds` times with the order rotated each round (no kind
+ * always runs first on a cold sandbox). Ratios are taken pair by pair within a round and reported
+ * as min / median / max; targets are judged on the median.
+ */
+import * as fs from "node:fs"
+import * as path from "node:path"
+import { SANDBOX_API_KEY, SANDBOX_USER } from "../src/sandbox/Credentials.js"
+import { type ChildFigures, measured, spread, type Spread } from "./ChildRun.js"
+import type { PlaceSet } from "./Places.js"
+import { scriptArgs, type SandboxProc } from "./Procs.js"
+import { fmt, type Line } from "./Report.js"
+
+const PAGE = 200
+const CONCURRENCY = 4
+const HERE = import.meta.dirname
+
+/** The installed CLI: the bundle `npm run build` writes (what `bin` and the Makefile run). */
+export const CLI = path.resolve("dist/bundle/main.js")
+
+export interface Measured extends ChildFigures {
+  /** Property rows landed (toolkit, hand loader) or received (floor). */
+  readonly rows: number
+}
+
+/** The JSON a child printed: its last line, or (`whole`) all of its output. */
+const json = <A>(f: ChildFigures, what: string, whole = false): A => {
+  try {
+    return JSON.parse(whole ? f.stdout : (f.stdout.trim().split("\n").pop() ?? "")) as A
+  } catch {
+    throw new Error(`${what} exited with ${f.code}: ${f.stderr.slice(-2000)}`)
+  }
+}
+
+const placesOf = (set: PlaceSet) => set.places.map(({ country }) => ({ country }))
+
+export const floorRun = async (sandbox: SandboxProc, set: PlaceSet): Promise<Measured> => {
+  const input = { platformUrl: sandbox.platformUrl, places: placesOf(set), operation: "sale", pageSize: PAGE, concurrency: CONCURRENCY }
+  const f = await measured(process.execPath, [...scriptArgs(path.join(HERE, "FloorRun.ts")), JSON.stringify(input)])
+  return { ...f, rows: json<{ records: number }>(f, "floor").records }
+}
+
+export const handRun = async (sandbox: SandboxProc, set: PlaceSet, file: string): Promise<Measured> => {
+  const input = {
+    platformUrl: sandbox.platformUrl,
+    places: placesOf(set),
+    file,
+    operation: "sale",
+    pageSize: PAGE,
+    concurrency: CONCURRENCY
+  }
+  const f = await measured(process.execPath, [...scriptArgs(path.join(HERE, "HandLoader.ts")), JSON.stringify(input)])
+  return { ...f, rows: json<{ records: number }>(f, "hand loader").records }
+}
+
+/** Settings of the toolkit runs: the sandbox as a remote service, no pacing (limits are off). */
+export const benchSettings = (sandbox: SandboxProc, dir: string): string => {
+  const file = path.join(dir, "bench-settings.json")
+  const settings = {
+    warehouse: path.join(dir, "unused.duckdb"),
+    output: path.join(dir, "out"),
+    budget: { maxUnits: 10_000_000 },
+    service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, platformRate: 0, apiRate: 0 }
+  }
+  fs.writeFileSync(file, JSON.stringify(settings, null, 2))
+  return file
+}
+
+export const CLI_ENV = { SVC_API_KEY: SANDBOX_API_KEY, SVC_EMAIL: SANDBOX_USER.email, SVC_PASSWORD: SANDBOX_USER.password }
+
+/** sourcing-search over `set` with the installed CLI and no flags beyond the run's own. */
+export const toolkitRun = async (settings: string, set: PlaceSet, warehouse: string): Promise<Measured> => {
+  const args = [CLI, "run", "sourcing-search", "--config", settings, "--warehouse", warehouse, "--json"]
+  args.push(
+    "-p",
+    `places=${JSON.stringify(placesOf(set))}`,
+    "-p",
+    "operation=sale",
+    "-p",
+    `pageSize=${PAGE}`,
+    "-p",
+    `concurrency=${CONCURRENCY}`
+  )
+  const f = await measured(process.execPath, args, { env: CLI_ENV, cwd: path.dirname(settings) })
+  const [summary] = json<Array<{ status: string; rowsPerTable: Record<string, number> }>>(f, "estate-etl run", true)
+  if (summary?.status !== "done") throw new Error(`toolkit run ended ${summary?.status}: ${f.stderr.slice(-1000)}`)
+  return { ...f, rows: summary.rowsPerTable.sourcing_properties ?? 0 }
+}
+
+export interface RoundsResult {
+  readonly floor: ReadonlyArray<Measured>
+  readonly hand: ReadonlyArray<Measured>
+  readonly toolkit: ReadonlyArray<Measured>
+}
+
+/** `rounds` rounds of floor, hand loader and toolkit, the order rotated each round. */
+export const sourcingRounds = async (
+  sandbox: SandboxProc,
+  set: PlaceSet,
+  dir: string,
+  rounds: number,
+  log: (s: string) => void
+): Promise<RoundsResult> => {
+  const settings = benchSettings(sandbox, dir)
+  const out = { floor: [] as Array<Measured>, hand: [] as Array<Measured>, toolkit: [] as Array<Measured> }
+  const kinds = ["floor", "hand", "toolkit"] as const
+  for (let r = 0; r < rounds; r++) {
+    for (let k = 0; k < kinds.length; k++) {
+      const kind = kinds[(r + k) % kinds.length]!
+      const file = path.join(dir, `${kind}-${r}.duckdb`)
+      const m =
+        kind === "floor"
+          ? await floorRun(sandbox, set)
+          : kind === "hand"
+            ? await handRun(sandbox, set, file)
+            : await toolkitRun(settings, set, file)
+      if (kind !== "floor" && m.rows !== set.total) throw new Error(`${kind} landed ${m.rows} rows, the sandbox holds ${set.total}`)
+      out[kind].push(m)
+      log(`   round ${r + 1} ${kind}: ${fmt(m.wallMs)} ms wall, ${fmt(m.cpuMs)} ms cpu, ${fmt(m.peakRssMb)} MB peak RSS`)
+      fs.rmSync(file, { force: true })
+      fs.rmSync(`${file}.wal`, { force: true })
+    }
+  }
+  return out
+}
+
+const rowsPerSecond = (m: Measured) => (m.rows * 1000) / m.wallMs
+const usPerRow = (m: Measured) => (m.cpuMs * 1000) / m.rows
+const show = (s: Spread, digits = 0, unit = "") => `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
+const showRatio = (s: Spread) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`
+
+/** The table lines: medians with (min-max), ratios pair by pair within a round. */
+export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> => {
+  const label = `sourcing-search ${fmt(set.total)} properties, ${r.toolkit.length} rounds`
+  const pairs = <A>(f: (i: number) => A) => r.toolkit.map((_, i) => f(i))
+  const cpuRatio = spread(pairs((i) => usPerRow(r.toolkit[i]!) / usPerRow(r.hand[i]!)))
+  const e2eRatio = spread(pairs((i) => rowsPerSecond(r.toolkit[i]!) / rowsPerSecond(r.floor[i]!)))
+  const handRatio = spread(pairs((i) => rowsPerSecond(r.hand[i]!) / rowsPerSecond(r.floor[i]!)))
+  const rss = spread(r.toolkit.map((m) => m.peakRssMb))
+  return [
+    {
+      group: "throughput",
+      measure: `${label}: CPU per row, process start counted, toolkit / hand-written loader`,
+      value: `${show(spread(r.toolkit.map(usPerRow)), 1, " µs")}`,
+      baseline: `hand ${show(spread(r.hand.map(usPerRow)), 1, " µs")}`,
+      ratio: cpuRatio.median,
+      spread: showRatio(cpuRatio),
+      target: "<= 2.0",
+      met: cpuRatio.median <= 2.0
+    },
+    {
+      group: "throughput",
+      measure: `${label}: end to end (wall from spawn), toolkit / floor`,
+      value: `${show(spread(r.toolkit.map(rowsPerSecond)))} rows/s`,
+      baseline: `floor ${show(spread(r.floor.map(rowsPerSecond)))} rows/s`,
+      ratio: e2eRatio.median,
+      spread: showRatio(e2eRatio),
+      target: ">= 0.5",
+      met: e2eRatio.median >= 0.5
+    },
+    {
+      group: "throughput",
+      measure: `${label}: end to end, hand-written loader / floor`,
+      value: `${show(spread(r.hand.map(rowsPerSecond)))} rows/s`,
+      baseline: `floor ${show(spread(r.floor.map(rowsPerSecond)))} rows/s`,
+      ratio: handRatio.median,
+      spread: showRatio(handRatio),
+      target: "",
+      met: undefined
+    },
+    {
+      group: "memory",
+      measure: `defaults (no flags): peak RSS, ${fmt(set.total)} properties`,
+      value: `${show(rss, 0, " MB")}`,
+      baseline: `hand ${show(spread(r.hand.map((m) => m.peakRssMb)), 0, " MB")}`,
+      ratio: undefined,
+      target: "<= 300 MB",
+      met: rss.median <= 300
+    }
+  ]
+}
