@@ -20,7 +20,8 @@ const newestInput = (): number => {
     if (st.isDirectory()) for (const e of fs.readdirSync(p)) visit(path.join(p, e))
     else newest = Math.max(newest, st.mtimeMs)
   }
-  for (const p of ["src", "pipelines", "scripts/bundle.mjs", "tsconfig.json", "tsconfig.build.json", "package.json"]) visit(path.join(root, p))
+  for (const p of ["src", "pipelines", "scripts/bundle.mjs", "tsconfig.json", "tsconfig.build.json", "package.json"])
+    visit(path.join(root, p))
   return newest
 }
 
