@@ -2,6 +2,7 @@
  * From a host client's response to a `Fetched` page: the records, the raw body, the units and
  * the ledger charge. Pipelines call these so they stay free of HTTP details.
  */
+import { randomUUID } from "node:crypto"
 import type { Fetched } from "./Source.js"
 
 interface ClientResponse {
@@ -22,8 +23,11 @@ export const fetchedOf = <R>(
     records,
     raw: response.raw,
     units,
+    // A charge the service sent no request id for still gets a key of its own: two of them in one
+    // millisecond once shared `unknown-<ms>` and the ledger kept one. The page journal keeps the
+    // id, so a replayed page charges under the same key.
     charges:
-      units > 0 ? [{ requestId: response.requestId ?? `unknown-${Date.now()}`, operation, units, at: new Date().toISOString() }] : [],
+      units > 0 ? [{ requestId: response.requestId ?? `unknown-${randomUUID()}`, operation, units, at: new Date().toISOString() }] : [],
     ...(extra.total !== undefined ? { total: extra.total } : {}),
     ...(extra.empty ? { empty: true } : {})
   }
