@@ -1,6 +1,8 @@
 /**
  * Step 4 of a run: finish. A paid page of an unexpected shape is kept (its charge in the ledger,
- * its body in the raw archive); completeness is read from `_slices`; the run record gets its
+ * its body in the raw archive), and so is the charge of any other paid answer the run ended on (a
+ * body cut off after its headers, a wrong content type): the ledger holds what the service
+ * charged, not only what landed; completeness is read from `_slices`; the run record gets its
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
 import { Effect, Predicate, Ref } from "effect"
@@ -13,6 +15,17 @@ import type { RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
 
 const isTagged = Predicate.isTagged
+
+/** The charge an error carries from the answer that ended the run (the service's headers said it). */
+const chargeOf = (error: unknown): { operation: string; units: number; requestId: string | undefined } | undefined => {
+  const e = error as { unitsCharged?: unknown; operation?: unknown; requestId?: unknown } | null
+  if (typeof e?.unitsCharged !== "number" || !(e.unitsCharged > 0)) return undefined
+  return {
+    operation: typeof e.operation === "string" ? e.operation : "unknown",
+    units: e.unitsCharged,
+    requestId: typeof e.requestId === "string" ? e.requestId : undefined
+  }
+}
 
 /**
  * The run's completeness from `_slices`: a slice falls short when the service declared more than
@@ -56,33 +69,25 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // a paid page whose body had an unexpected shape: its charge in the ledger and its body in the
     // raw archive, so `reload` after a settings fix lands it at 0 units (only once every queued page
     // landed: the journal's page numbers must stay in step with `_runs.pages`)
-    if (error instanceof UnexpectedShape && error.raw !== undefined && drained) {
-      const charged = error.unitsCharged ?? 0
-      const ledger =
-        charged > 0
-          ? [
-              {
-                requestId: error.requestId ?? `unknown-${runId}-shape`,
-                operation: error.operation,
-                units: charged,
-                at: new Date().toISOString()
-              }
-            ]
-          : []
-      if (ledger.length > 0 || run.archive) {
+    const shape = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
+    const charge = chargeOf(error)
+    if ((shape || charge) && drained) {
+      const ledger = charge
+        ? [
+            {
+              requestId: charge.requestId ?? `unknown-${runId}-${shape ? "shape" : "failed"}`,
+              operation: charge.operation,
+              units: charge.units,
+              at: new Date().toISOString()
+            }
+          ]
+        : []
+      const raw = shape && run.archive ? { raw: { pageKey: "unexpected-shape", body: shape.raw! } } : {}
+      if (ledger.length > 0 || "raw" in raw) {
         yield* warehouse.commitPages([
-          {
-            runId,
-            pipeline: pipeline.name,
-            rows: new Map(),
-            ledger,
-            rejects: [],
-            requests: 0,
-            retries: 0,
-            ...(run.archive ? { raw: { pageKey: "unexpected-shape", body: error.raw } } : {})
-          }
+          { runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, ...raw }
         ])
-        yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + charged } }))
+        yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + (charge?.units ?? 0) } }))
       }
     }
     const found = yield* completenessOf(pipeline.name, runId)
