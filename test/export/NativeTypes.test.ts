@@ -15,7 +15,10 @@ import { COUNTRY_DATA } from "../../src/sandbox/world/GeoData.js"
 import { useHarness } from "../support/pipelines.js"
 
 const firstParquet = (dir: string): string => {
-  const f = fs.readdirSync(dir, { recursive: true }).map(String).find((p) => p.endsWith(".parquet"))
+  const f = fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .find((p) => p.endsWith(".parquet"))
   if (!f) throw new Error(`no parquet file under ${dir}`)
   return nodePath.join(dir, f)
 }
@@ -36,7 +39,9 @@ describe("native types in Parquet and Arrow", () => {
     // Parquet: the footer as written
     const schema = async (table: string) => {
       const file = firstParquet(nodePath.join(out(), "parquet", table))
-      const rows = await h.query(`SELECT name, type, converted_type, logical_type, repetition_type, num_children FROM parquet_schema('${file}')`)
+      const rows = await h.query(
+        `SELECT name, type, converted_type, logical_type, repetition_type, num_children FROM parquet_schema('${file}')`
+      )
       return (name: string) => rows.filter((r) => r.name === name)
     }
     const props = await schema("properties")
@@ -76,7 +81,9 @@ describe("native types in Parquet and Arrow", () => {
       expect(row.country).toBe(COUNTRY_DATA.find((c) => c.name === top.name)!.code)
       expect(row.locations_structure.toArray().map((l: any) => l.name)).toEqual(truth.locations_structure.map((l) => l.name))
       const [landed] = await h.query(`SELECT sale_price, sale_currency FROM properties WHERE property_id = ${truth.property_id}`)
-      expect(landed!.sale_price).toBe(truth.sale_price === null || truth.sale_price === undefined ? null : Math.round(truth.sale_price * 100) / 100)
+      expect(landed!.sale_price).toBe(
+        truth.sale_price === null || truth.sale_price === undefined ? null : Math.round(truth.sale_price * 100) / 100
+      )
       expect(landed!.sale_currency).toBe(truth.sale_currency ?? null)
     }
   })
