@@ -13,6 +13,7 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { AlertsApiFeed, LegacyFeed } from "../src/service/schema/Feeds.js"
 import { intBetween } from "../src/service/schema/Rules.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import { IDS, STRINGS } from "../src/normalize/records/NestedTypes.js"
 
 const Params = Schema.Struct({
   /** Page size of the webhook family's list, 1..500. Default 100. */
@@ -34,10 +35,10 @@ const feeds = flatTable<FeedRecord, PageContext>(
     feed_id: ["VARCHAR", (r) => (r.family === "legacy" ? String(r.feed.id) : r.feed.feed_id)],
     name: ["VARCHAR", (r) => r.feed.name],
     filter: ["JSON", (r) => r.feed.filter],
-    location_ids: ["JSON", (r) => r.feed.filter?.location_ids],
-    alert_subtypes: ["JSON", (r) => r.feed.filter?.alert_subtypes],
-    created_at: ["TIMESTAMP", (r) => r.feed.created_at],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    location_ids: [IDS, (r) => r.feed.filter?.location_ids],
+    alert_subtypes: [STRINGS, (r) => r.feed.filter?.alert_subtypes],
+    created_at: ["TIMESTAMPTZ", (r) => r.feed.created_at],
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt],
     extra: [
       "JSON",
       (r) => {

@@ -15,6 +15,7 @@ import { ComparablesRequest } from "../src/service/schema/ComparablesRequest.js"
 import { PropertyType } from "../src/service/schema/Enums.js"
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import { BASE_CURRENCY, MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const Target = Schema.Struct({
   id: Schema.String,
@@ -119,15 +120,18 @@ const comparables = flatTable<{ target: string; rank: number; item: ComparableRe
     construction_year: ["INTEGER", (r) => r.item.construction_year],
     condition: ["VARCHAR", (r) => r.item.condition],
     sale_status: ["VARCHAR", (r) => r.item.sale_status],
-    sale_price: ["DOUBLE", (r) => r.item.sale_price],
-    sale_price_base: ["DOUBLE", (r) => r.item.sale_price_base],
-    sale_price_per_sqm_base: ["DOUBLE", (r) => r.item.sale_price_per_sqm_base],
+    sale_currency: ["VARCHAR", (r) => r.item.sale_currency],
+    sale_price: [MONEY, (r) => r.item.sale_price],
+    sale_price_base: [MONEY, (r) => r.item.sale_price_base],
+    sale_price_per_sqm_base: [MONEY, (r) => r.item.sale_price_per_sqm_base],
     rent_status: ["VARCHAR", (r) => r.item.rent_status],
-    rent_price: ["DOUBLE", (r) => r.item.rent_price],
-    rent_price_base: ["DOUBLE", (r) => r.item.rent_price_base],
+    rent_currency: ["VARCHAR", (r) => r.item.rent_currency],
+    rent_price: [MONEY, (r) => r.item.rent_price],
+    rent_price_base: [MONEY, (r) => r.item.rent_price_base],
+    base_currency: ["VARCHAR", () => BASE_CURRENCY],
     property_url: ["VARCHAR", (r) => r.item.property_url],
     record: ["JSON", (r) => r.item],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: ["target_id", "property_id"], disposition: "merge" }
 )
@@ -137,17 +141,17 @@ const valuations = flatTable<{ target: string; item: ValuationPrices }, PageCont
   {
     target_id: ["VARCHAR", (r) => r.target],
     currency: ["VARCHAR", (r) => r.item.currency],
-    sale_min: ["DOUBLE", (r) => r.item.sale?.min],
-    sale_avg: ["DOUBLE", (r) => r.item.sale?.avg],
-    sale_max: ["DOUBLE", (r) => r.item.sale?.max],
-    sale_per_sqm: ["DOUBLE", (r) => r.item.sale?.per_sqm],
-    rent_min: ["DOUBLE", (r) => r.item.rent?.min],
-    rent_avg: ["DOUBLE", (r) => r.item.rent?.avg],
-    rent_max: ["DOUBLE", (r) => r.item.rent?.max],
-    rent_per_sqm: ["DOUBLE", (r) => r.item.rent?.per_sqm],
+    sale_min: [MONEY, (r) => r.item.sale?.min],
+    sale_avg: [MONEY, (r) => r.item.sale?.avg],
+    sale_max: [MONEY, (r) => r.item.sale?.max],
+    sale_per_sqm: [MONEY, (r) => r.item.sale?.per_sqm],
+    rent_min: [MONEY, (r) => r.item.rent?.min],
+    rent_avg: [MONEY, (r) => r.item.rent?.avg],
+    rent_max: [MONEY, (r) => r.item.rent?.max],
+    rent_per_sqm: [MONEY, (r) => r.item.rent?.per_sqm],
     comparables_used: ["INTEGER", (r) => r.item.comparables_used],
     record: ["JSON", (r) => r.item],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: ["target_id"], disposition: "merge" }
 )

@@ -12,7 +12,16 @@ import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { MarketAnalysis } from "../src/service/schema/Distributions.js"
 import { TokenClient } from "../src/service/TokenClient.js"
-import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "../src/normalize/records/MarketScope.js"
+import {
+  LocationScope,
+  MARKET_CURRENCY,
+  marketBody,
+  Scope,
+  SCOPE_KEY,
+  scopeColumns,
+  scopeOf
+} from "../src/normalize/records/MarketScope.js"
+import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const AnalysisRecord = Schema.Struct({ scope: Scope, analysis: MarketAnalysis })
 type AnalysisRecord = typeof AnalysisRecord.Type
@@ -21,13 +30,14 @@ const analysis = flatTable<AnalysisRecord, PageContext>(
   "market_analysis",
   {
     ...scopeColumns<AnalysisRecord>(),
-    avg_price: ["DOUBLE", (r) => r.analysis.avg_price],
-    avg_price_psqm: ["DOUBLE", (r) => r.analysis.avg_price_psqm],
-    median_price: ["DOUBLE", (r) => r.analysis.median_price],
+    avg_price: [MONEY, (r) => r.analysis.avg_price],
+    avg_price_psqm: [MONEY, (r) => r.analysis.avg_price_psqm],
+    median_price: [MONEY, (r) => r.analysis.median_price],
+    currency: ["VARCHAR", () => MARKET_CURRENCY],
     available_on_market: ["BIGINT", (r) => r.analysis.available_on_market],
     avg_days_on_market: ["DOUBLE", (r) => r.analysis.avg_days_on_market],
     price_trend_pct: ["DOUBLE", (r) => r.analysis.price_trend_pct],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt],
     // fields the schema does not know yet, kept as JSON
     extra: [
       "JSON",

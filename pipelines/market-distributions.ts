@@ -16,7 +16,16 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket } from "../src/service/schema/Distributions.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
-import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } from "../src/normalize/records/MarketScope.js"
+import {
+  MARKET_CURRENCY,
+  LocationScope,
+  marketBody,
+  Scope,
+  SCOPE_KEY,
+  scopeColumns,
+  scopeOf
+} from "../src/normalize/records/MarketScope.js"
+import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const DistRecord = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("bedrooms"), scope: Scope, seq: Schema.Number, bucket: BedroomsBucket }),
@@ -33,7 +42,7 @@ const bedrooms = flatTable<Of<"bedrooms">, PageContext>(
     ...scopeColumns<Of<"bedrooms">>(),
     bedrooms: ["INTEGER", (r) => r.bucket.bedrooms],
     count: ["BIGINT", (r) => r.bucket.count],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: [...SCOPE_KEY, "bedrooms"], disposition: "merge" }
 )
@@ -44,10 +53,11 @@ const prices = flatTable<Of<"prices">, PageContext>(
   {
     ...scopeColumns<Of<"prices">>(),
     seq: "INTEGER",
-    min: ["DOUBLE", (r) => r.bucket.min],
-    max: ["DOUBLE", (r) => r.bucket.max],
+    min: [MONEY, (r) => r.bucket.min],
+    max: [MONEY, (r) => r.bucket.max],
+    currency: ["VARCHAR", () => MARKET_CURRENCY],
     count: ["BIGINT", (r) => r.bucket.count],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
 )
@@ -57,11 +67,12 @@ const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>(
   {
     ...scopeColumns<Of<"time_on_market">>(),
     seq: "INTEGER",
-    min_price: ["DOUBLE", (r) => r.bucket.min_price],
-    max_price: ["DOUBLE", (r) => r.bucket.max_price],
+    min_price: [MONEY, (r) => r.bucket.min_price],
+    max_price: [MONEY, (r) => r.bucket.max_price],
+    currency: ["VARCHAR", () => MARKET_CURRENCY],
     days: ["DOUBLE", (r) => r.bucket.days],
     months: ["DOUBLE", (r) => r.bucket.months],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
 )
@@ -74,7 +85,7 @@ const quartiles = flatTable<Of<"properties">, PageContext>(
     q2: ["DOUBLE", (r) => r.body.quartiles.q2],
     q3: ["DOUBLE", (r) => r.body.quartiles.q3],
     sample_size: ["INTEGER", (r) => r.body.properties.length],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: [...SCOPE_KEY], disposition: "merge" }
 )
@@ -85,11 +96,12 @@ const sample = flatTable<Sample, PageContext>(
   {
     ...scopeColumns<Sample>(),
     property_id: ["BIGINT", (r) => r.p.property_id],
-    price: ["DOUBLE", (r) => r.p.price],
-    price_per_sqm: ["DOUBLE", (r) => r.p.price_per_sqm],
+    price: [MONEY, (r) => r.p.price],
+    price_per_sqm: [MONEY, (r) => r.p.price_per_sqm],
+    currency: ["VARCHAR", () => MARKET_CURRENCY],
     total_area: ["DOUBLE", (r) => r.p.total_area],
     bedrooms: ["INTEGER", (r) => r.p.bedrooms],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: [...SCOPE_KEY, "property_id"], disposition: "merge" }
 )

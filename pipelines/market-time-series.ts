@@ -18,6 +18,7 @@ import { DateRange, MetresCircle, snapDateRange, TimeSeriesPoint, TimeSeriesRequ
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
 import { filterKey, fingerprint, marketScopeFields, typesKey } from "../src/normalize/records/MarketScope.js"
+import { IDS } from "../src/normalize/records/NestedTypes.js"
 
 /** One area of a request: a stable key and its `custom_location_boundary`. */
 export interface Area {
@@ -136,7 +137,7 @@ const series = flatTable<PointRecord, PageContext>(
   "market_time_series",
   {
     area_key: ["VARCHAR", (r) => r.request.area_key],
-    location_ids: ["JSON", (r) => r.request.location_ids],
+    location_ids: [IDS, (r) => r.request.location_ids],
     location_id: ["BIGINT", (r) => single1(r.request)],
     types: ["VARCHAR", (r) => r.request.types],
     business_type: ["VARCHAR", (r) => r.request.business_type],
@@ -145,7 +146,7 @@ const series = flatTable<PointRecord, PageContext>(
     filter_key: ["VARCHAR", (r) => r.request.filter_key],
     date_start: ["DATE", (r) => r.point.date_start],
     value: ["DOUBLE", (r) => r.point.value],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   {
     primaryKey: ["area_key", "types", "business_type", "data_point", "date_interval", "filter_key", "date_start"],
@@ -159,7 +160,7 @@ const requests = flatTable<RequestRecord, PageContext>(
   {
     request_key: ["VARCHAR", (r) => r.request.request_key],
     area_key: ["VARCHAR", (r) => r.request.area_key],
-    location_ids: ["JSON", (r) => r.request.location_ids],
+    location_ids: [IDS, (r) => r.request.location_ids],
     types: ["VARCHAR", (r) => r.request.types],
     business_type: ["VARCHAR", (r) => r.request.business_type],
     data_point: ["VARCHAR", (r) => r.request.data_point],

@@ -18,6 +18,8 @@ import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { PlotCriteria, PlotResult } from "../src/service/schema/Plots.js"
+import { countryCode } from "../src/normalize/Countries.js"
+import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const Params = Schema.Struct({
   /** Search criteria (spec: the plot search criteria table); `limit`/`offset` are set per page. */
@@ -50,7 +52,9 @@ const plots = flatTable<PlotResult, PageContext>(
     id: "VARCHAR",
     title: "VARCHAR",
     plot_type: "VARCHAR",
-    country: "VARCHAR",
+    // the service sends a lower-case code (`de`); the column holds ISO, `country_raw` the original
+    country: ["VARCHAR", (p) => countryCode(p.country)],
+    country_raw: ["VARCHAR", (p) => p.country],
     region: "VARCHAR",
     municipality: "VARCHAR",
     zipcode: "VARCHAR",
@@ -60,10 +64,12 @@ const plots = flatTable<PlotResult, PageContext>(
     coordinates_precision: ["VARCHAR", (p) => p.coordinates?.precision],
     for_sale: "BOOLEAN",
     for_rent: "BOOLEAN",
-    sale_eur: "DOUBLE",
-    rent_eur_month: "DOUBLE",
+    sale_eur: MONEY,
+    rent_eur_month: MONEY,
     plot_area_m2: "DOUBLE",
-    sale_eur_per_m2: "DOUBLE",
+    sale_eur_per_m2: MONEY,
+    /** The currency of the `*_eur*` columns: EUR, as their names say. */
+    currency: ["VARCHAR", () => "EUR"],
     commercial_use_level: ["VARCHAR", (p) => p.commercial_use?.level],
     commercial_use_meaning: ["VARCHAR", (p) => p.commercial_use?.meaning],
     commercial_use_evidence: ["VARCHAR", (p) => p.commercial_use?.evidence],
@@ -71,12 +77,13 @@ const plots = flatTable<PlotResult, PageContext>(
     zoning_source: ["VARCHAR", (p) => p.commercial_use?.zoning_source],
     zoning_class: ["VARCHAR", (p) => p.facts_from_text?.zoning_class],
     serviced: ["BOOLEAN", (p) => p.facts_from_text?.serviced],
-    facts_from_text: "JSON",
+    // open keys (the spec names two and says the others exist): a map of JSON values
+    facts_from_text: "MAP(VARCHAR, JSON)",
     excerpt: "VARCHAR",
     agency_name: ["VARCHAR", (p) => p.agency?.name],
     agency_listing_url: ["VARCHAR", (p) => p.agency?.listing_url],
     agencies_count: ["INTEGER", (p) => 1 + (p.agency_links?.length ?? 0)],
-    extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_p, c) => c.extractedAt]
   },
   { primaryKey: ["id"], disposition: "history", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) }
 )

@@ -16,6 +16,7 @@ import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { Premises, PremisesRequest } from "../src/service/schema/Premises.js"
+import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 /** Assumed (docs/ASSUMPTIONS.md): the server's default page size. */
 const DEFAULT_LIMIT = 20
@@ -50,13 +51,15 @@ const premises = flatTable<Premises, PageContext>(
     operation: "VARCHAR",
     municipality: "VARCHAR",
     province: "VARCHAR",
-    price_eur: "DOUBLE",
+    price_eur: MONEY,
+    /** The currency of `price_eur`: EUR, as its name says. */
+    currency: ["VARCHAR", () => "EUR"],
     area_m2: "DOUBLE",
     latitude: "DOUBLE",
     longitude: "DOUBLE",
     /** The whole result object as received (the answer accepts any keys). */
     raw: ["JSON", (r) => r],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt]
   },
   { primaryKey: ["id"], disposition: "merge" }
 )

@@ -28,7 +28,7 @@ const matches = flatTable<{ listing_id: number; property_id: number }, PageConte
   {
     listing_id: "BIGINT",
     property_id: "BIGINT!",
-    extracted_at: ["TIMESTAMP", (_m, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_m, c) => c.extractedAt]
   },
   { primaryKey: ["listing_id"], disposition: "merge" }
 )

@@ -31,6 +31,8 @@ import {
 import { intBetween } from "../src/service/schema/Rules.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
+import { countryCode } from "../src/normalize/Countries.js"
+import { LOCATIONS, POINTS, STRINGS } from "../src/normalize/records/NestedTypes.js"
 
 const CountryCode = Schema.String.pipe(Schema.filter((c) => /^[A-Z]{2}$/.test(c) || `must be an ISO alpha-2 code, upper case (got "${c}")`))
 
@@ -144,7 +146,7 @@ const agencies = flatTable<Of<"agency">, C>(
   {
     agency_id: ["BIGINT", (r) => r.record.agency_id],
     name: ["VARCHAR", (r) => r.record.name],
-    country: ["VARCHAR", (r) => r.record.country]
+    country: ["VARCHAR", (r) => countryCode(r.record.country)]
   },
   replace(["agency_id"])
 )
@@ -163,13 +165,13 @@ const types = flatTable<Of<"type">, C>(
   {
     name: ["VARCHAR", (r) => r.record.name],
     group: ["VARCHAR", (r) => r.record.group],
-    countries: ["JSON", (r) => r.record.countries]
+    countries: [STRINGS, (r) => r.record.countries?.map((c) => countryCode(c) ?? c)]
   },
   replace(["name"])
 )
 const typeCountries = flatTable<{ name: string; country: string }>(
   "reference_type_countries",
-  { name: "VARCHAR", country: "VARCHAR" },
+  { name: "VARCHAR", country: ["VARCHAR", (r) => countryCode(r.country) ?? r.country] },
   replace(["name", "country"])
 )
 const locations = flatTable<Of<"location">, C>(
@@ -179,8 +181,8 @@ const locations = flatTable<Of<"location">, C>(
     name: ["VARCHAR", (r) => r.record.name],
     administrative_level: ["VARCHAR", (r) => r.record.administrative_level],
     parent_id: ["BIGINT", (r) => r.record.parent_id],
-    country: ["VARCHAR", (r) => r.record.country],
-    zip_codes: ["JSON", (r) => r.record.zip_codes]
+    country: ["VARCHAR", (r) => countryCode(r.record.country)],
+    zip_codes: [STRINGS, (r) => r.record.zip_codes]
   },
   { ...replace(["location_id"]), partitionBy: ["country"] }
 )
@@ -198,14 +200,14 @@ const byCoordinates = flatTable<Of<"by_coordinates">, C>(
     location_id: ["BIGINT", (r) => r.record?.location?.location_id],
     name: ["VARCHAR", (r) => r.record?.location?.name],
     administrative_level: ["VARCHAR", (r) => r.record?.location?.administrative_level],
-    locations_structure: ["JSON", (r) => r.record?.locations_structure]
+    locations_structure: [LOCATIONS, (r) => r.record?.locations_structure]
   },
   replace(["latitude", "longitude"])
 )
 const typeahead = flatTable<Of<"typeahead">, C>(
   "reference_typeahead",
   {
-    country: "VARCHAR",
+    country: ["VARCHAR", (r) => countryCode(r.country) ?? r.country],
     query: "VARCHAR",
     rank: "INTEGER",
     location_id: ["BIGINT", (r) => r.record.location_id],
@@ -217,10 +219,10 @@ const typeahead = flatTable<Of<"typeahead">, C>(
 const zipcodes = flatTable<Of<"zipcode">, C>(
   "reference_zipcode_boundaries",
   {
-    country_code: ["VARCHAR", (r) => r.request.country_code],
+    country_code: ["VARCHAR", (r) => countryCode(r.request.country_code) ?? r.request.country_code],
     zip_code: ["VARCHAR", (r) => r.request.zip_code],
     found: ["BOOLEAN", (r) => r.record !== null],
-    polygon: ["JSON", (r) => r.record?.polygon]
+    polygon: [POINTS, (r) => r.record?.polygon]
   },
   replace(["country_code", "zip_code"])
 )

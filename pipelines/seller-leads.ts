@@ -28,6 +28,7 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { numberBetween } from "../src/service/schema/Rules.js"
 import { Lead, SellerLeadsQuery } from "../src/service/schema/SellerLeads.js"
+import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const q = SellerLeadsQuery.fields
 
@@ -90,6 +91,13 @@ const Found = Schema.Struct({
 })
 type Found = typeof Found.Type
 
+/**
+ * Assumed: a lead's prices (`first_price`, `current_price`, its price history and the home's
+ * `price_eur`) are EUR: the spec shows no currency, and the lead countries (Spain, France, Italy,
+ * Germany, Greece, Andorra) all use the euro.
+ */
+const LEAD_CURRENCY = "EUR"
+
 const knownLead = new Set(Object.keys(Lead.fields))
 const leads = flatTable<Found, PageContext>(
   "seller_leads",
@@ -101,12 +109,13 @@ const leads = flatTable<Found, PageContext>(
     cuts_since: ["DATE", (f) => f.since],
     price_cuts: ["INTEGER", (f) => f.lead.price_cuts],
     price_cut_pct: ["DOUBLE", (f) => f.lead.price_cut_pct],
-    first_price: ["DOUBLE", (f) => f.lead.first_price],
-    current_price: ["DOUBLE", (f) => f.lead.current_price],
+    first_price: [MONEY, (f) => f.lead.first_price],
+    current_price: [MONEY, (f) => f.lead.current_price],
     ...columnsVia(sourcingPropertyColumns, (f: Found) => f.lead.home),
+    currency: ["VARCHAR", () => LEAD_CURRENCY],
     /** The home's Property Sourcing id (`prop_...`). */
     property_id: ["VARCHAR", (f) => f.lead.property_id],
-    extracted_at: ["TIMESTAMP", (_f, c) => c.extractedAt],
+    extracted_at: ["TIMESTAMPTZ", (_f, c) => c.extractedAt],
     extra: ["JSON", (f) => extra(f.lead, knownLead)]
   },
   // every version of a lead; the point it was found around is no change of the lead
@@ -115,7 +124,7 @@ const leads = flatTable<Found, PageContext>(
 
 const prices = flatTable<Row, unknown>(
   "seller_lead_price_history",
-  { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: "DOUBLE" },
+  { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: MONEY, currency: ["VARCHAR", () => LEAD_CURRENCY] },
   {
     primaryKey: ["lead_id", "seq"],
     disposition: "merge"

@@ -17,6 +17,7 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
 import { exactlyOne } from "../src/service/schema/Rules.js"
 import { DescribeRequest, SourcingProperty } from "../src/service/schema/Sourcing.js"
+import { STRINGS } from "../src/normalize/records/NestedTypes.js"
 
 const fields = DescribeRequest.from.fields
 
@@ -48,10 +49,10 @@ const results = flatTable<Hit, PageContext>(
   {
     search_key: ["VARCHAR", (h) => searchKeyOf(h.tags)],
     id: ["VARCHAR", (h) => h.property.id],
-    tags: "JSON",
+    tags: STRINGS,
     search_id: "VARCHAR",
     ...columnsVia(sourcingPropertyColumns, (h: Hit) => h.property),
-    extracted_at: ["TIMESTAMP", (_h, c) => c.extractedAt],
+    extracted_at: ["TIMESTAMPTZ", (_h, c) => c.extractedAt],
     /** The property's fields the schema does not know, as JSON. */
     extra: ["JSON", (h) => extra(h.property, knownFields)]
   },

@@ -104,7 +104,7 @@ const resolutions = flatTable<Resolution, PageContext>(
     ...columnsVia(sourcingDetailColumns, (r: Resolution) => r.property),
     /** The `prop_` id of the match, null when nothing matched. */
     property_id: ["VARCHAR", (r) => r.property?.id],
-    extracted_at: ["TIMESTAMP", (_r, c) => c.extractedAt],
+    extracted_at: ["TIMESTAMPTZ", (_r, c) => c.extractedAt],
     extra: ["JSON", (r) => (r.property ? extra(r.property, knownDetail) : null)]
   },
   { primaryKey: ["input_kind", "input_value"], disposition: "merge" }

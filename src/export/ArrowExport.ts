@@ -3,15 +3,24 @@
  * (`<out>/arrow/<table>.arrow`, the IPC file format, replaced atomically).
  *
  * The bindings expose no Arrow interface, so columns are built in JS, one DuckDB chunk (2048
- * rows) at a time, each chunk becoming a record batch: integers as Int32/Int64, floating and
- * decimal numbers as Float64, BOOLEAN as Bool, DATE as DateDay, timestamps as microsecond
- * Timestamps (UTC), text and JSON as Utf8; any other type is rendered as text.
+ * rows) at a time, each chunk becoming a record batch: integers as Int32/Int64, floating numbers
+ * as Float64, DECIMAL as Decimal128, BOOLEAN as Bool, DATE as DateDay, timestamps as microsecond
+ * Timestamps (TIMESTAMPTZ with time zone `UTC`), text as Utf8, JSON as Utf8 marked `arrow.json`,
+ * LIST / STRUCT / MAP as List / Struct / Map (`ArrowTypes.ts`); any other type is rendered as text.
  */
-import { type DuckDBConnection, type DuckDBDataChunk, DuckDBTypeId, type DuckDBVector } from "@duckdb/node-api"
+import {
+  type DuckDBConnection,
+  type DuckDBDataChunk,
+  type DuckDBDecimalType,
+  type DuckDBType,
+  DuckDBTypeId,
+  type DuckDBVector
+} from "@duckdb/node-api"
 import * as Arrow from "apache-arrow"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
+import { arrowTypeOf, decimalWords, isJsonType, JSON_EXTENSION, jsValueOf } from "./ArrowTypes.js"
 import { replaceAtomically } from "./AtomicReplace.js"
 import { datasetsOf, type ExportedTable, type ExportOptions, selectedTables } from "./ParquetExport.js"
 import type { Warehouse } from "../load/Warehouse.js"
@@ -60,8 +69,30 @@ const built = <T extends Arrow.DataType>(type: T, read: (v: any) => unknown): Co
   }
 })
 
-const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
-  switch (typeId) {
+/** DECIMAL: the unscaled values as 128-bit words, nulls into a validity bitmap. */
+const decimal = (t: DuckDBDecimalType): ColumnPlan => {
+  const type = new Arrow.Decimal(t.scale, t.width, 128)
+  return {
+    type,
+    build: (vector, length) => {
+      const data = new Uint32Array(length * 4)
+      const validity = new Uint8Array((length + 7) >> 3)
+      let nulls = 0
+      for (let i = 0; i < length; i++) {
+        const v = vector.getItem(i) as { value: bigint } | null
+        if (v === null) nulls++
+        else {
+          decimalWords(v.value, data, i * 4)
+          validity[i >> 3]! |= 1 << (i & 7)
+        }
+      }
+      return Arrow.makeData({ type, length, nullCount: nulls, nullBitmap: nulls > 0 ? validity : null, data } as any)
+    }
+  }
+}
+
+const planOf = (t: DuckDBType): ColumnPlan => {
+  switch (t.typeId) {
     case DuckDBTypeId.TINYINT:
     case DuckDBTypeId.SMALLINT:
     case DuckDBTypeId.INTEGER:
@@ -96,11 +127,7 @@ const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
         (v: number) => v
       )
     case DuckDBTypeId.DECIMAL:
-      return fixed(
-        new Arrow.Float64(),
-        (n) => new Float64Array(n),
-        (v: { toDouble(): number }) => v.toDouble()
-      )
+      return decimal(t as DuckDBDecimalType)
     case DuckDBTypeId.DATE:
       return fixed(
         new Arrow.DateDay(),
@@ -123,6 +150,10 @@ const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
       return built(new Arrow.Bool(), (v: boolean) => v)
     case DuckDBTypeId.VARCHAR:
       return built(new Arrow.Utf8(), (v: string) => v)
+    case DuckDBTypeId.LIST:
+    case DuckDBTypeId.STRUCT:
+    case DuckDBTypeId.MAP:
+      return built(arrowTypeOf(t), jsValueOf(t))
     default:
       return built(new Arrow.Utf8(), (v: unknown) => String(v))
   }
@@ -132,8 +163,11 @@ const planOf = (typeId: DuckDBTypeId): ColumnPlan => {
 export const queryArrowWith = async (conn: DuckDBConnection, sql: string): Promise<Arrow.Table> => {
   const result = await conn.stream(sql)
   const names = result.deduplicatedColumnNames()
-  const plans = names.map((_, i) => planOf(result.columnTypeId(i)))
-  const schema = new Arrow.Schema(names.map((n, i) => new Arrow.Field(n, plans[i]!.type, true)))
+  const types = names.map((_, i) => result.columnType(i))
+  const plans = types.map(planOf)
+  const schema = new Arrow.Schema(
+    names.map((n, i) => new Arrow.Field(n, plans[i]!.type, true, isJsonType(types[i]!) ? new Map(JSON_EXTENSION) : null))
+  )
   const batches: Array<Arrow.RecordBatch> = []
   for (;;) {
     const chunk: DuckDBDataChunk | null = await result.fetchChunk()

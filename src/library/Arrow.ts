@@ -9,14 +9,31 @@ import * as nodePath from "node:path"
 
 const isDateType = (t: arrow.DataType) => arrow.DataType.isDate(t) || arrow.DataType.isTimestamp(t)
 
+/** A Decimal128 value (four little-endian words, unscaled) as a number. */
+const decimalNumber = (words: Uint32Array, scale: number) => {
+  let v = 0n
+  for (let w = 3; w >= 0; w--) v = (v << 32n) | BigInt(words[w]!)
+  return Number(BigInt.asIntN(128, v)) / 10 ** scale
+}
+
+/** Nested values (lists, structs, maps) as plain arrays and objects. */
+const plain = (v: unknown): unknown => (v !== null && typeof v === "object" && "toJSON" in v ? (v as { toJSON(): unknown }).toJSON() : v)
+
 /**
  * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`),
- * dates and timestamps as `Date`, the rest as Arrow gives it (strings, numbers, booleans, null).
+ * dates and timestamps as `Date`, DECIMAL as `number`, lists, structs and maps as plain arrays and
+ * objects, the rest as Arrow gives it (strings, numbers, booleans, null).
  * The same conventions as `Warehouse.query`.
  */
 export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> => {
   const fields = table.schema.fields
-  const columns = fields.map((f) => ({ name: f.name, vector: table.getChild(f.name)!, date: isDateType(f.type) }))
+  const columns = fields.map((f) => ({
+    name: f.name,
+    vector: table.getChild(f.name)!,
+    date: isDateType(f.type),
+    scale: arrow.DataType.isDecimal(f.type) ? f.type.scale : undefined,
+    nested: arrow.DataType.isList(f.type) || arrow.DataType.isStruct(f.type) || arrow.DataType.isMap(f.type)
+  }))
   const out: Array<Record<string, unknown>> = new Array(table.numRows)
   for (let r = 0; r < table.numRows; r++) {
     const row: Record<string, unknown> = {}
@@ -27,9 +44,13 @@ export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> 
           ? null
           : c.date
             ? new Date(Number(v))
-            : typeof v === "bigint" && Number.isSafeInteger(Number(v))
-              ? Number(v)
-              : v
+            : c.scale !== undefined
+              ? decimalNumber(v as Uint32Array, c.scale)
+              : c.nested
+                ? plain(v)
+                : typeof v === "bigint" && Number.isSafeInteger(Number(v))
+                  ? Number(v)
+                  : v
     }
     out[r] = row
   }

@@ -31,15 +31,14 @@
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
 import type { TableSpec } from "../normalize/Table.js"
-import { TS } from "./Bookkeeping.js"
 import { ident, literal, rowsOf } from "./Database.js"
 
 export const HISTORY_COLUMNS = ["_valid_from", "_valid_to", "_is_current", "_content_hash"] as const
 
 /** The DDL of the history columns (after the spec's own). */
 export const HISTORY_DDL = [
-  `_valid_from TIMESTAMP NOT NULL`,
-  `_valid_to TIMESTAMP`,
+  `_valid_from TIMESTAMPTZ NOT NULL`,
+  `_valid_to TIMESTAMPTZ`,
   `_is_current BOOLEAN NOT NULL`,
   `_content_hash VARCHAR NOT NULL`
 ]
@@ -90,7 +89,7 @@ const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map(
  */
 export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
   const target = ident(spec.name)
-  const from = TS(literal(validFrom))
+  const from = `CAST(${literal(validFrom)} AS TIMESTAMPTZ)`
   const hashed = ident(`_versions_${spec.name}`)
   const keys = new Set(spec.primaryKey)
   const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
@@ -130,7 +129,7 @@ export const migrateMergeToHistory = async (conn: DuckDBConnection, spec: TableS
   )
   const names = new Set(existing.map((e) => String(e.column_name)))
   const present = { ...spec, columns: spec.columns.filter((c) => names.has(c.name)) }
-  const validFrom = names.has("extracted_at") ? `coalesce(CAST("extracted_at" AS TIMESTAMP), ${TS("now()")})` : TS("now()")
+  const validFrom = names.has("extracted_at") ? `coalesce(CAST("extracted_at" AS TIMESTAMPTZ), now())` : "now()"
   const swap = ident(`${spec.name}__history`)
   const cols = existing.map((e) => ident(String(e.column_name)))
   await conn.run(`DROP TABLE IF EXISTS ${swap}`)

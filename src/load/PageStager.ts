@@ -1,9 +1,10 @@
 /**
  * The bulk path of a page: rows go through DuckDB's appender into a connection-local staging
  * table, then one INSERT ... SELECT lands them in the target (upsert, append or the replace side
- * table). Per value the work is one type check and one native append; DATE, TIMESTAMP and JSON
- * are staged as text and cast by DuckDB in the INSERT, so a bad value fails the statement and
- * with it the page's transaction.
+ * table). Per value the work is one type check and one native append; DATE, TIMESTAMP(TZ), JSON
+ * and nested values (as JSON text) are staged as text, DECIMAL as DOUBLE, and cast by DuckDB in
+ * the INSERT (`normalize/ColumnTypes.ts`), so a bad value fails the statement and with it the
+ * page's transaction.
  *
  * Assumed: a row's keys that its table spec does not declare are ignored (the normalizer keeps
  * unknown fields in an `extra` JSON column); a declared column missing from a row is NULL.
@@ -11,8 +12,8 @@
  * carries no extraction time of its own.
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import { landingCast, parseColumnType, type StageType, stageTypeOf } from "../normalize/ColumnTypes.js"
 import type { ColumnType, Row, TableSpec } from "../normalize/Table.js"
-import { TS } from "./Bookkeeping.js"
 import { ident, literal } from "./Database.js"
 import { historyLandSql } from "./HistoryTable.js"
 import { replaceTableOf } from "./TableDdl.js"
@@ -21,20 +22,11 @@ import { WarehouseError } from "./WarehouseError.js"
 type Value = Row[string] | undefined
 type Writer = (app: DuckDBAppender, v: Value) => void
 
-const STAGE_TYPE: Record<ColumnType, string> = {
-  VARCHAR: "VARCHAR",
-  JSON: "VARCHAR",
-  DATE: "VARCHAR",
-  TIMESTAMP: "VARCHAR",
-  BIGINT: "BIGINT",
-  INTEGER: "INTEGER",
-  DOUBLE: "DOUBLE",
-  BOOLEAN: "BOOLEAN"
-}
+const stageType = (type: ColumnType): StageType => stageTypeOf(parseColumnType(type))
 
 class BadValue extends Error {
   constructor(
-    readonly expected: ColumnType,
+    readonly expected: StageType,
     readonly value: Value
   ) {
     super(`expected ${expected}, got ${typeof value} ${String(value).slice(0, 40)}`)
@@ -44,12 +36,9 @@ class BadValue extends Error {
 const INT32_MIN = -2147483648
 const INT32_MAX = 2147483647
 
-const writerOf = (type: ColumnType): Writer => {
+const writerOf = (type: StageType): Writer => {
   switch (type) {
     case "VARCHAR":
-    case "JSON":
-    case "DATE":
-    case "TIMESTAMP":
       return (app, v) => {
         if (v === null || v === undefined) app.appendNull()
         else if (typeof v === "string") app.appendVarchar(v)
@@ -92,7 +81,7 @@ export const stageOf = (table: string) => `_stage_${table}`
 export const createStage = (conn: DuckDBConnection, spec: TableSpec) =>
   conn.run(
     `CREATE OR REPLACE TEMP TABLE ${ident(stageOf(spec.name))} (${[
-      ...spec.columns.map((c) => `${ident(c.name)} ${STAGE_TYPE[c.type]}`),
+      ...spec.columns.map((c) => `${ident(c.name)} ${stageType(c.type)}`),
       "_seq INTEGER"
     ].join(", ")})`
   )
@@ -102,7 +91,7 @@ export const stageRows = async (conn: DuckDBConnection, spec: TableSpec, rows: R
   await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
   if (rows.length === 0) return
   const names = spec.columns.map((c) => c.name)
-  const writers = spec.columns.map((c) => writerOf(c.type))
+  const writers = spec.columns.map((c) => writerOf(stageType(c.type)))
   const width = names.length
   const app = await conn.createAppender(stageOf(spec.name), "main", "temp")
   let r = 0
@@ -129,19 +118,7 @@ export const stageRows = async (conn: DuckDBConnection, spec: TableSpec, rows: R
   }
 }
 
-const castOf = (type: ColumnType, col: string) => {
-  const c = ident(col)
-  switch (type) {
-    case "DATE":
-      return `CAST(${c} AS DATE)`
-    case "TIMESTAMP":
-      return TS(c)
-    case "JSON":
-      return `CAST(${c} AS JSON)`
-    default:
-      return c
-  }
-}
+const castOf = (type: ColumnType, col: string) => landingCast(parseColumnType(type), ident(col))
 
 const castedSelect = (spec: TableSpec) =>
   `SELECT ${spec.columns.map((c) => `${castOf(c.type, c.name)} AS ${ident(c.name)}`).join(", ")}, _seq FROM temp.main.${ident(stageOf(spec.name))}`
@@ -192,7 +169,7 @@ export const landSql = (
     case "append":
       return [
         `INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
-        SELECT ${cols}, ${literal(ctx.runId)}, ${TS(literal(ctx.extractedAt))} FROM (${castedSelect(spec)}) ORDER BY _seq`
+        SELECT ${cols}, ${literal(ctx.runId)}, CAST(${literal(ctx.extractedAt)} AS TIMESTAMPTZ) FROM (${castedSelect(spec)}) ORDER BY _seq`
       ]
     case "history":
       return historyLandSql(spec, lastPerKey(spec, castedSelect(spec), "_seq"), ctx.validFrom)

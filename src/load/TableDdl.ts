@@ -1,6 +1,7 @@
 /**
  * Tables from specs: creation, schema evolution (new nullable columns are added, a NOT NULL
- * dropped; anything else is refused), and the registry `_tables` that remembers how each table
+ * dropped, the types of warehouses written before native types migrated by `TypeMigration.ts`;
+ * anything else is refused), and the registry `_tables` that remembers how each table
  * is written so exports and merges can read it back without the pipeline's declarations.
  *
  * Primary keys are kept by the loader, not by a DuckDB constraint: a page's rows are deduplicated
@@ -11,7 +12,7 @@
  *
  * Layout by disposition:
  * - `merge`: the spec's columns (a primary key is required);
- * - `append`: the spec's columns plus `_run_id` and `_extracted_at` (UTC);
+ * - `append`: the spec's columns plus `_run_id` and `_extracted_at` (TIMESTAMPTZ);
  * - `replace`: the spec's columns, plus a persistent side table
  *   `_replace__<name>` holding the rows of unfinished runs (with `_pipeline`, `_run_id`, `_ord`);
  * - `history`: the spec's columns plus `_valid_from`, `_valid_to`, `_is_current` and
@@ -20,9 +21,11 @@
  *   change of disposition is.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
-import type { ColumnType, TableSpec } from "../normalize/Table.js"
+import { ColumnTypeError, parseColumnType } from "../normalize/ColumnTypes.js"
+import type { TableSpec } from "../normalize/Table.js"
 import { ident, literal, rowsOf } from "./Database.js"
 import { currentViewOf, currentViewSql, HISTORY_COLUMNS, HISTORY_DDL, migrateMergeToHistory } from "./HistoryTable.js"
+import { canonicalTypes, migrateCountry, migrateTypes, rehash, type TypeChange } from "./TypeMigration.js"
 import { WarehouseError } from "./WarehouseError.js"
 
 export const APPEND_COLUMNS = ["_run_id", "_extracted_at"] as const
@@ -32,7 +35,21 @@ export const EXTRACTED_DATE = "_extracted_date"
 
 export const replaceTableOf = (name: string) => `_replace__${name}`
 
-const TYPES: ReadonlySet<string> = new Set<ColumnType>(["VARCHAR", "BIGINT", "INTEGER", "DOUBLE", "BOOLEAN", "DATE", "TIMESTAMP", "JSON"])
+const typeProblem = (type: string): string | undefined => {
+  try {
+    parseColumnType(type)
+    return undefined
+  } catch (e) {
+    if (e instanceof ColumnTypeError) return e.message
+    throw e
+  }
+}
+
+/** The loader's own columns whose type a migration checks too (by disposition). */
+const OWN_TYPES: Partial<Record<TableSpec["disposition"], Record<string, string>>> = {
+  append: { _extracted_at: "TIMESTAMPTZ" },
+  history: { _valid_from: "TIMESTAMPTZ", _valid_to: "TIMESTAMPTZ" }
+}
 
 const conflict = (table: string, detail: string) =>
   new WarehouseError({ reason: "SchemaConflict", table, detail: `Table ${table}: ${detail}` })
@@ -48,7 +65,8 @@ export const validateSpec = (spec: TableSpec): void => {
   const names = new Set<string>()
   for (const c of spec.columns) {
     if (names.has(c.name)) throw conflict(spec.name, `column ${c.name} is declared twice`)
-    if (!TYPES.has(c.type)) throw conflict(spec.name, `column ${c.name} has unknown type ${c.type}`)
+    const bad = typeProblem(c.type)
+    if (bad !== undefined) throw conflict(spec.name, `column ${c.name}: ${bad}`)
     if (
       (APPEND_COLUMNS as ReadonlyArray<string>).includes(c.name) ||
       (REPLACE_COLUMNS as ReadonlyArray<string>).includes(c.name) ||
@@ -80,7 +98,7 @@ const columnDdl = (spec: TableSpec, withConstraints: boolean) =>
 /** CREATE TABLE statement of a spec's target table (under another name when swapping). */
 export const createTableSql = (spec: TableSpec, as: string = spec.name) => {
   const cols = columnDdl(spec, true)
-  if (spec.disposition === "append") cols.push(`_run_id VARCHAR`, `_extracted_at TIMESTAMP`)
+  if (spec.disposition === "append") cols.push(`_run_id VARCHAR`, `_extracted_at TIMESTAMPTZ`)
   if (spec.disposition === "history") cols.push(...HISTORY_DDL)
   return `CREATE TABLE ${ident(as)} (${cols.join(", ")})`
 }
@@ -143,6 +161,23 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
       existing = await columnsNow()
     }
     const have = new Map(existing.map((e) => [String(e.column_name), e]))
+    const own = OWN_TYPES[spec.disposition] ?? {}
+    const wanted: Array<readonly [string, string]> = [
+      ...spec.columns.map((c) => [c.name, c.type] as const),
+      ...Object.entries(own).filter(([n]) => have.has(n))
+    ]
+    const canonical = await canonicalTypes(
+      conn,
+      wanted.map(([, t]) => t)
+    )
+    const changes: Array<TypeChange> = []
+    for (const [name, type] of wanted) {
+      const e = have.get(name)
+      if (e !== undefined && String(e.data_type) !== canonical.get(type))
+        changes.push({ column: name, from: String(e.data_type), to: type })
+    }
+    await migrateTypes(conn, spec.name, changes, spec.disposition === "replace" ? replaceTableOf(spec.name) : undefined)
+    let countryRawAdded = false
     for (const c of spec.columns) {
       const e = have.get(c.name)
       if (e === undefined) {
@@ -152,13 +187,8 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
         if (spec.disposition === "replace") {
           await conn.run(`ALTER TABLE ${ident(replaceTableOf(spec.name))} ADD COLUMN IF NOT EXISTS ${ident(c.name)} ${c.type}`)
         }
+        if (c.name === "country_raw" && have.has("country")) countryRawAdded = true
         continue
-      }
-      if (String(e.data_type) !== c.type) {
-        throw conflict(
-          spec.name,
-          `column ${c.name} is ${String(e.data_type)} in the warehouse but ${c.type} in the spec; migrate it by hand or use a new column name`
-        )
       }
       const wasNullable = e.is_nullable === true
       if (wasNullable && !nullable(spec, c.name))
@@ -166,6 +196,11 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
       if (!wasNullable && nullable(spec, c.name))
         await conn.run(`ALTER TABLE ${ident(spec.name)} ALTER COLUMN ${ident(c.name)} DROP NOT NULL`)
     }
+    if (countryRawAdded) {
+      await migrateCountry(conn, spec.name)
+      if (spec.disposition === "replace") await migrateCountry(conn, replaceTableOf(spec.name))
+    }
+    if (spec.disposition === "history" && (changes.length > 0 || countryRawAdded)) await rehash(conn, spec)
     const declared = new Set(spec.columns.map((c) => c.name))
     for (const [name, e] of have) {
       const own =

@@ -59,10 +59,19 @@ export type { PageSummary } from "./GroupLanding.js"
 
 /**
  * Assumed: `query` returns BIGINT values as numbers when they fit exactly (counts print and
- * serialise as JSON), as `bigint` otherwise; DATE/TIMESTAMP stay `Date`s, JSON stays text.
+ * serialise as JSON), as `bigint` otherwise, also inside lists and structs; DATE/TIMESTAMP(TZ)
+ * stay `Date`s, DECIMAL is a number, JSON stays text, LIST/STRUCT are arrays and objects.
  */
 const jsValue = (v: unknown): unknown =>
-  typeof v === "bigint" && v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER) ? Number(v) : v
+  typeof v === "bigint"
+    ? v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)
+      ? Number(v)
+      : v
+    : Array.isArray(v)
+      ? v.map(jsValue)
+      : v !== null && typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype
+        ? Object.fromEntries(Object.entries(v).map(([k, x]) => [k, jsValue(x)]))
+        : v
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 

@@ -3,6 +3,7 @@
  * not the record's field of the same name, how to read it. The column list is compiled once;
  * mapping a record is a tight loop over it (this runs for every record of a bulk load).
  */
+import { type ParsedType, parseColumnType } from "./ColumnTypes.js"
 import type { ColumnType, Disposition, Row, TableSpec } from "./Table.js"
 import { extra } from "./Values.js"
 
@@ -17,21 +18,32 @@ export interface FlatTable<R, C> {
   readonly row: (record: R, ctx: C) => Row
 }
 
-const convert = (type: ColumnType, v: unknown): Value => {
-  if (v === undefined || v === null) return null
-  switch (type) {
+type Convert = (v: unknown) => Value
+
+const asJson: Convert = (v) => (v === undefined || v === null ? null : JSON.stringify(v))
+const asDate: Convert = (v) => (typeof v === "string" ? v.slice(0, 10) : null)
+const asBoolean: Convert = (v) => (typeof v === "boolean" ? v : null)
+const asNumber: Convert = (v) => (typeof v === "number" ? (Number.isFinite(v) ? v : null) : typeof v === "bigint" ? v : null)
+const asText: Convert = (v) =>
+  v === undefined || v === null ? null : typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
+
+/** The row value of a decoded field, by column type (chosen once per column). */
+const converterOf = (t: ParsedType): Convert => {
+  if (t.kind === "decimal") return asNumber
+  if (t.kind !== "scalar") return asJson // nested values are staged as JSON text and shaped on landing
+  switch (t.name) {
     case "JSON":
-      return JSON.stringify(v)
+      return asJson
     case "DATE":
-      return typeof v === "string" ? v.slice(0, 10) : null
+      return asDate
     case "BOOLEAN":
-      return typeof v === "boolean" ? v : null
+      return asBoolean
     case "DOUBLE":
     case "BIGINT":
     case "INTEGER":
-      return typeof v === "number" ? (Number.isFinite(v) ? v : null) : typeof v === "bigint" ? v : null
+      return asNumber
     default:
-      return typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
+      return asText
   }
 }
 
@@ -57,8 +69,8 @@ export const flatTable = <R, C = unknown>(
   for (const v of volatile) if (!(v in columns)) throw new Error(`flatTable ${name}: volatile column ${v} is not a column`)
   const compiled = Object.entries(columns).map(([col, def]) => {
     const [typeText, read] = typeof def === "string" ? [def, undefined] : [def[0], def[1]]
-    const type = typeText.replace("!", "") as ColumnType
-    return { col, type, read, notNull: typeText.endsWith("!") || pk.has(col) }
+    const type = typeText.replace(/!$/, "") as ColumnType
+    return { col, type, read, convert: converterOf(parseColumnType(type)), notNull: typeText.endsWith("!") || pk.has(col) }
   })
   const known = options.extraOf ? new Set([...options.extraOf, ...Object.keys(columns)]) : undefined
   const spec: TableSpec = {
@@ -75,7 +87,8 @@ export const flatTable = <R, C = unknown>(
     const out: Row = {}
     for (let i = 0; i < compiled.length; i++) {
       const c = compiled[i]!
-      out[c.col] = convert(c.type, c.read ? c.read(record, ctx) : (record as Record<string, unknown>)[c.col])
+      const v = c.read ? c.read(record, ctx) : (record as Record<string, unknown>)[c.col]
+      out[c.col] = v === undefined || v === null ? null : c.convert(v)
     }
     if (known) out.extra = extra(record as object, known)
     return out

@@ -3,7 +3,14 @@
  * The loader creates the tables from these; the exporter partitions Parquet by `partitionBy`.
  */
 
-export type ColumnType = "VARCHAR" | "BIGINT" | "INTEGER" | "DOUBLE" | "BOOLEAN" | "DATE" | "TIMESTAMP" | "JSON"
+import type { ScalarName } from "./ColumnTypes.js"
+
+/**
+ * A column's DuckDB type (see `ColumnTypes.ts` and docs/TYPES.md): a scalar, `DECIMAL(p,s)`
+ * for money, `TIMESTAMPTZ` for instants (UTC), `JSON` for open payloads, or a nested type
+ * (`T[]`, `STRUCT(name T, ...)`, `MAP(K, V)`) for records the spec shows.
+ */
+export type ColumnType = ScalarName | `DECIMAL(${number},${number})` | `${string}[]` | `STRUCT(${string})` | `MAP(${string})`
 
 export interface ColumnSpec {
   readonly name: string
@@ -36,7 +43,10 @@ export interface TableSpec {
   readonly partitionBy?: ReadonlyArray<string>
 }
 
-/** A row: JSON columns as strings, DATE as `YYYY-MM-DD`, TIMESTAMP as an ISO string. */
+/**
+ * A row: JSON and nested columns (lists, structs, maps) as JSON text, DATE as `YYYY-MM-DD`,
+ * TIMESTAMP(TZ) as an ISO string, DECIMAL as a number (rounded to its scale on landing).
+ */
 export type Row = Record<string, string | number | bigint | boolean | null>
 
 /** Rows of one record (or one page) by table name. */

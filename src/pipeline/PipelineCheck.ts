@@ -6,22 +6,24 @@
  * the values a JavaScript module may get wrong; the types say the rest.
  */
 import { Schema } from "effect"
-import type { ColumnType, Disposition, TableSpec } from "../normalize/Table.js"
+import { ColumnTypeError, parseColumnType } from "../normalize/ColumnTypes.js"
+import type { Disposition, TableSpec } from "../normalize/Table.js"
 import type { Pipeline } from "./Pipeline.js"
 
 /** A pipeline name: what `run`, sets and checkpoints call it. */
 export const PIPELINE_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
 const TABLE_NAME = /^[a-z][a-z0-9_]*$/
 const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
-const COLUMN_TYPES: Record<ColumnType, true> = {
-  VARCHAR: true,
-  BIGINT: true,
-  INTEGER: true,
-  DOUBLE: true,
-  BOOLEAN: true,
-  DATE: true,
-  TIMESTAMP: true,
-  JSON: true
+/** Why a column type is not one the loader knows, or undefined. */
+const typeProblem = (type: unknown): string | undefined => {
+  if (typeof type !== "string") return `type ${show(type)}; a column type is DuckDB type text such as "VARCHAR" or "DECIMAL(18,2)"`
+  try {
+    parseColumnType(type)
+    return undefined
+  } catch (e) {
+    if (e instanceof ColumnTypeError) return e.message
+    throw e
+  }
 }
 const DISPOSITIONS: Record<Disposition, true> = { merge: true, append: true, replace: true, history: true }
 
@@ -39,8 +41,8 @@ const tableProblem = (t: unknown, i: number): string | undefined => {
   const columns = new Set<string>()
   for (const c of t.columns as ReadonlyArray<unknown>) {
     if (!isObject(c) || typeof c.name !== "string" || !COLUMN_NAME.test(c.name)) return `table ${name} has a column without a valid name`
-    if (typeof c.type !== "string" || !(c.type in COLUMN_TYPES))
-      return `table ${name} column ${c.name}: type ${show(c.type)}; allowed: ${Object.keys(COLUMN_TYPES).join(", ")}`
+    const bad = typeProblem(c.type)
+    if (bad !== undefined) return `table ${name} column ${c.name}: ${bad}`
     if (columns.has(c.name)) return `table ${name} declares column ${c.name} twice`
     columns.add(c.name)
   }

@@ -58,7 +58,7 @@ const priceDrops = flatTable(
       }
     ],
     listing_url: "VARCHAR",
-    extracted_at: ["TIMESTAMP", (_alert, context) => context.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_alert, context) => context.extractedAt]
   },
   { primaryKey: ["alert_id"], disposition: "merge" }
 )

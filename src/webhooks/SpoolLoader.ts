@@ -57,8 +57,8 @@ export const webhookDeliveriesTable = flatTable<Delivery>(
     event_type: ["VARCHAR", (d) => d.type],
     event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
     alert_id: ["BIGINT", (d) => d.alertId],
-    webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
-    received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
+    webhook_timestamp: ["TIMESTAMPTZ", (d) => iso(d.entry.timestamp * 1000)],
+    received_at: ["TIMESTAMPTZ", (d) => iso(d.entry.receivedAt)],
     status: "VARCHAR"
   },
   { primaryKey: ["delivery_id"], disposition: "merge" }
@@ -72,11 +72,11 @@ export const alertEventsTable = flatTable<EventRow>(
     event_type: ["VARCHAR", (d) => d.type],
     event_timestamp: ["VARCHAR", (d) => d.eventTimestamp],
     alert_id: ["BIGINT", (d) => d.alertId],
-    alert_time: ["TIMESTAMP", (d) => (d.alertTime === null ? null : iso(d.alertTime))],
+    alert_time: ["TIMESTAMPTZ", (d) => (d.alertTime === null ? null : iso(d.alertTime))],
     applied: "BOOLEAN",
     status: "VARCHAR",
-    webhook_timestamp: ["TIMESTAMP", (d) => iso(d.entry.timestamp * 1000)],
-    received_at: ["TIMESTAMP", (d) => iso(d.entry.receivedAt)],
+    webhook_timestamp: ["TIMESTAMPTZ", (d) => iso(d.entry.timestamp * 1000)],
+    received_at: ["TIMESTAMPTZ", (d) => iso(d.entry.receivedAt)],
     body: ["VARCHAR", (d) => d.entry.body]
   },
   { primaryKey: ["delivery_id"], disposition: "append" }

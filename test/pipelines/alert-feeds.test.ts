@@ -49,7 +49,7 @@ describe("alert-feeds", () => {
         .sort()
         .map((id) => ["legacy", id])
     ])
-    expect(rows.find((r) => r.feed_id === String(legacy[0]))).toMatchObject({ name: "madrid", alert_subtypes: JSON.stringify(["new"]) })
+    expect(rows.find((r) => r.feed_id === String(legacy[0]))).toMatchObject({ name: "madrid", alert_subtypes: ["new"] })
 
     await client((c) => c.legacyFeedDelete(legacy[1]!))
     const again = await h.run(pipeline, { params: { page_size: 2 } })

@@ -124,7 +124,7 @@ describe("market-time-series", () => {
     )
     expect(first.length).toBeGreaterThan(0)
     expect(rows.map((r) => r.value)).toEqual(first.map((p) => p.value))
-    expect(JSON.parse(String(rows[0]!.location_ids))).toEqual(ids.slice(0, 10))
+    expect(rows[0]!.location_ids).toEqual(ids.slice(0, 10))
     const [areas] = await h.query(
       `SELECT count(*) FILTER (area_key LIKE 'circle=%') AS c, count(*) FILTER (area_key LIKE 'polygon=%') AS p FROM market_time_series_requests`
     )

@@ -31,7 +31,7 @@ describe("sourcing-describe", () => {
     const sample = truth[truth.length - 1]!
     const [row] = await h.query(`SELECT * FROM sourcing_describe_results WHERE id = '${sample.id}'`)
     expect(row!.search_key).toBe(searchKeyOf(tags))
-    expect(JSON.parse(String(row!.tags))).toEqual(tags)
+    expect(row!.tags).toEqual(tags)
     expect(row!.price_eur).toBe(sample.price_eur)
     expect(row!.bedrooms).toBe(sample.bedrooms)
     expect(row!.type).toBe("apartment")

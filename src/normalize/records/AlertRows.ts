@@ -8,11 +8,13 @@ import type { PageContext } from "../PageContext.js"
 import { Alert } from "../../service/schema/Alert.js"
 import { flatTable } from "../Flatten.js"
 import type { Rows } from "../Table.js"
+import { countryCode } from "../Countries.js"
+import { BASE_CURRENCY, CONTACTS, FEATURES, LOCATION, LOCATIONS, MONEY, STRINGS } from "./NestedTypes.js"
 
 type Ctx = PageContext
 
-/** The country of an alert: the top (last) node of its `locations_structure`, by name. */
-const countryOf = (a: Alert) => {
+/** The service's name of an alert's country: the top (last) node of its `locations_structure`. */
+const countryRawOf = (a: Alert) => {
   const s = a.locations_structure
   return s && s.length > 0 ? s[s.length - 1]!.name : null
 }
@@ -37,18 +39,19 @@ export const alertsTable = flatTable<Alert, Ctx>(
     title: "VARCHAR",
     type: "VARCHAR",
     type_group: "VARCHAR",
-    country: ["VARCHAR", countryOf],
+    country: ["VARCHAR", (a) => countryCode(countryRawOf(a))],
+    country_raw: ["VARCHAR", countryRawOf],
     location_id: ["BIGINT", (a) => a.location?.location_id],
     location_name: ["VARCHAR", (a) => a.location?.name],
-    location: "JSON",
-    locations_structure: "JSON",
+    location: LOCATION,
+    locations_structure: LOCATIONS,
     address: "VARCHAR",
     zip_code: "VARCHAR",
     cadastral_reference: "VARCHAR",
     latitude: ["DOUBLE", (a) => a.coordinates?.latitude],
     longitude: ["DOUBLE", (a) => a.coordinates?.longitude],
     condition: "VARCHAR",
-    contacts_info: "JSON",
+    contacts_info: CONTACTS,
     total_area: "BIGINT",
     living_area: "BIGINT",
     plot_area: "BIGINT",
@@ -57,41 +60,42 @@ export const alertsTable = flatTable<Alert, Ctx>(
     rooms: "INTEGER",
     bathrooms: "INTEGER",
     construction_year: "INTEGER",
-    features: "JSON",
-    operations: "JSON",
+    features: FEATURES,
+    operations: STRINGS,
     is_bank_property: "BOOLEAN",
     is_auction_property: "BOOLEAN",
     is_new_development_property: "BOOLEAN",
     is_private_property: "BOOLEAN",
     sale_status: "VARCHAR",
     sale_currency: "VARCHAR",
-    sale_price_base: "DOUBLE",
-    sale_price: "DOUBLE",
-    sale_price_per_sqm: "DOUBLE",
-    sale_price_per_sqm_base: "DOUBLE",
+    sale_price_base: MONEY,
+    sale_price: MONEY,
+    sale_price_per_sqm: MONEY,
+    sale_price_per_sqm_base: MONEY,
     rent_status: "VARCHAR",
     rent_currency: "VARCHAR",
-    rent_price_base: "DOUBLE",
-    rent_price: "DOUBLE",
-    rent_price_per_sqm: "DOUBLE",
-    rent_price_per_sqm_base: "DOUBLE",
+    rent_price_base: MONEY,
+    rent_price: MONEY,
+    rent_price_per_sqm: MONEY,
+    rent_price_per_sqm_base: MONEY,
+    base_currency: ["VARCHAR", () => BASE_CURRENCY],
     rent_period: "VARCHAR",
     agency_legal_id: "VARCHAR",
     agency: "VARCHAR",
     agent: "VARCHAR",
     source_name: "VARCHAR",
     description: "VARCHAR",
-    thumbnails: "JSON",
-    pictures: "JSON",
-    created_at: "TIMESTAMP",
-    created_at_with_photos: "TIMESTAMP",
-    updated_at: "TIMESTAMP",
+    thumbnails: STRINGS,
+    pictures: STRINGS,
+    created_at: "TIMESTAMPTZ",
+    created_at_with_photos: "TIMESTAMPTZ",
+    updated_at: "TIMESTAMPTZ",
     energy_certificate: "VARCHAR",
     energy_rating: "VARCHAR",
     heating_type: "VARCHAR",
     available_from: "DATE",
     available_to: "DATE",
-    extracted_at: ["TIMESTAMP", (_a, c) => c.extractedAt]
+    extracted_at: ["TIMESTAMPTZ", (_a, c) => c.extractedAt]
   },
   {
     primaryKey: ["alert_id"],

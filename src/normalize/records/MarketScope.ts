@@ -26,6 +26,12 @@ export const marketScopeFields = {
   filter: Schema.optionalWith(MarketFilterExtras, { default: () => ({}) })
 }
 
+/**
+ * Assumed: Area Insights prices (analysis averages and medians, price buckets, sampled prices) are
+ * EUR; the spec shows no currency on these answers. Their tables carry it in a `currency` column.
+ */
+export const MARKET_CURRENCY = "EUR"
+
 /** FNV-1a, hex: short stable keys of lists and filters. */
 export const fingerprint = (value: unknown): string => fnv1aHex(JSON.stringify(value))
 

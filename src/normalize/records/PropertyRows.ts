@@ -9,9 +9,23 @@ import { Property as PropertySchema, Listing as ListingSchema } from "../../serv
 import type { PageContext } from "../PageContext.js"
 import { flatTable } from "../Flatten.js"
 import type { Row, Rows } from "../Table.js"
+import { countryCode } from "../Countries.js"
+import {
+  BASE_CURRENCY,
+  COMPANIES,
+  CONTACTS,
+  FEATURES,
+  LOCATIONS,
+  MONEY,
+  PRICE_HISTORY_ITEMS,
+  PRICE_LAST_CHANGE,
+  STRINGS,
+  TIME_ON_MARKET
+} from "./NestedTypes.js"
 
 type Ctx = PageContext
-const countryOf = (p: Property) => {
+/** The service's name of the country: the top (last) node of `locations_structure` (`Spain`). */
+const countryRawOf = (p: Property) => {
   const s = p.locations_structure
   const top = s && s.length > 0 ? s[s.length - 1] : undefined
   return top?.name ?? null
@@ -25,13 +39,14 @@ export const propertiesTable = (name = "properties") =>
       primary_listing_id: "BIGINT",
       type: "VARCHAR",
       type_group: "VARCHAR",
-      operations: "JSON",
+      operations: STRINGS,
       property_url: "VARCHAR",
       changed_at: "DATE",
-      country: ["VARCHAR", countryOf],
+      country: ["VARCHAR", (p) => countryCode(countryRawOf(p))],
+      country_raw: ["VARCHAR", countryRawOf],
       location_id: ["BIGINT", (p) => p.location?.location_id],
       location_name: ["VARCHAR", (p) => p.location?.name],
-      locations_structure: "JSON",
+      locations_structure: LOCATIONS,
       latitude: ["DOUBLE", (p) => p.coordinates?.latitude],
       longitude: ["DOUBLE", (p) => p.coordinates?.longitude],
       address: "VARCHAR",
@@ -49,33 +64,34 @@ export const propertiesTable = (name = "properties") =>
       floor_number: "INTEGER",
       description: "VARCHAR",
       condition: "VARCHAR",
-      features: "JSON",
+      features: FEATURES,
       is_private_property: "BOOLEAN",
       is_auction_property: "BOOLEAN",
       is_bank_property: "BOOLEAN",
       sale_status: "VARCHAR",
       sale_currency: "VARCHAR",
-      sale_price: "DOUBLE",
-      sale_price_base: "DOUBLE",
-      sale_price_per_sqm: "DOUBLE",
-      sale_price_per_sqm_base: "DOUBLE",
+      sale_price: MONEY,
+      sale_price_base: MONEY,
+      sale_price_per_sqm: MONEY,
+      sale_price_per_sqm_base: MONEY,
       rent_status: "VARCHAR",
       rent_currency: "VARCHAR",
-      rent_price: "DOUBLE",
-      rent_price_base: "DOUBLE",
-      rent_price_per_sqm: "DOUBLE",
-      rent_price_per_sqm_base: "DOUBLE",
+      rent_price: MONEY,
+      rent_price_base: MONEY,
+      rent_price_per_sqm: MONEY,
+      rent_price_per_sqm_base: MONEY,
+      base_currency: ["VARCHAR", () => BASE_CURRENCY],
       rent_period: "VARCHAR",
       sale_days_on_market: ["INTEGER", (p) => p.sale_time_on_market?.days_on_market],
       rent_days_on_market: ["INTEGER", (p) => p.rent_time_on_market?.days_on_market],
-      sale_time_on_market: "JSON",
-      rent_time_on_market: "JSON",
-      sale_price_last_change: "JSON",
-      rent_price_last_change: "JSON",
+      sale_time_on_market: TIME_ON_MARKET,
+      rent_time_on_market: TIME_ON_MARKET,
+      sale_price_last_change: PRICE_LAST_CHANGE,
+      rent_price_last_change: PRICE_LAST_CHANGE,
       listings_count: ["INTEGER", (p) => p.listings?.length ?? 0],
-      thumbnails: "JSON",
-      history: "JSON",
-      extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+      thumbnails: STRINGS,
+      history: PRICE_HISTORY_ITEMS,
+      extracted_at: ["TIMESTAMPTZ", (_p, c) => c.extractedAt]
     },
     {
       primaryKey: ["property_id"],
@@ -111,12 +127,13 @@ export const listingsTable = (name = "property_listings") =>
       listing_uid: "VARCHAR",
       sale_status: "VARCHAR",
       sale_currency: "VARCHAR",
-      sale_price: "DOUBLE",
-      sale_price_base: "DOUBLE",
+      sale_price: MONEY,
+      sale_price_base: MONEY,
       rent_status: "VARCHAR",
       rent_currency: "VARCHAR",
-      rent_price: "DOUBLE",
-      rent_price_base: "DOUBLE",
+      rent_price: MONEY,
+      rent_price_base: MONEY,
+      base_currency: ["VARCHAR", () => BASE_CURRENCY],
       total_area: "BIGINT",
       plot_area: "BIGINT",
       terrace_area: "BIGINT",
@@ -138,11 +155,11 @@ export const listingsTable = (name = "property_listings") =>
       is_auction_property: "BOOLEAN",
       is_bank_property: "BOOLEAN",
       description: "VARCHAR",
-      contacts_info: "JSON",
-      companies: "JSON",
-      ref_numbers: "JSON",
-      thumbnails: "JSON",
-      pictures: "JSON"
+      contacts_info: CONTACTS,
+      companies: COMPANIES,
+      ref_numbers: STRINGS,
+      thumbnails: STRINGS,
+      pictures: STRINGS
     },
     { primaryKey: ["listing_id"], disposition: "merge", extraOf: Object.keys(ListingSchema.fields) }
   )
@@ -155,8 +172,10 @@ const priceHistory = flatTable<Row, unknown>(
     seq: "INTEGER",
     date_start: "DATE",
     date_end: "DATE",
-    price_old: "DOUBLE",
-    price_new: "DOUBLE"
+    price_old: MONEY,
+    price_new: MONEY,
+    /** The property's currency of the operation (`sale_currency` / `rent_currency`). */
+    currency: "VARCHAR"
   },
   { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" }
 )
@@ -198,7 +217,8 @@ export const propertyRows = (prefix = "") => {
               date_start: h.date_start,
               date_end: h.date_end ?? null,
               price_old: h.sale_price_old ?? null,
-              price_new: h.sale_price_new ?? null
+              price_new: h.sale_price_new ?? null,
+              currency: p.sale_currency ?? null
             },
             ctx
           )
@@ -215,7 +235,8 @@ export const propertyRows = (prefix = "") => {
               date_start: h.date_start,
               date_end: h.date_end ?? null,
               price_old: h.rent_price_old ?? null,
-              price_new: h.rent_price_new ?? null
+              price_new: h.rent_price_new ?? null,
+              currency: p.rent_currency ?? null
             },
             ctx
           )

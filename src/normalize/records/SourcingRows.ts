@@ -11,6 +11,8 @@ import type { PageContext } from "../PageContext.js"
 import { SourcingProperty, SourcingPropertyDetail } from "../../service/schema/Sourcing.js"
 import { type ColumnDef, flatTable, type FlatTable } from "../Flatten.js"
 import type { Row, Rows } from "../Table.js"
+import { countryCode } from "../Countries.js"
+import { FEATURES, MONEY, STRINGS } from "./NestedTypes.js"
 
 type Ctx = PageContext
 
@@ -18,27 +20,30 @@ type Ctx = PageContext
 export const sourcingPropertyColumns: Record<string, ColumnDef<SourcingProperty, Ctx>> = {
   id: "VARCHAR",
   property_id: "BIGINT",
-  country: "VARCHAR",
+  // the service already sends ISO codes; upper-cased so every table agrees
+  country: ["VARCHAR", (p) => countryCode(p.country)],
   location_id: "BIGINT",
   location_name: "VARCHAR",
   type: "VARCHAR",
   type_group: "VARCHAR",
   operation: "VARCHAR",
-  price_eur: "DOUBLE",
+  price_eur: MONEY,
+  /** The currency of `price_eur`: EUR, as its name says. */
+  currency: ["VARCHAR", () => "EUR"],
   area_m2: "DOUBLE",
   bedrooms: "INTEGER",
   latitude: "DOUBLE",
   longitude: "DOUBLE",
   listings_count: "INTEGER",
   agencies_count: ["INTEGER", (p) => p.agencies?.length ?? 0],
-  updated_at: "TIMESTAMP",
-  extracted_at: ["TIMESTAMP", (_p, c) => c.extractedAt]
+  updated_at: "TIMESTAMPTZ",
+  extracted_at: ["TIMESTAMPTZ", (_p, c) => c.extractedAt]
 }
 
 /** Columns of a property detail: the result columns plus the detail fields. */
 export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDetail, Ctx>> = {
   ...(sourcingPropertyColumns as Record<string, ColumnDef<SourcingPropertyDetail, Ctx>>),
-  agencies: "JSON",
+  agencies: STRINGS,
   bathrooms: "INTEGER",
   plot_area_m2: "DOUBLE",
   living_area_m2: "DOUBLE",
@@ -47,7 +52,7 @@ export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDet
   condition: "VARCHAR",
   floor: ["VARCHAR", (d) => d.features?.floor],
   orientation: ["VARCHAR", (d) => d.features?.orientation],
-  features: "JSON",
+  features: FEATURES,
   address: "VARCHAR",
   description: "VARCHAR",
   status: "VARCHAR"
