@@ -204,7 +204,8 @@ const losses = (runs: ReadonlyArray<RunLine>) => {
       marginBottom: 110,
       x: { ...runTicks, domain: runs.map((r) => r.label) },
       y: { label: null, domain: KINDS },
-      color: { type: "sqrt", scheme: "oranges", domain: [0, Math.max(1, ...cells.map((c) => c.n))] },
+      // light enough at the top for the counts written on the cells
+      color: { type: "sqrt", range: ["#fdf6ee", "#f29b52"], interpolate: "rgb", domain: [0, Math.max(1, ...cells.map((c) => c.n))] },
       marks: [
         P.cell(cells, { x: "label", y: "kind", fill: "n", inset: 1, stroke: "#ddd" }),
         P.text(cells, { x: "label", y: "kind", text: (c: { n: number }) => String(c.n) })
@@ -247,7 +248,7 @@ export const reportCharts = async (data: ReportData): Promise<ReadonlyArray<Char
     chart(
       "units-per-run",
       "Units per run against the run cap",
-      `Units each run was charged (the ledger), coloured by its status; the dashed line: budget.maxUnits. ${last}.`,
+      `Units each run was charged (the ledger), coloured by its status; the dashed line: budget.maxUnits; ${last}.`,
       runs.length > 0,
       () => unitsPerRun(data, runs),
       "No runs yet."
