@@ -6,13 +6,13 @@
  *   npx tsx examples/price-per-m2-trend.ts [outDir]   # default data/examples
  *
  * Writes `<outDir>/price-per-m2.arrow` (one row per city and month: location_id, city, month,
- * eur_per_m2) and `<outDir>/price-per-m2.svg`, a line chart to open in a browser.
+ * eur_per_m2) and `<outDir>/price-per-m2.svg`, a line chart (Observable Plot, drawn in Node by
+ * `plotSvg`) to open in a browser.
  * From another repository, import from "estate-etl" instead of "../src/index.js".
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { withSession } from "../src/index.js"
-import { lineChartSvg } from "./LineChart.js"
+import { plotSvg, withSession } from "../src/index.js"
 import { type ExampleOptions, printer, runIfScript, sessionOptions } from "./support.js"
 
 export const CITIES = [
@@ -58,15 +58,35 @@ export const main = (options: ExampleOptions) =>
     const byCity = new Map<string, Array<{ x: string; y: number }>>()
     for (const r of rows)
       byCity.set(String(r.city), [...(byCity.get(String(r.city)) ?? []), { x: String(r.month), y: Number(r.eur_per_m2) }])
+    const points = rows.map((r) => ({
+      city: String(r.city),
+      month: new Date(`${String(r.month)}-01T00:00:00Z`),
+      eur: Number(r.eur_per_m2)
+    }))
     const chartFile = path.join(options.outDir, "price-per-m2.svg")
-    fs.writeFileSync(
-      chartFile,
-      lineChartSvg(
-        "Average asking price per m², apartments for sale",
-        "EUR per m²",
-        [...byCity].map(([name, points]) => ({ name, points }))
-      )
+    const svg = await plotSvg(
+      (Plot) => ({
+        width: 960,
+        height: 540,
+        marginTop: 70,
+        marginRight: 90,
+        style: { background: "white" },
+        x: { type: "utc", label: null },
+        y: { label: "EUR per m²", grid: true },
+        marks: [
+          Plot.text(["Average asking price per m², apartments for sale"], {
+            frameAnchor: "top-left",
+            dy: -56,
+            fontSize: 16,
+            fontWeight: "bold"
+          }),
+          Plot.lineY(points, { x: "month", y: "eur", stroke: "city", strokeWidth: 2 }),
+          Plot.text(points, Plot.selectLast({ x: "month", y: "eur", z: "city", text: "city", fill: "city", textAnchor: "start", dx: 5 }))
+        ]
+      }),
+      { standalone: true }
     )
+    fs.writeFileSync(chartFile, svg + "\n")
     for (const [city, points] of byCity) {
       const first = points[0]
       const last = points[points.length - 1]

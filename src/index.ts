@@ -20,6 +20,7 @@ export type { Extraction } from "./library/Extraction.js"
 export type { WrittenFile } from "./library/WarehouseReads.js"
 export { LibraryError } from "./library/LibraryError.js"
 export { readArrowFile, rowsOfArrow, writeArrowFile } from "./library/Arrow.js"
+export { type Plot, type PlotChart, plotSvg, type PlotSvgOptions } from "./report/PlotSvg.js"
 
 // ---- Declaring pipelines -------------------------------------------------------------------
 export { Effect, Schema } from "effect"

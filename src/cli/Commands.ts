@@ -32,6 +32,7 @@ import { configCommand } from "./ConfigCommand.js"
 import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
 import { stateCommands } from "./StateCommands.js"
+import { reportCommand } from "./ReportCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 import { withTelemetry } from "../observe/Telemetry.js"
 
@@ -381,6 +382,7 @@ export const commands = Command.make("estate-etl").pipe(
     exportCmd,
     reload,
     query,
+    reportCommand,
     merge,
     ...stateCommands,
     alertsCommand,

@@ -3,7 +3,7 @@
  * not exist is bad input (exit 2) in one line naming it, so a mistyped `--warehouse` is noticed
  * instead of answered from a new empty file.
  *
- * - `status`, `query`, `export`: read-only (DuckDB `READ_ONLY`); they never write the warehouse
+ * - `status`, `query`, `export`, `report`: read-only (DuckDB `READ_ONLY`); they never write the warehouse
  *   (a writing statement in `query` is refused by DuckDB, exit 2).
  * - `plan`: read-only when the warehouse exists, else an in-memory one (keys read from tables
  *   are then "0 yet"); it never creates the file.

@@ -21,7 +21,14 @@ import { runExample, SERVING } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
-const DOCS = ["README.md", ...fs.readdirSync(path.join(ROOT, "docs")).map((f) => `docs/${f}`)]
+// the Markdown files of docs/ (docs/img/ holds pictures)
+const DOCS = [
+  "README.md",
+  ...fs
+    .readdirSync(path.join(ROOT, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`)
+]
 
 /** Recipes that are not `estate-etl` commands, or not runnable here, and the test that runs them. */
 const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> = [

@@ -119,8 +119,11 @@ describe("examples", () => {
     expect(expected).toBe(120)
     expect(table.numRows).toBe(expected)
     const svg = fs.readFileSync(path.join(dir, "price-per-m2.svg"), "utf8")
+    // an Observable Plot chart: one line a city, each labelled at its last month
     expect(svg.startsWith("<svg")).toBe(true)
-    expect(svg.match(/<polyline /g)?.length).toBe(10)
+    expect(svg).toContain('xmlns="http://www.w3.org/2000/svg"')
+    const lines = /<g[^>]*aria-label="line"[^>]*>(.*?)<\/g>/s.exec(svg)?.[1] ?? ""
+    expect(lines.match(/<path /g)?.length).toBe(10)
     for (const city of cities) expect(svg).toContain(`>${city.name}</text>`)
   })
 })
