@@ -2,6 +2,7 @@
  * The commands and their options. Handlers load the settings, check every input before any
  * request, then hand over to the runner, the warehouse or the sandbox.
  */
+import { configOption, warehouseOption } from "./CommonOptions.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
@@ -36,15 +37,8 @@ import { reportCommand } from "./ReportCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 import { withTelemetry } from "../observe/Telemetry.js"
 
-const config = Options.file("config").pipe(
-  Options.withAlias("c"),
-  Options.optional,
-  Options.withDescription("Settings file (JSON). Default: estate-etl.json, else config/sandbox.json, when present")
-)
-const warehouse = Options.text("warehouse").pipe(
-  Options.optional,
-  Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)")
-)
+const config = configOption
+const warehouse = warehouseOption
 const names = Args.text({ name: "pipeline-or-set" }).pipe(Args.repeated)
 const params = Options.text("param").pipe(
   Options.withAlias("p"),

@@ -4,6 +4,7 @@
  * self-contained HTML page. Reads the warehouse read-only, as `status` does; the charts' library
  * (Observable Plot on linkedom) is loaded only here (`report/PlotSvg.ts`).
  */
+import { configOption, warehouseOption } from "./CommonOptions.js"
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
@@ -13,15 +14,8 @@ import { InvalidInput } from "../pipeline/RunError.js"
 import { readReportData } from "../report/ReportData.js"
 import { readOnlyWarehouse } from "./WarehouseAccess.js"
 
-const config = Options.file("config").pipe(
-  Options.withAlias("c"),
-  Options.optional,
-  Options.withDescription("Settings file (JSON). Default: estate-etl.json, else config/sandbox.json, when present")
-)
-const warehouse = Options.text("warehouse").pipe(
-  Options.optional,
-  Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)")
-)
+const config = configOption
+const warehouse = warehouseOption
 const out = Options.text("out").pipe(
   Options.withAlias("o"),
   Options.withDefault("report.html"),

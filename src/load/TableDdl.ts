@@ -21,7 +21,7 @@
  *   change of disposition is.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { ColumnTypeError, parseColumnType } from "../normalize/ColumnTypes.js"
+import { columnTypeProblem } from "../normalize/ColumnTypes.js"
 import type { TableSpec } from "../normalize/Table.js"
 import { ident, literal, rowsOf } from "./Database.js"
 import { currentViewOf, currentViewSql, HISTORY_COLUMNS, HISTORY_DDL, migrateMergeToHistory } from "./HistoryTable.js"
@@ -34,16 +34,6 @@ export const REPLACE_COLUMNS = ["_pipeline", "_run_id", "_ord"] as const
 export const EXTRACTED_DATE = "_extracted_date"
 
 export const replaceTableOf = (name: string) => `_replace__${name}`
-
-const typeProblem = (type: string): string | undefined => {
-  try {
-    parseColumnType(type)
-    return undefined
-  } catch (e) {
-    if (e instanceof ColumnTypeError) return e.message
-    throw e
-  }
-}
 
 /** The loader's own columns whose type a migration checks too (by disposition). */
 const OWN_TYPES: Partial<Record<TableSpec["disposition"], Record<string, string>>> = {
@@ -65,7 +55,7 @@ export const validateSpec = (spec: TableSpec): void => {
   const names = new Set<string>()
   for (const c of spec.columns) {
     if (names.has(c.name)) throw conflict(spec.name, `column ${c.name} is declared twice`)
-    const bad = typeProblem(c.type)
+    const bad = columnTypeProblem(c.type)
     if (bad !== undefined) throw conflict(spec.name, `column ${c.name}: ${bad}`)
     if (
       (APPEND_COLUMNS as ReadonlyArray<string>).includes(c.name) ||

@@ -23,6 +23,17 @@ export type ScalarName = (typeof SCALAR_TYPES)[number]
 /** A column type this toolkit does not know (the message names what is allowed). */
 export class ColumnTypeError extends Error {}
 
+/** Why a column type is not one the loader knows (the parser's message), or undefined. */
+export const columnTypeProblem = (type: string): string | undefined => {
+  try {
+    parseColumnType(type)
+    return undefined
+  } catch (e) {
+    if (e instanceof ColumnTypeError) return e.message
+    throw e
+  }
+}
+
 const ALLOWED = `${SCALAR_TYPES.join(", ")}, DECIMAL(p,s), T[], STRUCT(name T, ...), MAP(K, V)`
 
 /** Parses DuckDB type text; throws `ColumnTypeError` on anything else. */

@@ -6,7 +6,7 @@
  * the values a JavaScript module may get wrong; the types say the rest.
  */
 import { Schema } from "effect"
-import { ColumnTypeError, parseColumnType } from "../normalize/ColumnTypes.js"
+import { columnTypeProblem } from "../normalize/ColumnTypes.js"
 import type { Disposition, TableSpec } from "../normalize/Table.js"
 import type { Pipeline } from "./Pipeline.js"
 
@@ -17,13 +17,7 @@ const COLUMN_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 /** Why a column type is not one the loader knows, or undefined. */
 const typeProblem = (type: unknown): string | undefined => {
   if (typeof type !== "string") return `type ${show(type)}; a column type is DuckDB type text such as "VARCHAR" or "DECIMAL(18,2)"`
-  try {
-    parseColumnType(type)
-    return undefined
-  } catch (e) {
-    if (e instanceof ColumnTypeError) return e.message
-    throw e
-  }
+  return columnTypeProblem(type)
 }
 const DISPOSITIONS: Record<Disposition, true> = { merge: true, append: true, replace: true, history: true }
 
