@@ -17,7 +17,7 @@ import { LocationScope, marketBody, Scope, SCOPE_KEY, scopeColumns, scopeOf } fr
 const AnalysisRecord = Schema.Struct({ scope: Scope, analysis: MarketAnalysis })
 type AnalysisRecord = typeof AnalysisRecord.Type
 
-const analysis = flatTable<AnalysisRecord, PageContext>(
+const analysis = flatTable.of<AnalysisRecord, PageContext>()(
   "market_analysis",
   {
     ...scopeColumns<AnalysisRecord>(),

@@ -91,7 +91,7 @@ const Found = Schema.Struct({
 type Found = typeof Found.Type
 
 const knownLead = new Set(Object.keys(Lead.fields))
-const leads = flatTable<Found, PageContext>(
+const leads = flatTable.of<Found, PageContext>()(
   "seller_leads",
   {
     id: ["VARCHAR", (f) => f.lead.id],
@@ -113,7 +113,7 @@ const leads = flatTable<Found, PageContext>(
   { primaryKey: ["id"], disposition: "history", partitionBy: ["country"], volatile: ["point_name", "point_key"] }
 )
 
-const prices = flatTable<Row, unknown>(
+const prices = flatTable.of<Row, unknown>()(
   "seller_lead_price_history",
   { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: "DOUBLE" },
   {
@@ -121,7 +121,7 @@ const prices = flatTable<Row, unknown>(
     disposition: "merge"
   }
 )
-const statuses = flatTable<Row, unknown>(
+const statuses = flatTable.of<Row, unknown>()(
   "seller_lead_status_history",
   { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", status: "VARCHAR" },
   {

@@ -6,15 +6,17 @@
 import * as arrow from "apache-arrow"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { exactNumber, type ReadOptions } from "./PlainRows.js"
 
 const isDateType = (t: arrow.DataType) => arrow.DataType.isDate(t) || arrow.DataType.isTimestamp(t)
 
 /**
- * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`),
- * dates and timestamps as `Date`, the rest as Arrow gives it (strings, numbers, booleans, null).
- * The same conventions as `Warehouse.query`.
+ * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`; with
+ * `bigint: "keep"` always `bigint`), dates and timestamps as `Date`, the rest as Arrow gives it
+ * (strings, numbers, booleans, null). The same conventions as `query` (`PlainRows.ts`).
  */
-export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> => {
+export const rowsOfArrow = (table: arrow.Table, options: ReadOptions = {}): Array<Record<string, unknown>> => {
+  const keep = options.bigint === "keep"
   const fields = table.schema.fields
   const columns = fields.map((f) => ({ name: f.name, vector: table.getChild(f.name)!, date: isDateType(f.type) }))
   const out: Array<Record<string, unknown>> = new Array(table.numRows)
@@ -23,13 +25,7 @@ export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> 
     for (const c of columns) {
       const v: unknown = c.vector.get(r)
       row[c.name] =
-        v === null || v === undefined
-          ? null
-          : c.date
-            ? new Date(Number(v))
-            : typeof v === "bigint" && Number.isSafeInteger(Number(v))
-              ? Number(v)
-              : v
+        v === null || v === undefined ? null : c.date ? new Date(Number(v)) : typeof v === "bigint" && !keep ? exactNumber(v) : v
     }
     out[r] = row
   }
