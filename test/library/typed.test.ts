@@ -16,6 +16,7 @@ import * as path from "node:path"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { extract, query, queryArrow, rows, rowsOfArrow, Warehouse } from "../../src/index.js"
+import plotsGermany from "../../pipelines/plots-germany.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
@@ -29,6 +30,19 @@ const readmeBlock = () => {
   const block = /```ts\n([\s\S]*?)```/.exec(section)![1]!
   return block.replace(`from "estate-etl"`, `from ${JSON.stringify(INDEX)}`)
 }
+
+/** What `ValueOf` (src/normalize/RowType.ts) says a column type reads as; undefined: `unknown`, not checked. */
+const expectedJsType = (type: string): string | undefined =>
+  /^(VARCHAR|JSON|UUID)$/.test(type)
+    ? "string"
+    : /^(INTEGER|SMALLINT|TINYINT|DOUBLE|FLOAT|REAL|BIGINT|HUGEINT)$|^(DECIMAL|NUMERIC)/.test(type)
+      ? "number" // BIGINT: these values are exact
+      : type === "BOOLEAN"
+        ? "boolean"
+        : /^(DATE|TIMESTAMP)/.test(type)
+          ? "Date"
+          : undefined
+const jsTypeOf = (v: unknown) => (v instanceof Date ? "Date" : typeof v)
 
 /** `// @ts-expect-error TSnnnn ...` -> the code expected on the next line (1-based). */
 const expectedErrors = (source: string) =>
@@ -167,10 +181,22 @@ describe("typed library", () => {
       expect(JSON.parse(JSON.stringify(byRegion))).toEqual(
         [...truth].sort(([a], [b]) => a.localeCompare(b)).map(([region, n]) => ({ region, n }))
       )
-      // typed rows of the extraction: the declared columns, values as the world has them
-      const first = x.rows().find((r) => r.id === sandbox.context.world.searchPlots(criteria as never)[0]!.id)!
-      expect(first._valid_from).toBeInstanceOf(Date)
-      expect(typeof first.agencies_count).toBe("number")
+      // the row types tell the truth: the declared columns plus the loader's, values of the mapped JS types
+      for (const spec of plotsGermany.tables) {
+        const extra = spec.disposition === "history" ? ["_valid_from", "_content_hash"] : []
+        const got = x.rows(spec.name)
+        expect(got.length).toBeGreaterThan(0)
+        for (const row of got) {
+          expect(Object.keys(row).sort()).toEqual([...spec.columns.map((c) => c.name), ...extra].sort())
+          for (const c of spec.columns) {
+            const v = (row as Record<string, unknown>)[c.name]
+            if (v === null) expect(c.nullable && !spec.primaryKey.includes(c.name), `${spec.name}.${c.name}`).toBe(true)
+            else if (expectedJsType(c.type) !== undefined)
+              expect(jsTypeOf(v), `${spec.name}.${c.name}: ${c.type}`).toBe(expectedJsType(c.type))
+          }
+        }
+      }
+      expect(x.rows()[0]!._valid_from).toBeInstanceOf(Date)
     } finally {
       await sandbox.close()
     }
