@@ -16,6 +16,21 @@ export const CRITERIA = { commercial_use: "zoned_commercial", sale_price_m2_max:
 export const ZONES = ["GE", "GI"] as const
 export const MAX_EUR_M2 = 100
 
+/** A row of the query below (`query<Row>` asserts it; the columns come from `plots_current`). */
+export interface PlotHit {
+  readonly id: string
+  readonly title: string | null
+  readonly municipality: string | null
+  readonly region: string | null
+  readonly zoning_class: string
+  readonly sale_eur: number | null
+  readonly plot_area_m2: number | null
+  readonly sale_eur_per_m2: number
+  readonly evidence: string | null
+  readonly zoning_source: string | null
+  readonly agency_listing_url: string | null
+}
+
 export const main = (options: ExampleOptions) =>
   withSession(sessionOptions(options), async (session) => {
     const print = printer(options)
@@ -27,12 +42,11 @@ export const main = (options: ExampleOptions) =>
       FROM plots_current
       WHERE zoning_class IN (${ZONES.map((z) => `'${z}'`).join(", ")}) AND sale_eur_per_m2 < ${MAX_EUR_M2}
       ORDER BY sale_eur_per_m2, id`
-    const table = await session.query(sql)
-    const arrowFile = await session.writeArrow(table, path.join(options.outDir, "commercial-plots.arrow"))
+    const arrowFile = await session.writeArrow(sql, path.join(options.outDir, "commercial-plots.arrow"))
     const parquetFile = await session.writeParquet(sql, path.join(options.outDir, "commercial-plots.parquet"))
-    const rows = await session.rows(sql)
+    const rows = await session.query<PlotHit>(sql)
     for (const r of rows.slice(0, 10)) {
-      print(`${r.zoning_class}  ${String(r.sale_eur_per_m2).padStart(6)} EUR/m²  ${r.municipality}: "${r.evidence}"`)
+      print(`${r.zoning_class}  ${r.sale_eur_per_m2.toFixed(2).padStart(6)} EUR/m²  ${r.municipality}: "${r.evidence}"`)
     }
     print(
       `${rows.length} plots (of ${run.summary.totals.records} zoned commercial at most ${MAX_EUR_M2} EUR/m²); ${run.summary.totals.units} units`

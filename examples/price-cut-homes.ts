@@ -19,6 +19,24 @@ export const MIN_PRICE_CUTS = 2
 /** `prop_123` -> 123 (a seller lead names its home by its Property Sourcing id). */
 const numericId = (sourcingId: string) => Number(sourcingId.replace(/^prop_/, ""))
 
+/** A row of the query below (`query<Row>` asserts it). */
+export interface Home {
+  readonly sourcing_id: string
+  readonly property_id: number
+  readonly address: string | null
+  readonly zip_code: string | null
+  readonly district: string | null
+  readonly type: string | null
+  readonly bedrooms: number | null
+  readonly total_area: number | null
+  readonly price_cuts: number
+  readonly price_cut_pct: number | null
+  readonly first_price: number | null
+  readonly current_price: number | null
+  readonly sale_price: number | null
+  readonly sale_days_on_market: number | null
+}
+
 export const main = (options: ExampleOptions) =>
   withSession(sessionOptions(options), async (session) => {
     const print = printer(options)
@@ -37,10 +55,10 @@ export const main = (options: ExampleOptions) =>
       WHERE l.price_cuts >= ${MIN_PRICE_CUTS}
         AND list_contains(json_extract_string(p.locations_structure, '$[*].name'), '${CITY.name}')
       ORDER BY l.price_cut_pct DESC, p.property_id`
-    const table = ids.length > 0 ? await session.query(sql) : undefined
-    const rows = table ? await session.rows(sql) : []
-    const arrowFile = table ? await session.writeArrow(table, path.join(options.outDir, "price-cut-homes.arrow")) : undefined
-    const parquetFile = table ? await session.writeParquet(sql, path.join(options.outDir, "price-cut-homes.parquet")) : undefined
+    const found = ids.length > 0
+    const rows = found ? await session.query<Home>(sql) : []
+    const arrowFile = found ? await session.writeArrow(sql, path.join(options.outDir, "price-cut-homes.arrow")) : undefined
+    const parquetFile = found ? await session.writeParquet(sql, path.join(options.outDir, "price-cut-homes.parquet")) : undefined
     for (const r of rows) {
       print(`${r.property_id}  ${r.price_cuts} cuts, -${r.price_cut_pct}%  ${r.first_price} -> ${r.current_price} EUR  ${r.address}`)
     }

@@ -40,29 +40,23 @@ export const main = (options: ExampleOptions) =>
   withSession(sessionOptions(options), async (session) => {
     const print = printer(options)
     await session.run("references", { params: { location_countries: ["ES"] } })
-    const cities = await session.rows(`
+    const cities = await session.query<{ location_id: number; name: string }>(`
       SELECT location_id, name FROM reference_locations
       WHERE country = 'ES' AND administrative_level = 'municipality' AND name IN (${CITIES.map((c) => `'${c}'`).join(", ")})
       ORDER BY name`)
     const series = await session.run("market-time-series", {
-      params: { ...SERIES, location_ids: cities.map((c) => Number(c.location_id)) }
+      params: { ...SERIES, location_ids: cities.map((c) => c.location_id) }
     })
     const sql = `
       SELECT t.location_id, c.name AS city, strftime(t.date_start, '%Y-%m') AS month, t.date_start, round(t.value, 2) AS eur_per_m2
       FROM market_time_series t JOIN reference_locations c ON c.location_id = t.location_id
       WHERE t.data_point = 'avg_price_psqm' AND t.date_interval = 'month'
       ORDER BY city, t.date_start`
-    const table = await session.query(sql)
-    const arrowFile = await session.writeArrow(table, path.join(options.outDir, "price-per-m2.arrow"))
-    const rows = await session.rows(sql)
+    const arrowFile = await session.writeArrow(sql, path.join(options.outDir, "price-per-m2.arrow"))
+    const rows = await session.query<{ location_id: number; city: string; month: string; date_start: Date; eur_per_m2: number }>(sql)
     const byCity = new Map<string, Array<{ x: string; y: number }>>()
-    for (const r of rows)
-      byCity.set(String(r.city), [...(byCity.get(String(r.city)) ?? []), { x: String(r.month), y: Number(r.eur_per_m2) }])
-    const points = rows.map((r) => ({
-      city: String(r.city),
-      month: new Date(`${String(r.month)}-01T00:00:00Z`),
-      eur: Number(r.eur_per_m2)
-    }))
+    for (const r of rows) byCity.set(r.city, [...(byCity.get(r.city) ?? []), { x: r.month, y: r.eur_per_m2 }])
+    const points = rows.map((r) => ({ city: r.city, month: new Date(`${r.month}-01T00:00:00Z`), eur: r.eur_per_m2 }))
     const chartFile = path.join(options.outDir, "price-per-m2.svg")
     const svg = await plotSvg(
       (Plot) => ({

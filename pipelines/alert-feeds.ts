@@ -28,7 +28,7 @@ const FeedRecord = Schema.Union(
 type FeedRecord = typeof FeedRecord.Type
 
 const KNOWN = new Set(["id", "feed_id", "name", "filter", "created_at"])
-const feeds = flatTable<FeedRecord, PageContext>(
+const feeds = flatTable.of<FeedRecord, PageContext>()(
   "alert_feeds",
   {
     family: "VARCHAR",

@@ -97,7 +97,7 @@ const Record = Schema.Union(
   Schema.Struct({ kind: Schema.Literal("valuation"), target: Schema.String, item: ValuationPrices })
 )
 
-const comparables = flatTable<{ target: string; rank: number; item: ComparableResult }, PageContext>(
+const comparables = flatTable.of<{ target: string; rank: number; item: ComparableResult }, PageContext>()(
   "comparables",
   {
     target_id: ["VARCHAR", (r) => r.target],
@@ -136,7 +136,7 @@ const comparables = flatTable<{ target: string; rank: number; item: ComparableRe
   { primaryKey: ["target_id", "property_id"], disposition: "merge" }
 )
 
-const valuations = flatTable<{ target: string; item: ValuationPrices }, PageContext>(
+const valuations = flatTable.of<{ target: string; item: ValuationPrices }, PageContext>()(
   "valuations",
   {
     target_id: ["VARCHAR", (r) => r.target],

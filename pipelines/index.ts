@@ -24,6 +24,35 @@ import sourcingProperties from "./sourcing-properties.js"
 import sourcingResolve from "./sourcing-resolve.js"
 import sourcingSearch from "./sourcing-search.js"
 
+/**
+ * The built-in pipelines as types: the library types `extract("plots-germany", ...)` by this
+ * union (its name, parameters and tables).
+ */
+export type BuiltInPipeline =
+  | typeof plotsGermany
+  | typeof sourcingSearch
+  | typeof sourcingDescribe
+  | typeof sourcingProperties
+  | typeof sourcingChanged
+  | typeof sourcingResolve
+  | typeof sellerLeads
+  | typeof premisesSearch
+  | typeof references
+  | typeof marketTimeSeries
+  | typeof marketDistributions
+  | typeof marketAnalysis
+  | typeof alerts
+  | typeof alertsSearch
+  | typeof alertFeeds
+  | typeof propertiesById
+  | typeof propertiesChanged
+  | typeof propertiesMatch
+  | typeof propertiesSearch
+  | typeof comparables
+
+/** The names of the built-in pipelines. */
+export type PipelineName = BuiltInPipeline["name"]
+
 export const catalogue: ReadonlyArray<Pipeline> = [
   // platform host (metered)
   plotsGermany,

@@ -26,7 +26,7 @@ import { MONEY } from "../src/normalize/records/NestedTypes.js"
 const AnalysisRecord = Schema.Struct({ scope: Scope, analysis: MarketAnalysis })
 type AnalysisRecord = typeof AnalysisRecord.Type
 
-const analysis = flatTable<AnalysisRecord, PageContext>(
+const analysis = flatTable.of<AnalysisRecord, PageContext>()(
   "market_analysis",
   {
     ...scopeColumns<AnalysisRecord>(),

@@ -36,7 +36,7 @@ const DistRecord = Schema.Union(
 type DistRecord = typeof DistRecord.Type
 type Of<K extends DistRecord["kind"]> = Extract<DistRecord, { kind: K }>
 
-const bedrooms = flatTable<Of<"bedrooms">, PageContext>(
+const bedrooms = flatTable.of<Of<"bedrooms">, PageContext>()(
   "market_bedrooms_distribution",
   {
     ...scopeColumns<Of<"bedrooms">>(),
@@ -48,7 +48,7 @@ const bedrooms = flatTable<Of<"bedrooms">, PageContext>(
 )
 
 // Buckets without a natural key are keyed by their position in the answer.
-const prices = flatTable<Of<"prices">, PageContext>(
+const prices = flatTable.of<Of<"prices">, PageContext>()(
   "market_prices_distribution",
   {
     ...scopeColumns<Of<"prices">>(),
@@ -62,7 +62,7 @@ const prices = flatTable<Of<"prices">, PageContext>(
   { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
 )
 
-const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>(
+const timeOnMarket = flatTable.of<Of<"time_on_market">, PageContext>()(
   "market_time_on_market_distribution",
   {
     ...scopeColumns<Of<"time_on_market">>(),
@@ -77,7 +77,7 @@ const timeOnMarket = flatTable<Of<"time_on_market">, PageContext>(
   { primaryKey: [...SCOPE_KEY, "seq"], disposition: "merge" }
 )
 
-const quartiles = flatTable<Of<"properties">, PageContext>(
+const quartiles = flatTable.of<Of<"properties">, PageContext>()(
   "market_properties_quartiles",
   {
     ...scopeColumns<Of<"properties">>(),
@@ -91,7 +91,7 @@ const quartiles = flatTable<Of<"properties">, PageContext>(
 )
 
 type Sample = { readonly scope: Scope; readonly p: PropertiesDistribution["properties"][number] }
-const sample = flatTable<Sample, PageContext>(
+const sample = flatTable.of<Sample, PageContext>()(
   "market_properties_distribution",
   {
     ...scopeColumns<Sample>(),

@@ -133,7 +133,7 @@ const single1 = (r: RequestInfo) => (r.location_ids && r.location_ids.length ===
 // recomputes a series on every call and the last interval is partial until it ends, so the newest
 // extraction is the best value; revisions are not history worth keeping (the requests table has
 // one row per run for that). The key includes the filter fingerprint: other filters, other series.
-const series = flatTable<PointRecord, PageContext>(
+const series = flatTable.of<PointRecord, PageContext>()(
   "market_time_series",
   {
     area_key: ["VARCHAR", (r) => r.request.area_key],
@@ -155,7 +155,7 @@ const series = flatTable<PointRecord, PageContext>(
   }
 )
 
-const requests = flatTable<RequestRecord, PageContext>(
+const requests = flatTable.of<RequestRecord, PageContext>()(
   "market_time_series_requests",
   {
     request_key: ["VARCHAR", (r) => r.request.request_key],

@@ -46,7 +46,7 @@ const plotId = (record: unknown) => {
   return typeof id === "string" ? id : undefined
 }
 
-const plots = flatTable<PlotResult, PageContext>(
+const plots = flatTable.of<PlotResult, PageContext>()(
   "plots",
   {
     id: "VARCHAR",
@@ -88,7 +88,7 @@ const plots = flatTable<PlotResult, PageContext>(
   { primaryKey: ["id"], disposition: "history", partitionBy: ["region"], extraOf: Object.keys(PlotResult.fields) }
 )
 
-const links = flatTable<{ plot_id: string; seq: number; name: string | null; listing_url: string | null }>(
+const links = flatTable.of<{ plot_id: string; seq: number; name: string | null; listing_url: string | null }>()(
   "plot_agency_links",
   {
     plot_id: "VARCHAR",

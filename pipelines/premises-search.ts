@@ -43,7 +43,7 @@ const limitOf = (p: Params) => p.body.limit ?? DEFAULT_LIMIT
 /** Pages a run may ask for: `maxPages`, and no page past the page depth. */
 const pagesOf = (p: Params) => Math.min(p.maxPages, Math.floor(PAGE_DEPTH / limitOf(p)))
 
-const premises = flatTable<Premises, PageContext>(
+const premises = flatTable.of<Premises, PageContext>()(
   "premises",
   {
     id: "VARCHAR",

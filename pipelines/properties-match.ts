@@ -23,7 +23,7 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
-const matches = flatTable<{ listing_id: number; property_id: number }, PageContext>(
+const matches = flatTable.of<{ listing_id: number; property_id: number }, PageContext>()(
   "listing_matches",
   {
     listing_id: "BIGINT",

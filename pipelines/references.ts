@@ -134,14 +134,14 @@ const RefRecord = Schema.Union(
 type RefRecord = typeof RefRecord.Type
 type Of<K extends RefRecord["kind"]> = Extract<RefRecord, { kind: K }>
 type C = PageContext
-const replace = (primaryKey: Array<string>) => ({ primaryKey, disposition: "replace" as const })
+const replace = <const K extends string>(primaryKey: ReadonlyArray<K>) => ({ primaryKey, disposition: "replace" as const })
 
-const features = flatTable<{ group: string; name: string }>(
+const features = flatTable.of<{ group: string; name: string }>()(
   "reference_features",
   { group: "VARCHAR", name: "VARCHAR" },
   replace(["group", "name"])
 )
-const agencies = flatTable<Of<"agency">, C>(
+const agencies = flatTable.of<Of<"agency">, C>()(
   "reference_agencies",
   {
     agency_id: ["BIGINT", (r) => r.record.agency_id],
@@ -150,7 +150,7 @@ const agencies = flatTable<Of<"agency">, C>(
   },
   replace(["agency_id"])
 )
-const agents = flatTable<Of<"agent">, C>(
+const agents = flatTable.of<Of<"agent">, C>()(
   "reference_agents",
   {
     agent_id: ["BIGINT", (r) => r.record.agent_id],
@@ -159,8 +159,12 @@ const agents = flatTable<Of<"agent">, C>(
   },
   replace(["agent_id"])
 )
-const conditions = flatTable<Of<"condition">, C>("reference_conditions", { name: ["VARCHAR", (r) => r.record.name] }, replace(["name"]))
-const types = flatTable<Of<"type">, C>(
+const conditions = flatTable.of<Of<"condition">, C>()(
+  "reference_conditions",
+  { name: ["VARCHAR", (r) => r.record.name] },
+  replace(["name"])
+)
+const types = flatTable.of<Of<"type">, C>()(
   "reference_types",
   {
     name: ["VARCHAR", (r) => r.record.name],
@@ -169,12 +173,12 @@ const types = flatTable<Of<"type">, C>(
   },
   replace(["name"])
 )
-const typeCountries = flatTable<{ name: string; country: string }>(
+const typeCountries = flatTable.of<{ name: string; country: string }>()(
   "reference_type_countries",
   { name: "VARCHAR", country: ["VARCHAR", (r) => countryCode(r.country) ?? r.country] },
   replace(["name", "country"])
 )
-const locations = flatTable<Of<"location">, C>(
+const locations = flatTable.of<Of<"location">, C>()(
   "reference_locations",
   {
     location_id: ["BIGINT", (r) => r.record.location_id],
@@ -186,12 +190,12 @@ const locations = flatTable<Of<"location">, C>(
   },
   { ...replace(["location_id"]), partitionBy: ["country"] }
 )
-const sources = flatTable<{ location_id: number; domain: string }>(
+const sources = flatTable.of<{ location_id: number; domain: string }>()(
   "reference_sources",
   { location_id: "BIGINT", domain: "VARCHAR" },
   replace(["location_id", "domain"])
 )
-const byCoordinates = flatTable<Of<"by_coordinates">, C>(
+const byCoordinates = flatTable.of<Of<"by_coordinates">, C>()(
   "reference_locations_by_coordinates",
   {
     latitude: ["DOUBLE", (r) => r.point.latitude],
@@ -204,7 +208,7 @@ const byCoordinates = flatTable<Of<"by_coordinates">, C>(
   },
   replace(["latitude", "longitude"])
 )
-const typeahead = flatTable<Of<"typeahead">, C>(
+const typeahead = flatTable.of<Of<"typeahead">, C>()(
   "reference_typeahead",
   {
     country: ["VARCHAR", (r) => countryCode(r.country) ?? r.country],
@@ -216,7 +220,7 @@ const typeahead = flatTable<Of<"typeahead">, C>(
   },
   replace(["country", "query", "rank"])
 )
-const zipcodes = flatTable<Of<"zipcode">, C>(
+const zipcodes = flatTable.of<Of<"zipcode">, C>()(
   "reference_zipcode_boundaries",
   {
     country_code: ["VARCHAR", (r) => countryCode(r.request.country_code) ?? r.request.country_code],

@@ -99,7 +99,7 @@ type Found = typeof Found.Type
 const LEAD_CURRENCY = "EUR"
 
 const knownLead = new Set(Object.keys(Lead.fields))
-const leads = flatTable<Found, PageContext>(
+const leads = flatTable.of<Found, PageContext>()(
   "seller_leads",
   {
     id: ["VARCHAR", (f) => f.lead.id],
@@ -122,7 +122,7 @@ const leads = flatTable<Found, PageContext>(
   { primaryKey: ["id"], disposition: "history", partitionBy: ["country"], volatile: ["point_name", "point_key"] }
 )
 
-const prices = flatTable<Row, unknown>(
+const prices = flatTable.of<Row, unknown>()(
   "seller_lead_price_history",
   { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", price: MONEY, currency: ["VARCHAR", () => LEAD_CURRENCY] },
   {
@@ -130,7 +130,7 @@ const prices = flatTable<Row, unknown>(
     disposition: "merge"
   }
 )
-const statuses = flatTable<Row, unknown>(
+const statuses = flatTable.of<Row, unknown>()(
   "seller_lead_status_history",
   { lead_id: "VARCHAR", seq: "INTEGER", date: "DATE", status: "VARCHAR" },
   {

@@ -44,7 +44,7 @@ export const searchKeyOf = (tags: ReadonlyArray<string>): string => [...new Set(
 
 const knownFields = new Set(Object.keys(SourcingProperty.fields))
 
-const results = flatTable<Hit, PageContext>(
+const results = flatTable.of<Hit, PageContext>()(
   "sourcing_describe_results",
   {
     search_key: ["VARCHAR", (h) => searchKeyOf(h.tags)],

@@ -95,7 +95,7 @@ const Resolution = Schema.Struct({
 type Resolution = typeof Resolution.Type
 
 const knownDetail = new Set(Object.keys(SourcingPropertyDetail.fields))
-const resolutions = flatTable<Resolution, PageContext>(
+const resolutions = flatTable.of<Resolution, PageContext>()(
   "sourcing_resolutions",
   {
     input_kind: "VARCHAR",

@@ -1,8 +1,9 @@
 /**
  * estate-etl as a library: `import { extract, query, writeArrow } from "estate-etl"`.
  *
- * - Promise functions (`extract`, `openSession`, `withSession`, `query`, `rows`, `writeArrow`,
- *   `writeParquet`) for scripts and notebooks that do not use Effect.
+ * - Promise functions (`extract`, `openSession`, `withSession`, `query`, `queryArrow`, `writeArrow`,
+ *   `writeParquet`) for scripts and notebooks that do not use Effect, typed by the built-in
+ *   pipelines' declarations (`byName` for a pipeline only the settings know).
  * - The same functions returning `Effect`s under `Etl` (`Etl.extract`, `Etl.session`...).
  * - What a pipeline declaration needs (`definePipeline`, sources, pagers, `flatTable`, the
  *   clients and the request/record schemas under `Schemas`), to declare one inline.
@@ -12,11 +13,25 @@
  */
 
 // ---- Library API ---------------------------------------------------------------------------
-export { extract, openSession, query, rows, runToPromise, type Session, withSession, writeArrow, writeParquet } from "./library/Promises.js"
+export {
+  extract,
+  openSession,
+  query,
+  queryArrow,
+  rows,
+  runToPromise,
+  type Session,
+  withSession,
+  writeArrow,
+  writeParquet
+} from "./library/Promises.js"
 export * as Etl from "./library/Etl.js"
 export type { ExtractOptions, WarehouseOptions } from "./library/Etl.js"
-export type { ExtractError, ExtractSession, RunOptions, SessionOptions } from "./library/Session.js"
+export type { ExtractError, ExtractionOf, ExtractSession, RunOptions, SessionOptions } from "./library/Session.js"
 export type { Extraction } from "./library/Extraction.js"
+export { byName, type NamedPipeline, type ParamsOf, type PipelineName, type PipelineRef } from "./library/PipelineRef.js"
+export type { BigintMode, ReadOptions } from "./library/PlainRows.js"
+export type { RowOf, TypedTableSpec, ValueOf } from "./normalize/RowType.js"
 export type { WrittenFile } from "./library/WarehouseReads.js"
 export { LibraryError } from "./library/LibraryError.js"
 export { readArrowFile, rowsOfArrow, writeArrowFile } from "./library/Arrow.js"
@@ -24,7 +39,7 @@ export { type Plot, type PlotChart, plotSvg, type PlotSvgOptions } from "./repor
 
 // ---- Declaring pipelines -------------------------------------------------------------------
 export { Effect, Schema } from "effect"
-export { catalogue } from "../pipelines/index.js"
+export { type BuiltInPipeline, catalogue } from "../pipelines/index.js"
 export {
   builtInPipeline,
   builtInPipelines,
@@ -53,7 +68,7 @@ export { cursor, offset, single, windows } from "./extract/Pagers.js"
 export { sinceWatermark, untilKnown } from "./extract/Incremental.js"
 export type { Charge, Fetched, Pager, PagerStep, Slice, SliceEnd, Source } from "./extract/Source.js"
 export { fetchedOf, pageOf } from "./extract/Responses.js"
-export { type ColumnDef, type FlatTable, flatTable } from "./normalize/Flatten.js"
+export { type ColumnDef, type FlatTable, type FlatTableOptions, flatTable } from "./normalize/Flatten.js"
 export type { ColumnType, Disposition, Row, TableSpec } from "./normalize/Table.js"
 export type { RecordMapping } from "./normalize/Normalizer.js"
 export { propertyRows } from "./normalize/records/PropertyRows.js"

@@ -6,6 +6,7 @@
 import * as arrow from "apache-arrow"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { exactNumber, type ReadOptions } from "./PlainRows.js"
 
 const isDateType = (t: arrow.DataType) => arrow.DataType.isDate(t) || arrow.DataType.isTimestamp(t)
 
@@ -20,12 +21,13 @@ const decimalNumber = (words: Uint32Array, scale: number) => {
 const plain = (v: unknown): unknown => (v !== null && typeof v === "object" && "toJSON" in v ? (v as { toJSON(): unknown }).toJSON() : v)
 
 /**
- * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`),
- * dates and timestamps as `Date`, DECIMAL as `number`, lists, structs and maps as plain arrays and
- * objects, the rest as Arrow gives it (strings, numbers, booleans, null).
- * The same conventions as `Warehouse.query`.
+ * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`; with
+ * `bigint: "keep"` always `bigint`), dates and timestamps as `Date`, DECIMAL as `number`, lists,
+ * structs and maps as plain arrays and objects, the rest as Arrow gives it (strings, numbers,
+ * booleans, null). The same conventions as `query` (`PlainRows.ts`).
  */
-export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> => {
+export const rowsOfArrow = (table: arrow.Table, options: ReadOptions = {}): Array<Record<string, unknown>> => {
+  const keep = options.bigint === "keep"
   const fields = table.schema.fields
   const columns = fields.map((f) => ({
     name: f.name,
@@ -48,8 +50,8 @@ export const rowsOfArrow = (table: arrow.Table): Array<Record<string, unknown>> 
               ? decimalNumber(v as Uint32Array, c.scale)
               : c.nested
                 ? plain(v)
-                : typeof v === "bigint" && Number.isSafeInteger(Number(v))
-                  ? Number(v)
+                : typeof v === "bigint" && !keep
+                  ? exactNumber(v)
                   : v
     }
     out[r] = row

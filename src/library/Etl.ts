@@ -6,7 +6,8 @@
  *   in-memory DuckDB), with the CLI's guards (unit cap checked against the plan before any call,
  *   retry budget, rate-limit pacing), returning the tables as Arrow or plain objects.
  * - `session(options)`: several runs into one warehouse, SQL over them, exports (scoped).
- * - `query`, `writeArrow`, `writeParquet`: over a warehouse file, without any service.
+ * - `query` (plain objects), `queryArrow`, `writeArrow`, `writeParquet`: over a warehouse file,
+ *   without any service.
  */
 import type * as arrow from "apache-arrow"
 import { Effect } from "effect"
@@ -15,22 +16,31 @@ import { MEMORY } from "../load/Database.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
-import type { Extraction } from "./Extraction.js"
-import { resolveSettings, session, type ExtractError, type RunOptions, type SessionOptions } from "./Session.js"
+import type { ParamsOf, PipelineRef } from "./PipelineRef.js"
+import type { ReadOptions } from "./PlainRows.js"
+import { type ExtractionOf, resolveSettings, session, type ExtractError, type RunOptions, type SessionOptions } from "./Session.js"
 import { warehouseReads, writeArrowTable } from "./WarehouseReads.js"
 
 export { session } from "./Session.js"
-export type { ExtractError, ExtractSession, RunOptions, SessionOptions } from "./Session.js"
+export type { ExtractError, ExtractionOf, ExtractSession, RunOptions, SessionOptions } from "./Session.js"
+export { byName, type NamedPipeline, type PipelineName, type PipelineRef } from "./PipelineRef.js"
+export type { BigintMode, ReadOptions } from "./PlainRows.js"
 export type { Extraction } from "./Extraction.js"
 export type { WrittenFile } from "./WarehouseReads.js"
 
-/** Options of a one-shot extraction: the session's and the run's. */
-export interface ExtractOptions extends SessionOptions, RunOptions {}
+/** Options of a one-shot extraction: the session's and the run's (`params` typed by the pipeline). */
+export interface ExtractOptions<Params = Record<string, unknown>> extends SessionOptions, RunOptions<Params> {}
 
-/** Runs one pipeline (a catalogue name or an inline `definePipeline` declaration) and reads its tables. */
-export const extract = <P>(pipeline: Pipeline<P> | string, options: ExtractOptions = {}): Effect.Effect<Extraction, ExtractError> =>
+/**
+ * Runs one pipeline and reads its tables: a built-in's name, an inline `definePipeline`
+ * declaration, or `byName(name)` for one of the settings' modules (see `PipelineRef`).
+ */
+export const extract = <X extends PipelineRef>(
+  pipeline: X,
+  options: ExtractOptions<ParamsOf<X>> = {}
+): Effect.Effect<ExtractionOf<X>, ExtractError> =>
   Effect.scoped(Effect.flatMap(session(options), (s) => s.run(pipeline, options))).pipe(
-    Effect.withSpan("Etl.extract", { attributes: { pipeline: typeof pipeline === "string" ? pipeline : pipeline.name } })
+    Effect.withSpan("Etl.extract", { attributes: { pipeline: typeof pipeline === "string" ? pipeline : (pipeline as Pipeline).name } })
   )
 
 /** Where a warehouse read goes: a DuckDB file, or the settings' warehouse. */
@@ -51,13 +61,21 @@ const withReads = <A, E>(options: WarehouseOptions, f: (reads: ReturnType<typeof
     return yield* Effect.flatMap(Warehouse, (w) => f(warehouseReads(w))).pipe(Effect.provide(Warehouse.Default({ path })))
   }).pipe(Effect.scoped)
 
-/** SQL over a warehouse file, as an Arrow table. */
-export const query = (sql: string, options: WarehouseOptions = {}) =>
-  withReads(options, (r) => r.query(sql)).pipe(Effect.withSpan("Etl.query"))
+/**
+ * SQL over a warehouse file, as plain objects: BIGINT, HUGEINT and integral DECIMAL values as
+ * `number` when exact, `bigint` beyond 2^53 (`bigint: "keep"`: always `bigint`), so the result
+ * goes to `JSON.stringify` as is. `Row` is asserted, not checked.
+ */
+export const query = <Row extends object = Record<string, unknown>>(sql: string, options: WarehouseOptions & ReadOptions = {}) =>
+  withReads(options, (r) => r.query<Row>(sql, options)).pipe(Effect.withSpan("Etl.query"))
 
-/** SQL over a warehouse file, as plain objects. */
-export const rows = (sql: string, options: WarehouseOptions = {}) =>
-  withReads(options, (r) => r.rows(sql)).pipe(Effect.withSpan("Etl.rows"))
+/** The same as `query`. */
+export const rows = <Row extends object = Record<string, unknown>>(sql: string, options: WarehouseOptions & ReadOptions = {}) =>
+  withReads(options, (r) => r.query<Row>(sql, options)).pipe(Effect.withSpan("Etl.rows"))
+
+/** SQL over a warehouse file, as an Arrow table. */
+export const queryArrow = (sql: string, options: WarehouseOptions = {}) =>
+  withReads(options, (r) => r.queryArrow(sql)).pipe(Effect.withSpan("Etl.queryArrow"))
 
 /**
  * Writes an Arrow IPC file: an Arrow table as is (no warehouse opened), or a table name / query

@@ -28,6 +28,8 @@ import type { BudgetExhausted } from "../service/ServiceError.js"
 import type { WarehouseError } from "../load/WarehouseError.js"
 import { LibraryError } from "./LibraryError.js"
 import { makeExtraction, type Extraction } from "./Extraction.js"
+import type { MainTableOf, ParamsOf, PipelineRef, TablesOf } from "./PipelineRef.js"
+import type { ReadOptions } from "./PlainRows.js"
 import { warehouseReads, type WrittenFile } from "./WarehouseReads.js"
 
 export interface SessionOptions {
@@ -51,9 +53,12 @@ export interface SessionOptions {
   readonly progress?: "silent" | "auto" | Layer.Layer<Progress> | undefined
 }
 
-export interface RunOptions {
-  /** Parameters, over the settings' `pipelines.<name>.params`; decoded by the pipeline's schema. */
-  readonly params?: Record<string, unknown> | undefined
+export interface RunOptions<Params = Record<string, unknown>> {
+  /**
+   * Parameters, over the settings' `pipelines.<name>.params`; decoded by the pipeline's schema.
+   * Typed by that schema for a built-in name or a declaration (see `PipelineRef`).
+   */
+  readonly params?: Params | undefined
   /** `key=value` overrides as on the command line (`--param`), applied last. */
   readonly overrides?: ReadonlyArray<string> | undefined
   /** Units this run may spend: the plan is refused before any call when it needs more. Default: the session's cap. */
@@ -95,6 +100,9 @@ export const narrowError =
       ? (error as ExtractError)
       : new LibraryError({ reason: "RunFailed", pipeline, detail: messageOf(error), cause: error })
 
+/** What a run of `X` returns: its tables typed when `X` is known to the compiler. */
+export type ExtractionOf<X> = Extraction<TablesOf<X>, MainTableOf<X>>
+
 /** What a session offers; every effect needs nothing more (the session holds its services). */
 export interface ExtractSession {
   readonly settings: Settings
@@ -103,12 +111,23 @@ export interface ExtractSession {
   readonly warehousePath: string
   /** The sandbox the session talks to, when it talks to one (the embedded one or `options.sandbox`). */
   readonly sandbox: Option.Option<SandboxHandle>
-  /** Runs a pipeline by name (built-in or the settings' modules) or an inline declaration (`definePipeline`), then reads its tables. */
-  readonly run: <P>(pipeline: Pipeline<P> | string, options?: RunOptions) => Effect.Effect<Extraction, ExtractError>
+  /**
+   * Runs a pipeline, then reads its tables: a built-in's name, an inline declaration
+   * (`definePipeline`), or `byName(name)` for one of the settings' modules (see `PipelineRef`).
+   */
+  readonly run: <X extends PipelineRef>(pipeline: X, options?: RunOptions<ParamsOf<X>>) => Effect.Effect<ExtractionOf<X>, ExtractError>
+  /** Any SQL over the session's warehouse, as plain objects (exact integers as numbers, see `PlainRows.ts`); `Row` is asserted. */
+  readonly query: <Row extends object = Record<string, unknown>>(
+    sql: string,
+    options?: ReadOptions
+  ) => Effect.Effect<Array<Row>, WarehouseError>
+  /** The same as `query`. */
+  readonly rows: <Row extends object = Record<string, unknown>>(
+    sql: string,
+    options?: ReadOptions
+  ) => Effect.Effect<Array<Row>, WarehouseError>
   /** Any SQL over the session's warehouse, as an Arrow table. */
-  readonly query: (sql: string) => Effect.Effect<arrow.Table, WarehouseError>
-  /** Any SQL over the session's warehouse, as plain objects (see `rowsOfArrow`). */
-  readonly rows: (sql: string) => Effect.Effect<Array<Record<string, unknown>>, WarehouseError>
+  readonly queryArrow: (sql: string) => Effect.Effect<arrow.Table, WarehouseError>
   /** A table (bare name) or a query written as an Arrow IPC file. */
   readonly writeArrow: (tableOrSql: string | arrow.Table, path: string) => Effect.Effect<WrittenFile, WarehouseError | LibraryError>
   /** A table (bare name) or a query written as one Parquet file (zstd). */
@@ -158,12 +177,10 @@ export const session = (
 
     const reads = warehouseReads(warehouse)
 
-    const run = <P>(source: Pipeline<P> | string, runOptions: RunOptions = {}) =>
+    const run = (source: Pipeline | string, runOptions: RunOptions = {}) =>
       Effect.gen(function* () {
         const pipeline =
-          typeof source === "string"
-            ? ((yield* Either.match(registry.get(source), { onLeft: Effect.fail, onRight: Effect.succeed })) as Pipeline<P>)
-            : source
+          typeof source === "string" ? yield* Either.match(registry.get(source), { onLeft: Effect.fail, onRight: Effect.succeed }) : source
         const fromSettings = { ...settings.pipelines[pipeline.name]?.params, ...runOptions.params }
         const params = yield* Either.match(resolveParams(pipeline, fromSettings, runOptions.overrides ?? []), {
           onLeft: Effect.fail,
@@ -200,7 +217,7 @@ export const session = (
         const specOf = new Map(pipeline.tables.map((t) => [t.name, t]))
         for (const name of names) {
           const spec = specOf.get(name)
-          tables[name] = yield* reads.query(`SELECT * FROM ${spec ? currentSource(spec) : ident(name)}`)
+          tables[name] = yield* reads.queryArrow(`SELECT * FROM ${spec ? currentSource(spec) : ident(name)}`)
         }
         return makeExtraction(summary, pipeline.records.table, tables)
       }).pipe(
@@ -213,7 +230,7 @@ export const session = (
       into,
       warehousePath,
       sandbox: Context.get(context, EmbeddedSandbox),
-      run,
+      run: run as ExtractSession["run"],
       ...reads,
       tableCounts: () => warehouse.tableCounts()
     } satisfies ExtractSession

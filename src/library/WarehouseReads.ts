@@ -1,7 +1,7 @@
 /**
- * Reads and exports over an open warehouse: SQL as Arrow or plain objects, and any table or
- * query written as an Arrow IPC file or a Parquet file. Files appear atomically (written beside
- * the target, then renamed).
+ * Reads and exports over an open warehouse: SQL as plain objects (`query`, also named `rows`) or
+ * as an Arrow table (`queryArrow`), and any table or query written as an Arrow IPC file or a
+ * Parquet file. Files appear atomically (written beside the target, then renamed).
  */
 import type * as arrow from "apache-arrow"
 import { Effect } from "effect"
@@ -10,8 +10,9 @@ import * as nodePath from "node:path"
 import { ident, literal } from "../load/Database.js"
 import type { Warehouse } from "../load/Warehouse.js"
 import { queryArrowWith } from "../export/ArrowExport.js"
-import { rowsOfArrow, writeArrowFile } from "./Arrow.js"
+import { writeArrowFile } from "./Arrow.js"
 import { LibraryError } from "./LibraryError.js"
+import { plainRows, type ReadOptions } from "./PlainRows.js"
 
 export interface WrittenFile {
   readonly path: string
@@ -32,15 +33,19 @@ export const writeArrowTable = (table: arrow.Table, path: string) =>
 
 export const warehouseReads = (warehouse: Warehouse) => {
   /** Any SQL, as an Arrow table. */
-  const query = (sql: string) => warehouse.withConnection(`Query failed: ${sql.slice(0, 120)}`, (conn) => queryArrowWith(conn, sql))
+  const queryArrow = (sql: string) => warehouse.withConnection(`Query failed: ${sql.slice(0, 120)}`, (conn) => queryArrowWith(conn, sql))
 
-  /** Any SQL, as plain objects (see `rowsOfArrow`). */
-  const rows = (sql: string) => Effect.map(query(sql), rowsOfArrow)
+  /** Any SQL, as plain objects (exact integers as numbers: see `PlainRows.ts`); `Row` is asserted, not checked. */
+  const query = <Row extends object = Record<string, unknown>>(sql: string, options: ReadOptions = {}) =>
+    warehouse.withConnection(
+      `Query failed: ${sql.slice(0, 120)}`,
+      async (conn) => plainRows(await conn.runAndReadAll(sql), options) as Array<Row>
+    )
 
   /** A table (bare name), a query, or an Arrow table, written as an Arrow IPC file. */
   const writeArrow = (tableOrSql: string | arrow.Table, path: string) =>
     Effect.gen(function* () {
-      const table = typeof tableOrSql === "string" ? yield* query(selectOf(tableOrSql)) : tableOrSql
+      const table = typeof tableOrSql === "string" ? yield* queryArrow(selectOf(tableOrSql)) : tableOrSql
       return yield* writeArrowTable(table, path)
     })
 
@@ -56,5 +61,5 @@ export const warehouseReads = (warehouse: Warehouse) => {
       return { path, rows: Number(counted.getRowObjectsJS()[0]!.n), bytes: fs.statSync(path).size }
     })
 
-  return { query, rows, writeArrow, writeParquet } as const
+  return { query, queryArrow, rows: query, writeArrow, writeParquet } as const
 }

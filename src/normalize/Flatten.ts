@@ -4,6 +4,7 @@
  * mapping a record is a tight loop over it (this runs for every record of a bulk load).
  */
 import { type ParsedType, parseColumnType } from "./ColumnTypes.js"
+import type { ColumnTypesOf, TypedTableSpec } from "./RowType.js"
 import type { ColumnType, Disposition, Row, TableSpec } from "./Table.js"
 import { extra } from "./Values.js"
 
@@ -12,8 +13,9 @@ type Value = string | number | bigint | boolean | null
 /** A column: its type, or its type and a reader. `!` after the type marks NOT NULL. */
 export type ColumnDef<R, C> = ColumnType | `${ColumnType}!` | readonly [ColumnType | `${ColumnType}!`, (record: R, ctx: C) => unknown]
 
-export interface FlatTable<R, C> {
-  readonly spec: TableSpec
+export interface FlatTable<R, C, S extends TableSpec = TableSpec> {
+  /** The declaration; typed (`TypedTableSpec`) when made with `flatTable.of`. */
+  readonly spec: S
   /** The row of one record. */
   readonly row: (record: R, ctx: C) => Row
 }
@@ -47,22 +49,20 @@ const converterOf = (t: ParsedType): Convert => {
   }
 }
 
-/**
- * `flatTable("plots", { id: "VARCHAR", lat: ["DOUBLE", (p) => p.coordinates?.lat] }, {...})`.
- * With `extraOf`, an `extra` JSON column holds the record's fields no column or known key names.
- */
-export const flatTable = <R, C = unknown>(
+export interface FlatTableOptions {
+  readonly primaryKey?: ReadonlyArray<string>
+  readonly disposition: Disposition
+  readonly partitionBy?: ReadonlyArray<string>
+  /** Known field names of the record (its schema's fields): the rest goes to `extra`. */
+  readonly extraOf?: ReadonlyArray<string>
+  /** Columns whose change alone is no new version of a `history` table (`ColumnSpec.volatile`). */
+  readonly volatile?: ReadonlyArray<string>
+}
+
+const makeFlatTable = <R, C = unknown>(
   name: string,
   columns: Record<string, ColumnDef<R, C>>,
-  options: {
-    readonly primaryKey?: ReadonlyArray<string>
-    readonly disposition: Disposition
-    readonly partitionBy?: ReadonlyArray<string>
-    /** Known field names of the record (its schema's fields): the rest goes to `extra`. */
-    readonly extraOf?: ReadonlyArray<string>
-    /** Columns whose change alone is no new version of a `history` table (`ColumnSpec.volatile`). */
-    readonly volatile?: ReadonlyArray<string>
-  }
+  options: FlatTableOptions
 ): FlatTable<R, C> => {
   const pk = new Set(options.primaryKey ?? [])
   const volatile = new Set(options.volatile ?? [])
@@ -95,3 +95,37 @@ export const flatTable = <R, C = unknown>(
   }
   return { spec, row }
 }
+
+/** The typed spec `flatTable.of` returns for a name, columns and options. */
+export type TypedSpecOf<N extends string, Cols, O extends FlatTableOptions> = TypedTableSpec<
+  N,
+  ColumnTypesOf<
+    Cols,
+    O extends { readonly primaryKey: ReadonlyArray<infer K extends string> } ? (string extends K ? never : K) : never,
+    O extends { readonly extraOf: ReadonlyArray<string> } ? true : false
+  >,
+  O["disposition"]
+>
+
+/** `flatTable` whose spec keeps its name and column types as types (the library derives row types from them). */
+const typedFlatTable =
+  <R, C = unknown>() =>
+  <const N extends string, const Cols extends Record<string, ColumnDef<R, C>>, const O extends FlatTableOptions>(
+    name: N,
+    columns: Cols,
+    options: O
+  ): FlatTable<R, C, TypedSpecOf<N, Cols, O>> =>
+    makeFlatTable<R, C>(name, columns, options) as FlatTable<R, C, TypedSpecOf<N, Cols, O>>
+
+/**
+ * `flatTable("plots", { id: "VARCHAR", lat: ["DOUBLE", (p) => p.coordinates?.lat] }, {...})`.
+ * With `extraOf`, an `extra` JSON column holds the record's fields no column or known key names.
+ *
+ * `flatTable.of<Record, Ctx>()("plots", {...}, {...})` is the same table with its spec typed, so
+ * `extract(...).rows("plots")` is typed by its columns (TypeScript cannot infer the columns when
+ * the record type is given, hence the extra call).
+ */
+export const flatTable: {
+  <R, C = unknown>(name: string, columns: Record<string, ColumnDef<R, C>>, options: FlatTableOptions): FlatTable<R, C>
+  readonly of: typeof typedFlatTable
+} = Object.assign(makeFlatTable, { of: typedFlatTable })

@@ -46,14 +46,14 @@ export interface CostModel<P, E, Ctx> {
   readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E | Error, Ctx | TableKeys>
 }
 
-export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineServices = PipelineServices> {
+export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineServices = PipelineServices, I = any> {
   /** CLI and table-prefix name, kebab-case (`plots-germany`). */
   readonly name: string
   readonly description: string
   /** Which host it reads; the platform host is metered. */
   readonly host: "platform" | "token"
   /** Parameters: a schema from the settings' JSON (defaults filled in by the schema). */
-  readonly params: Schema.Schema<P, any>
+  readonly params: Schema.Schema<P, I>
   readonly source: Source<P, unknown, E, Ctx>
   readonly cost: CostModel<P, E, Ctx>
   readonly tables: ReadonlyArray<TableSpec>
@@ -88,9 +88,30 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
  */
 export const PipelineMark: unique symbol = Symbol.for("estate-etl/Pipeline")
 
+/**
+ * What a declaration keeps as types beside `Pipeline`, for the library: its name, its tables
+ * (typed when made by `flatTable.of`) and its main table.
+ */
+export interface PipelineTypes<N extends string, T extends ReadonlyArray<TableSpec>, M extends string> {
+  readonly name: N
+  readonly tables: T
+  readonly records: { readonly table: M }
+}
+
 /** Declares a pipeline with its types checked (a copy of `pipeline` carrying `PipelineMark`). */
-export const definePipeline = <P, R, E, Ctx extends PipelineServices>(pipeline: Pipeline<P, R, E, Ctx>): Pipeline<P, R, E, Ctx> =>
-  ({ ...pipeline, [PipelineMark]: true }) as Pipeline<P, R, E, Ctx>
+export const definePipeline = <
+  P,
+  R,
+  E,
+  Ctx extends PipelineServices,
+  const N extends string,
+  I,
+  const T extends ReadonlyArray<TableSpec>,
+  const M extends string
+>(
+  pipeline: Pipeline<P, R, E, Ctx, I> & PipelineTypes<N, T, M>
+): Pipeline<P, R, E, Ctx, I> & PipelineTypes<N, T, M> =>
+  ({ ...pipeline, [PipelineMark]: true }) as Pipeline<P, R, E, Ctx, I> & PipelineTypes<N, T, M>
 
 /** Whether `u` was declared with `definePipeline` (by this copy of the package or another). */
 export const isPipeline = (u: unknown): u is Pipeline =>

@@ -19,6 +19,7 @@ import {
   LibraryError,
   openSession,
   query,
+  queryArrow,
   rows,
   single,
   TokenClient,
@@ -31,8 +32,8 @@ import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
-const criteria = { regions: ["Bayern"], commercial_use: "all" }
-const plotParams = { criteria, pageSize: 50, maxPages: 4 }
+const criteria = { regions: ["Bayern"], commercial_use: "all" } as const
+const plotParams = { criteria, pageSize: 50, maxPages: 4 } as const
 
 describe("library API", () => {
   let sandbox: Sandbox
@@ -57,7 +58,7 @@ describe("library API", () => {
     expect(table.numRows).toBe(truth.length)
     expect([...table.getChild("id")!].sort()).toEqual(truth.map((p) => p.id).sort())
     // same rows as SQL over the file, column for column (plots keeps history: its current view)
-    const fromSql = await query("SELECT * FROM plots_current", { warehouse })
+    const fromSql = await queryArrow("SELECT * FROM plots_current", { warehouse })
     expect(fromSql.schema.fields.map((f) => `${f.name}:${f.type}`)).toEqual(table.schema.fields.map((f) => `${f.name}:${f.type}`))
     const byId = (rs: Array<Record<string, unknown>>) => [...rs].sort((a, b) => String(a.id).localeCompare(String(b.id)))
     expect(byId(x.rows())).toEqual(byId(await rows("SELECT * FROM plots_current", { warehouse })))
@@ -68,6 +69,7 @@ describe("library API", () => {
     expect(row.commercial_use_evidence).toBe(sample.commercial_use.evidence)
     expect(row.extracted_at).toBeInstanceOf(Date)
     expect(x.rows("plot_agency_links").length).toBe(truth.reduce((s, p) => s + (p.agency_links?.length ?? 0), 0))
+    // @ts-expect-error a table the pipeline does not land is a compile error too
     expect(() => x.table("nope")).toThrow(LibraryError)
   })
 
@@ -140,7 +142,7 @@ describe("library API", () => {
     expect([...back.getChild("id")!].sort()).toEqual(truth.map((p) => p.id).sort())
 
     const sql = "SELECT region, count(*) AS n, avg(sale_eur_per_m2) AS eur_m2 FROM plots GROUP BY region"
-    const q = await query(sql, { warehouse })
+    const q = await queryArrow(sql, { warehouse })
     await writeArrow(q, path.join(dir, "out", "by-region.arrow"))
     const q2 = tableFromIPC(fs.readFileSync(path.join(dir, "out", "by-region.arrow")))
     expect(q2.toArray().map((r) => r.toJSON())).toEqual(q.toArray().map((r) => r.toJSON()))

@@ -17,7 +17,7 @@ import { resolveParams } from "../../src/pipeline/Params.js"
 import { isPipeline } from "../../src/pipeline/Pipeline.js"
 import { pipelineProblem } from "../../src/pipeline/PipelineCheck.js"
 import { nodeStripsTypes } from "../../src/pipeline/PipelineModules.js"
-import { extract } from "../../src/index.js"
+import { byName, extract } from "../../src/index.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 const INDEX = pathToFileURL(path.resolve(import.meta.dirname, "../../src/index.ts")).href
@@ -224,7 +224,7 @@ describe("derivePipeline", () => {
     try {
       const file = path.join(root, "lib-module.mjs")
       fs.writeFileSync(file, derived("lib-refs", "references", { location_countries: ["ES"] }))
-      const x = await extract("lib-refs", { sandbox, settings: { pipelineModules: [file] }, read: ["reference_locations"] })
+      const x = await extract(byName("lib-refs"), { sandbox, settings: { pipelineModules: [file] }, read: ["reference_locations"] })
       expect(x.summary.pipeline).toBe("lib-refs")
       expect(x.summary.status).toBe("done")
       const countries = new Set(x.rows("reference_locations").map((r) => r.country))

@@ -1,0 +1,51 @@
+/**
+ * Query results as plain JavaScript objects that `JSON.stringify` and ordinary arithmetic take:
+ * BIGINT, HUGEINT and integral DECIMAL values are `number` when they are exact (|n| <= 2^53 - 1)
+ * and `bigint` only beyond that; `bigint: "keep"` keeps every BIGINT and HUGEINT a `bigint`.
+ * Other values as DuckDB's JavaScript conversion gives them: DECIMAL as `number`, DATE and
+ * timestamps as `Date`, JSON as its text, lists as arrays, structs as objects, BLOB as bytes.
+ */
+import {
+  type DuckDBDecimalValue,
+  type DuckDBResultReader,
+  DuckDBTypeId,
+  type DuckDBValueConverter,
+  type JS,
+  JSDuckDBValueConverter
+} from "@duckdb/node-api"
+import type { BigintMode } from "../normalize/RowType.js"
+
+export type { BigintMode }
+
+/** How a read returns integers: see `BigintMode` (default `"auto"`). */
+export interface ReadOptions {
+  readonly bigint?: BigintMode | undefined
+}
+
+const MAX = BigInt(Number.MAX_SAFE_INTEGER)
+
+/** A `bigint` that fits a double exactly, as a `number`. */
+export const exactNumber = (v: bigint): number | bigint => (v >= -MAX && v <= MAX ? Number(v) : v)
+
+const INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([
+  DuckDBTypeId.BIGINT,
+  DuckDBTypeId.UBIGINT,
+  DuckDBTypeId.HUGEINT,
+  DuckDBTypeId.UHUGEINT,
+  DuckDBTypeId.BIGNUM
+])
+
+/** DuckDB's JavaScript conversion, with exact integers as numbers (nested values too: it recurses through this). */
+const numbersWhenExact: DuckDBValueConverter<JS> = (value, type, converter) => {
+  if (value !== null && type.typeId === DuckDBTypeId.DECIMAL) {
+    const d = value as DuckDBDecimalValue
+    // an integral DECIMAL beyond 2^53 as an exact bigint rather than a rounded double
+    if (d.scale === 0) return exactNumber(d.value)
+  }
+  const v = JSDuckDBValueConverter(value, type, converter)
+  return typeof v === "bigint" && INTEGERS.has(type.typeId) ? exactNumber(v) : v
+}
+
+/** The rows of a result read in full, by the options' integer convention. */
+export const plainRows = (reader: DuckDBResultReader, options: ReadOptions = {}): Array<Record<string, unknown>> =>
+  reader.convertRowObjects(options.bigint === "keep" ? JSDuckDBValueConverter : numbersWhenExact)

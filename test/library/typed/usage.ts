@@ -1,0 +1,78 @@
+/**
+ * What the compiler says about library calls (never run: `typed.test.ts` compiles it). Each
+ * `@ts-expect-error` names the error code it stands for; the test strips the directives and
+ * checks that tsc reports exactly that code on exactly the next line, and nothing else.
+ */
+import { byName, definePipeline, type Extraction, extract, flatTable, query, rows, withSession } from "../../../src/index.js"
+import plotsGermany from "../../../pipelines/plots-germany.js"
+
+export const typedUsage = async () => {
+  // @ts-expect-error TS2345 a misspelt pipeline name
+  await extract("plots-germny", {})
+  // @ts-expect-error TS2322 a parameter of the wrong type
+  await extract("plots-germany", { params: { pageSize: "fifty" } })
+  // @ts-expect-error TS2561 a parameter the pipeline does not have
+  await extract("plots-germany", { params: { pageSzie: 50 } })
+  // @ts-expect-error TS2820 a value outside a nested literal union
+  await extract("plots-germany", { params: { criteria: { commercial_use: "zoned_comercial" } } })
+
+  const plots = await extract("plots-germany", { params: { pageSize: 50, criteria: { regions: ["Bayern"] } } })
+  const row = plots.rows()[0]!
+  const id: string = row.id
+  const eur: number | null = row.sale_eur
+  const forSale: boolean | null = row.for_sale
+  const extractedAt: Date | null = row.extracted_at
+  const validFrom: Date = row._valid_from
+  // @ts-expect-error TS2339 a column plots does not have
+  void row.sale_price
+  // @ts-expect-error TS2322 a nullable column is no plain number
+  const notNull: number = row.sale_eur
+  const seq: number = plots.rows("plot_agency_links")[0]!.seq
+  // @ts-expect-error TS2345 a table the pipeline does not land
+  plots.rows("plot_agency_link")
+
+  // BIGINT columns: number or bigint (bigint beyond 2^53), always bigint when kept
+  const matches = await extract("properties-match", { params: { listingIds: [1, 2] } })
+  const auto: number | bigint = matches.rows()[0]!.property_id
+  const kept: bigint = matches.rows("listing_matches", { bigint: "keep" })[0]!.property_id
+  // @ts-expect-error TS2322 a BIGINT may be a bigint
+  const plain: number = matches.rows()[0]!.property_id
+
+  // an inline declaration is typed by its own tables
+  const inline: Extraction<(typeof plotsGermany)["tables"], "plots"> = await extract(plotsGermany, { params: { maxPages: 1 } })
+  const table = flatTable.of<{ k: string; n: number }>()(
+    "adhoc",
+    { k: "VARCHAR", n: "DOUBLE!" },
+    { primaryKey: ["k"], disposition: "merge" }
+  )
+  const adhoc = definePipeline({
+    ...plotsGermany,
+    name: "adhoc",
+    tables: [table.spec],
+    records: { ...plotsGermany.records, table: "adhoc" }
+  })
+  const n: number = (await extract(adhoc)).rows()[0]!.n
+
+  // a pipeline only the settings know: explicitly untyped
+  const mine = await extract(byName("my-plots"), { params: { anything: 1 } })
+  const untyped: unknown = mine.rows("whatever")[0]!.anything
+  // @ts-expect-error TS2345 a computed string is not a pipeline name
+  await extract(String("my-plots"))
+
+  // sessions are typed the same way
+  await withSession({}, async (s) => {
+    // @ts-expect-error TS2322 a parameter of the wrong type
+    await s.run("seller-leads", { params: { min_price_cuts: "two" } })
+    const leads = await s.run("seller-leads", { params: { min_price_cuts: 2 } })
+    const cuts: number | null = leads.rows()[0]!.price_cuts
+    return cuts
+  })
+
+  // SQL rows: plain objects, JSON-serialisable; a row type is asserted with `query<Row>`
+  const counts = await query<{ region: string; n: number }>("SELECT region, count(*) AS n FROM plots_current GROUP BY region")
+  const json: string = JSON.stringify(counts)
+  const total: number = counts.reduce((s, c) => s + c.n, 0)
+  const loose: Array<Record<string, unknown>> = await rows("SELECT 1 AS one", { bigint: "keep" })
+
+  return { id, eur, forSale, extractedAt, validFrom, notNull, seq, auto, kept, plain, inline, n, untyped, json, total, loose }
+}
