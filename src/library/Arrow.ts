@@ -17,8 +17,16 @@ const decimalNumber = (words: Uint32Array, scale: number) => {
   return Number(BigInt.asIntN(128, v)) / 10 ** scale
 }
 
-/** Nested values (lists, structs, maps) as plain arrays and objects. */
-const plain = (v: unknown): unknown => (v !== null && typeof v === "object" && "toJSON" in v ? (v as { toJSON(): unknown }).toJSON() : v)
+/** Nested values (lists, structs, maps) as plain arrays and objects, all the way down. */
+const plain = (v: unknown, keep: boolean): unknown => {
+  if (v === null || v === undefined) return null
+  if (typeof v === "bigint") return keep ? v : exactNumber(v)
+  if (typeof v !== "object" || v instanceof Date) return v
+  if (v instanceof arrow.MapRow) return Object.fromEntries([...(v as Iterable<[string, unknown]>)].map(([k, x]) => [k, plain(x, keep)]))
+  if (v instanceof arrow.Vector) return [...v].map((x) => plain(x, keep))
+  if (v instanceof arrow.StructRow) return Object.fromEntries(Object.entries(v.toJSON()).map(([k, x]) => [k, plain(x, keep)]))
+  return v
+}
 
 /**
  * An Arrow table as plain objects: Int64 as `number` when it fits exactly (else `bigint`; with
@@ -49,7 +57,7 @@ export const rowsOfArrow = (table: arrow.Table, options: ReadOptions = {}): Arra
             : c.scale !== undefined
               ? decimalNumber(v as Uint32Array, c.scale)
               : c.nested
-                ? plain(v)
+                ? plain(v, keep)
                 : typeof v === "bigint" && !keep
                   ? exactNumber(v)
                   : v
