@@ -94,7 +94,7 @@ describe("engine", () => {
     const r = await conn.runAndReadAll(
       `SELECT region, sale_eur FROM read_parquet('${path.join(h.dir, "parquet", "plots")}/**/*.parquet', hive_partitioning = true) WHERE id = '${sample!.id}'`
     )
-    expect(r.getRowObjects()[0]).toEqual({ region: sample!.region, sale_eur: sample!.sale_eur })
+    expect(r.getRowObjectsJS()[0]).toEqual({ region: sample!.region, sale_eur: sample!.sale_eur })
     conn.closeSync()
   })
 
