@@ -9,11 +9,10 @@
  * BIGINT as a bigint with `bigint: "keep"`), so the README's query goes to `JSON.stringify`.
  */
 import { Effect } from "effect"
-import { execFile } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { promisify } from "node:util"
+import ts from "typescript"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { extract, query, queryArrow, rows, rowsOfArrow, Warehouse } from "../../src/index.js"
 import plotsGermany from "../../pipelines/plots-germany.js"
@@ -86,16 +85,19 @@ describe("typed library", () => {
         files: [stripped, readme, ...examples.map((f) => path.join(ROOT, "examples", f))]
       })
     )
-    const tsc = path.join(ROOT, "node_modules/typescript/bin/tsc")
-    const out = await promisify(execFile)(process.execPath, [tsc, "--noEmit", "--pretty", "false", "-p", tsconfig], {
-      cwd: dir,
-      maxBuffer: 16 << 20
-    }).then(
-      (r) => r.stdout,
-      (e: { stdout: string }) => e.stdout
-    )
-    const errors = out.split("\n").filter((l) => /error TS\d+/.test(l))
-    // paths relative to the working directory: the temp folder
+    // In process, checking only these files (the types they use are resolved as needed; the rest
+    // of the project is `make typecheck`'s): a third of the CPU of a `tsc -p` over them.
+    const parsed = ts.getParsedCommandLineOfConfigFile(tsconfig, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} })!
+    const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options })
+    const roots = parsed.fileNames.map((f) => program.getSourceFile(f)!)
+    const diagnostics = [
+      ...program.getOptionsDiagnostics(),
+      ...program.getGlobalDiagnostics(),
+      ...roots.flatMap((sf) => [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)])
+    ].filter((d) => d.category === ts.DiagnosticCategory.Error)
+    const where = (d: ts.Diagnostic) =>
+      d.file ? `${path.basename(d.file.fileName)}(${d.file.getLineAndCharacterOfPosition(d.start ?? 0).line + 1},` : ""
+    const errors = diagnostics.map((d) => `${where(d)}: error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, " ")}`)
     const ours = errors.filter((l) => l.startsWith("usage.mts(")).map((l) => `${/\((\d+),/.exec(l)![1]} ${/error (TS\d+)/.exec(l)![1]}`)
     expect(errors.filter((l) => !l.startsWith("usage.mts("))).toEqual([])
     expect(ours.sort()).toEqual(expected)
