@@ -19,7 +19,7 @@ const countryRawOf = (a: Alert) => {
   return s && s.length > 0 ? s[s.length - 1]!.name : null
 }
 
-export const alertsTable = flatTable<Alert, Ctx>(
+export const alertsTable = flatTable.of<Alert, Ctx>()(
   "alerts",
   {
     alert_id: "BIGINT",
@@ -105,7 +105,7 @@ export const alertsTable = flatTable<Alert, Ctx>(
   }
 )
 
-export const alertFeedLinksTable = flatTable<{ feed_id: number; alert_id: number }>(
+export const alertFeedLinksTable = flatTable.of<{ feed_id: number; alert_id: number }>()(
   "alert_feed_links",
   {
     feed_id: "BIGINT",

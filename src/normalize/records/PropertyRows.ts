@@ -31,8 +31,8 @@ const countryRawOf = (p: Property) => {
   return top?.name ?? null
 }
 
-export const propertiesTable = (name = "properties") =>
-  flatTable<Property, Ctx>(
+export const propertiesTable = <const N extends string = "properties">(name: N = "properties" as N) =>
+  flatTable.of<Property, Ctx>()(
     name,
     {
       property_id: "BIGINT",
@@ -113,8 +113,8 @@ export const propertiesTable = (name = "properties") =>
   )
 
 type ListingCtx = { readonly propertyId: number }
-export const listingsTable = (name = "property_listings") =>
-  flatTable<Listing, ListingCtx>(
+export const listingsTable = <const N extends string = "property_listings">(name: N = "property_listings" as N) =>
+  flatTable.of<Listing, ListingCtx>()(
     name,
     {
       listing_id: "BIGINT",
@@ -164,7 +164,7 @@ export const listingsTable = (name = "property_listings") =>
     { primaryKey: ["listing_id"], disposition: "merge", extraOf: Object.keys(ListingSchema.fields) }
   )
 
-const priceHistory = flatTable<Row, unknown>(
+const priceHistory = flatTable.of<Row, unknown>()(
   "property_price_history",
   {
     property_id: "BIGINT",
@@ -180,7 +180,7 @@ const priceHistory = flatTable<Row, unknown>(
   { primaryKey: ["property_id", "operation", "seq"], disposition: "merge" }
 )
 
-const statusHistory = flatTable<Row, unknown>(
+const statusHistory = flatTable.of<Row, unknown>()(
   "property_status_history",
   {
     property_id: "BIGINT",

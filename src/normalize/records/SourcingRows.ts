@@ -17,7 +17,7 @@ import { FEATURES, MONEY, STRINGS } from "./NestedTypes.js"
 type Ctx = PageContext
 
 /** Columns of a search result; `agencies` goes to the child table (its size stays here). */
-export const sourcingPropertyColumns: Record<string, ColumnDef<SourcingProperty, Ctx>> = {
+export const sourcingPropertyColumns = {
   id: "VARCHAR",
   property_id: "BIGINT",
   // the service already sends ISO codes; upper-cased so every table agrees
@@ -37,12 +37,12 @@ export const sourcingPropertyColumns: Record<string, ColumnDef<SourcingProperty,
   listings_count: "INTEGER",
   agencies_count: ["INTEGER", (p) => p.agencies?.length ?? 0],
   updated_at: "TIMESTAMPTZ",
-  extracted_at: ["TIMESTAMPTZ", (_p, c) => c.extractedAt]
-}
+  extracted_at: ["TIMESTAMPTZ", (_p: SourcingProperty, c: Ctx) => c.extractedAt]
+} as const satisfies Record<string, ColumnDef<SourcingProperty, Ctx>>
 
 /** Columns of a property detail: the result columns plus the detail fields. */
-export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDetail, Ctx>> = {
-  ...(sourcingPropertyColumns as Record<string, ColumnDef<SourcingPropertyDetail, Ctx>>),
+export const sourcingDetailColumns = {
+  ...sourcingPropertyColumns,
   agencies: STRINGS,
   bathrooms: "INTEGER",
   plot_area_m2: "DOUBLE",
@@ -56,7 +56,7 @@ export const sourcingDetailColumns: Record<string, ColumnDef<SourcingPropertyDet
   address: "VARCHAR",
   description: "VARCHAR",
   status: "VARCHAR"
-}
+} as const satisfies Record<string, ColumnDef<SourcingPropertyDetail, Ctx>>
 
 const propertyKnown = Object.keys(SourcingProperty.fields)
 const detailKnown = Object.keys(SourcingPropertyDetail.fields)
@@ -65,8 +65,8 @@ const detailKnown = Object.keys(SourcingPropertyDetail.fields)
  * A table of search results: every version by `id` (a history table; `<name>_current` the latest),
  * partitioned by country, unknown fields in `extra`.
  */
-export const sourcingPropertiesTable = (name = "sourcing_properties") =>
-  flatTable<SourcingProperty, Ctx>(name, sourcingPropertyColumns, {
+export const sourcingPropertiesTable = <const N extends string = "sourcing_properties">(name: N = "sourcing_properties" as N) =>
+  flatTable.of<SourcingProperty, Ctx>()(name, sourcingPropertyColumns, {
     primaryKey: ["id"],
     disposition: "history",
     partitionBy: ["country"],
@@ -74,8 +74,8 @@ export const sourcingPropertiesTable = (name = "sourcing_properties") =>
   })
 
 /** The agencies advertising a result, one row each, linked by `id` (the `prop_` id). */
-export const sourcingAgenciesTable = (name = "sourcing_property_agencies") =>
-  flatTable<Row, unknown>(
+export const sourcingAgenciesTable = <const N extends string = "sourcing_property_agencies">(name: N = "sourcing_property_agencies" as N) =>
+  flatTable.of<Row, unknown>()(
     name,
     { id: "VARCHAR", seq: "INTEGER", agency: "VARCHAR" },
     {
@@ -85,8 +85,8 @@ export const sourcingAgenciesTable = (name = "sourcing_property_agencies") =>
   )
 
 /** A table of property details, merged by `id`, partitioned by country, unknown fields in `extra`. */
-export const sourcingDetailsTable = (name = "sourcing_property_details") =>
-  flatTable<SourcingPropertyDetail, Ctx>(name, sourcingDetailColumns, {
+export const sourcingDetailsTable = <const N extends string = "sourcing_property_details">(name: N = "sourcing_property_details" as N) =>
+  flatTable.of<SourcingPropertyDetail, Ctx>()(name, sourcingDetailColumns, {
     primaryKey: ["id"],
     disposition: "merge",
     partitionBy: ["country"],

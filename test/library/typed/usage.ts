@@ -38,6 +38,17 @@ export const typedUsage = async () => {
   // @ts-expect-error TS2322 a BIGINT may be a bigint
   const plain: number = matches.rows()[0]!.property_id
 
+  // tables declared in src/normalize/records/ are typed too
+  const found = await extract("sourcing-search", { params: { country: "ES" } })
+  const price: number | null = found.rows()[0]!.price_eur
+  const country: string | null = found.rows()[0]!.country
+  // @ts-expect-error TS2551 a column sourcing_properties does not have (did you mean price_eur?)
+  void found.rows()[0]!.price_euro
+  const alerts = await extract("alerts", {})
+  const alertDate: Date | null = alerts.rows()[0]!.alert_date
+  // @ts-expect-error TS2551 a column alerts does not have (did you mean alert_date?)
+  void alerts.rows()[0]!.alert_dat
+
   // an inline declaration is typed by its own tables
   const inline: Extraction<(typeof plotsGermany)["tables"], "plots"> = await extract(plotsGermany, { params: { maxPages: 1 } })
   const table = flatTable.of<{ k: string; n: number }>()(
