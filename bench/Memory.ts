@@ -13,15 +13,15 @@ import type { RunOnceOutput } from "./runOnce.js"
  * The lean profile: what a memory-bound nightly job sets. V8's old space capped at 96 MB and its
  * young generation at 4 MB semi-spaces (the run streams: its live heap stays under 90 MB, of
  * which ~57 MB is the loaded code; the rest of an uncapped heap is garbage V8 has not collected
- * yet), DuckDB's `memory_limit` at 32 MB (setting `duckdb.memoryLimit`; it writes to its file
- * sooner), and two malloc arenas instead of one per thread (glibc). It costs about a fifth of the
+ * yet), DuckDB's `memory_limit` at 64 MB (setting `duckdb.memoryLimit`; it writes to its file
+ * sooner; at 32 MB its checkpoint failed with "failed to pin block", measured 2026-11-23), and two malloc arenas instead of one per thread (glibc). It costs about a fifth of the
  * throughput (more collections, smaller DuckDB cache).
  */
 export const LEAN = {
-  label: "lean: --max-old-space-size=96 --max-semi-space-size=4, duckdb.memoryLimit 32MB, MALLOC_ARENA_MAX=2",
+  label: "lean: --max-old-space-size=96 --max-semi-space-size=4, duckdb.memoryLimit 64MB, MALLOC_ARENA_MAX=2",
   nodeArgs: ["--max-old-space-size=96", "--max-semi-space-size=4"],
   env: { MALLOC_ARENA_MAX: "2" },
-  duckdbMemory: "32MB"
+  duckdbMemory: "64MB"
 } as const
 
 /** Runs sourcing-search over `set` in a fresh process (its peak RSS is the figure). */

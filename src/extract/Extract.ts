@@ -83,40 +83,64 @@ const missingStep = <R>(
   missing: { key: slice.key, status: error.status ?? 404, requestId: error.requestId, detail: firstLine(error.message) } satisfies Missing
 })
 
-const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) => {
-    if (state.finished) return Effect.succeed(Option.none())
-    const fetch = slice.missing
-      ? Effect.catchIf(slice.pager.fetch(state.position), isNotFound, (e) => Effect.succeed(missingStep(slice, state.position, e as never)))
-      : slice.pager.fetch(state.position)
-    return Effect.map(
-      countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq: state.seq } })),
-      ([step, attempts]: readonly [
-        {
-          fetched: Fetched<R>
-          next: unknown
-          done: boolean
-          declared?: number | undefined
-          end?: SliceEnd | undefined
-          missing?: Missing
-        },
-        Attempts
-      ]) => {
-        // a stalled slice keeps its position unfinished, so a resume asks again from there
-        const stalled = step.end?.kind === "stalled"
-        const page: Page<R> = {
-          slice: slice.key,
-          seq: state.seq,
-          fetched: step.fetched,
-          checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
-          declared: step.declared,
-          end: step.end,
-          missing: step.missing,
-          attempts
-        }
-        return Option.some([page, { position: step.next, seq: state.seq + 1, finished: step.done }] as const)
+/** Fetches the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
+const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number) => {
+  const fetch = slice.missing
+    ? Effect.catchIf(slice.pager.fetch(position), isNotFound, (e) => Effect.succeed(missingStep(slice, position, e as never)))
+    : slice.pager.fetch(position)
+  return Effect.map(
+    countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq }, captureStackTrace: false })),
+    ([step, attempts]: readonly [
+      {
+        fetched: Fetched<R>
+        next: unknown
+        done: boolean
+        declared?: number | undefined
+        end?: SliceEnd | undefined
+        missing?: Missing
+      },
+      Attempts
+    ]) => {
+      // a stalled slice keeps its position unfinished, so a resume asks again from there
+      const stalled = step.end?.kind === "stalled"
+      const page: Page<R> = {
+        slice: slice.key,
+        seq,
+        fetched: step.fetched,
+        checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
+        declared: step.declared,
+        end: step.end,
+        missing: step.missing,
+        attempts
       }
-    )
+      return { page, next: step.next, done: step.done }
+    }
+  )
+}
+
+const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>
+  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
+    state.finished
+      ? Effect.succeed(Option.none())
+      : Effect.map(step(slice, state.position, state.seq), ({ page, next, done }) =>
+          Option.some([page, { position: next, seq: state.seq + 1, finished: done }] as const)
+        )
+  )
+
+/** A slice's pages, each handed to `accept` before the next is fetched: a plain loop, no stream per page. */
+const walkInto = <R, E, Ctx, E2, Ctx2>(
+  slice: Slice<R, E, Ctx>,
+  start: unknown,
+  accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
+): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
+  Effect.gen(function* () {
+    let position = start
+    for (let seq = 0; ; seq++) {
+      const { page, next, done } = yield* step(slice, position, seq)
+      yield* accept(page)
+      if (done) return
+      position = next
+    }
   })
 
 /** How many slices a source walks at once for these parameters. */
@@ -151,12 +175,9 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
-    Stream.fromIterable(active).pipe(
-      Stream.flatMap(
-        ({ slice, start }) =>
-          Stream.mapEffect(walk(slice, start), accept).pipe(Stream.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
-        { concurrency: concurrencyOf(source, params) }
-      ),
-      Stream.runDrain
+    Effect.forEach(
+      active,
+      ({ slice, start }) => walkInto(slice, start, accept).pipe(Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
+      { concurrency: concurrencyOf(source, params), discard: true }
     )
   )

@@ -40,6 +40,7 @@ interface ListResponse extends ClientResponse {
     readonly total?: number | undefined
     readonly next?: string | null | undefined
     readonly returned?: number | undefined
+    readonly recordsAt?: string | undefined
   }
 }
 
@@ -48,10 +49,11 @@ interface ListResponse extends ClientResponse {
  * the next link and `returned` as the service said them, for the pagers to trust.
  */
 export const pageOf = <R = unknown>(response: ListResponse, operation: string, map?: (record: unknown) => R): Fetched<R> => {
-  const { records, total, next, returned } = response.page
+  const { records, total, next, returned, recordsAt } = response.page
   return {
     ...fetchedOf(response, operation, map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
     ...(next !== undefined ? { next } : {}),
-    ...(returned !== undefined ? { returned } : {})
+    ...(returned !== undefined ? { returned } : {}),
+    ...(!map && recordsAt !== undefined && response.raw !== "" ? { recordsAt } : {})
   }
 }

@@ -34,6 +34,11 @@ export interface Fetched<R = unknown> {
   readonly next?: string | null | undefined
   /** Whether the service answered "no content" (e.g. a time-series 204). */
   readonly empty?: boolean | undefined
+  /**
+   * Where `records` sits in `raw` (a dotted path, `ListPage.recordsAt`) when they are exactly the
+   * value there: the page journal then keeps only the body and re-reads the records from it.
+   */
+  readonly recordsAt?: string | undefined
 }
 
 export interface Charge {

@@ -5,10 +5,15 @@
  * `_runs.pages`) before it fetches anything, so a page that reached the journal is never paid
  * twice. What a kill can lose is only the calls in flight (`budget.paidInFlight`).
  *
- * Layout: `<warehouse file>.journal/<pipeline>/<run_id>/<segment>.ndjson`, one JSON line per page,
+ * Layout: `<warehouse file>.journal/<pipeline>/<run_id>/<segment>.ndjson`, one frame per page,
  * `SEGMENT_PAGES` pages a segment; a segment is deleted once all its pages are in the warehouse,
- * the run's folder once the run has ended. A line cut short by a kill is ignored on replay (its
- * page was never acknowledged, so its slice's checkpoint still points before it).
+ * the run's folder once the run has ended. A frame is one JSON line (the whole entry), or, when
+ * the records are exactly a list inside the raw body (`recordsAt`), a JSON line without records
+ * and body that says `rawBytes`, then the body as received and a newline: the page is serialised
+ * once, as its bytes, and the records are parsed from them again only on replay (measured: 1.0 ms
+ * a page for the whole entry as JSON). A frame cut short by a kill is ignored on replay (its page
+ * was never acknowledged, so its slice's checkpoint still points before it), and cut off the
+ * segment before the resumed run appends to it.
  *
  * Assumed: surviving a killed process is what counts (SIGKILL, OOM, a closed terminal). Lines are
  * written with one `write` each and no `fsync`: the kernel keeps them when the process dies, but
@@ -18,6 +23,7 @@
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import { recordsAtPath } from "../service/ResponseShape.js"
 import type { PageCommit } from "./PageCommit.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
 
@@ -46,6 +52,58 @@ export interface JournalEntry {
   readonly end?: NonNullable<PageCommit["slice"]>["end"]
   /** The slice's key was unknown to the service. */
   readonly missing?: PageCommit["missing"]
+  /** `records` is exactly the list at this path of `raw.body` (see `Fetched.recordsAt`). */
+  readonly recordsAt?: string | undefined
+}
+
+/** The header of a frame whose records are re-read from the body that follows it. */
+interface FrameHead extends Omit<JournalEntry, "records" | "raw"> {
+  readonly rawKey: string
+  readonly rawBytes: number
+}
+
+const NL = 0x0a
+
+/** One page's frame: the body as received when the records can be re-read from it, else the entry as JSON. */
+const encode = (entry: JournalEntry): Buffer => {
+  if (entry.recordsAt === undefined || entry.raw === undefined) return Buffer.from(`${JSON.stringify(entry)}\n`, "utf8")
+  const { records: _records, raw, ...rest } = entry
+  const body = Buffer.from(raw.body, "utf8")
+  const head: FrameHead = { ...rest, rawKey: raw.pageKey, rawBytes: body.length }
+  return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, "utf8"), body, Buffer.from([NL])])
+}
+
+/** The whole frames of a segment, in file order, and where the last whole frame ends. */
+const decodeFrames = (bytes: Buffer): { readonly entries: Array<JournalEntry>; readonly end: number } => {
+  const entries: Array<JournalEntry> = []
+  let pos = 0
+  let end = 0
+  while (pos < bytes.length) {
+    const nl = bytes.indexOf(NL, pos)
+    if (nl < 0) break // a frame cut short by a kill
+    let head: JournalEntry | FrameHead
+    try {
+      head = JSON.parse(bytes.toString("utf8", pos, nl)) as JournalEntry | FrameHead
+    } catch {
+      pos = nl + 1 // a line cut short by a kill, written before frames were checked on resume
+      continue
+    }
+    if (!("rawBytes" in head)) {
+      entries.push(head)
+      pos = end = nl + 1
+      continue
+    }
+    const bodyEnd = nl + 1 + head.rawBytes
+    if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NL) break // its body was cut short
+    const body = bytes.toString("utf8", nl + 1, bodyEnd)
+    const records = head.recordsAt === undefined ? undefined : recordsAtPath(JSON.parse(body), head.recordsAt)
+    if (records === undefined)
+      throw new WarehouseError({ reason: "Io", detail: `Page journal: page ${head.seq} has no records at "${head.recordsAt}"` })
+    const { rawKey, rawBytes: _bytes, ...rest } = head
+    entries.push({ ...rest, records, raw: { pageKey: rawKey, body } })
+    pos = end = bodyEnd + 1
+  }
+  return { entries, end }
 }
 
 const segmentOf = (seq: number) => Math.floor((seq - 1) / SEGMENT_PAGES)
@@ -104,9 +162,15 @@ export const makePageJournal = (root: string) => {
           fs.mkdirSync(dir, { recursive: true })
           fd = fs.openSync(path, "a")
           segment = s
+          // a resumed run appends after whole frames only: a frame cut by the kill would hide the next
+          const size = fs.fstatSync(fd).size
+          if (size > 0) {
+            const { end } = decodeFrames(fs.readFileSync(path))
+            if (end < size) fs.ftruncateSync(fd, end)
+          }
         }
-        const line = Buffer.from(`${JSON.stringify(entry)}\n`, "utf8")
-        for (let off = 0; off < line.length;) off += fs.writeSync(fd, line, off)
+        const frame = encode(entry)
+        for (let off = 0; off < frame.length;) off += fs.writeSync(fd, frame, off)
       } catch (cause) {
         throw io("Cannot write the page journal", path, cause)
       }
@@ -147,16 +211,7 @@ export const makePageJournal = (root: string) => {
     }
     const out: Array<JournalEntry> = []
     for (const name of names) {
-      const path = nodePath.join(dir, name)
-      const text = fs.readFileSync(path, "utf8")
-      for (const line of text.split("\n")) {
-        if (line.length === 0) continue
-        let entry: JournalEntry
-        try {
-          entry = JSON.parse(line) as JournalEntry
-        } catch {
-          continue // a line cut short by a kill: its page was never acknowledged
-        }
+      for (const entry of decodeFrames(fs.readFileSync(nodePath.join(dir, name))).entries) {
         if (entry.seq > after) out.push(entry)
       }
     }

@@ -160,17 +160,21 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             pagesOf.set(commit.runId, pages)
             seqs.push(pages)
           }
-          const raws = yield* Effect.forEach(
-            commits,
-            (commit, i) =>
-              commit.raw && archive
-                ? Effect.map(archive.write(commit.pipeline, commit.runId, seqs[i]!, commit.raw.body), (w): ArchivedRaw => ({
-                    seq: seqs[i]!,
-                    ...w
-                  }))
-                : Effect.succeed(undefined),
-            { concurrency: 4 }
-          )
+          // the bodies of each run's pages numbered one after another go into one file of the archive
+          const raws: Array<ArchivedRaw | undefined> = commits.map(() => undefined)
+          const groups: Array<Array<{ seq: number; body: string; at: number }>> = []
+          commits.forEach((commit, i) => {
+            if (!commit.raw || !archive) return
+            const last = groups[groups.length - 1]?.at(-1)
+            const page = { seq: seqs[i]!, body: commit.raw.body, at: i }
+            if (last && commits[last.at]!.runId === commit.runId && last.seq + 1 === page.seq) groups[groups.length - 1]!.push(page)
+            else groups.push([page])
+          })
+          for (const group of groups) {
+            const commit = commits[group[0]!.at]!
+            const written = yield* archive!.writeGroup(commit.pipeline, commit.runId, group)
+            group.forEach((g, k) => (raws[g.at] = { seq: g.seq, ...written[k]! }))
+          }
           return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
             inTransaction(conn, async () => {
               const out: Array<PageSummary> = []

@@ -34,6 +34,8 @@ export interface ListPage {
   /** `undefined`: the body has no next member; `null`: it says there is no next page. */
   readonly next?: string | null | undefined
   readonly returned?: number | undefined
+  /** Where `records` sits in the body (`records` is exactly the value there): the page journal re-reads them from the body. */
+  readonly recordsAt?: string | undefined
 }
 
 /** The usual envelope `{count, next, results}` (the spec's alert and property envelopes). */
@@ -71,10 +73,17 @@ export const readList = (body: unknown, shape: ResponseShape): Either.Either<Lis
   const returned = shape.returned === null ? MISSING : at(body, shape.returned)
   return Either.right({
     records: results,
+    recordsAt: shape.results,
     ...(typeof count === "number" && Number.isFinite(count) ? { total: count } : {}),
     ...(next === MISSING ? {} : { next: typeof next === "string" && next.length > 0 ? next : null }),
     ...(typeof returned === "number" && Number.isFinite(returned) ? { returned } : {})
   })
+}
+
+/** The records list of a body at `path` (a `ListPage.recordsAt`), or `undefined` when there is none. */
+export const recordsAtPath = (body: unknown, path: string): ReadonlyArray<unknown> | undefined => {
+  const v = at(body, path)
+  return Array.isArray(v) ? v : undefined
 }
 
 /** A shape with a settings override applied (`""` in an override also means "none"). */

@@ -17,6 +17,17 @@ const entry = (seq: number): JournalEntry => ({
   raw: { pageKey: String(seq - 1), body: `{"results":[{"id":"p${seq}"}]}` }
 })
 
+/** A page whose records are the list in its body: journaled as the body's bytes, records re-read on replay. */
+const framed = (seq: number): JournalEntry => {
+  const records = [{ id: `p${seq}`, text: 'a line\nbreak, quotes " and ünïcode', n: seq }]
+  return {
+    ...entry(seq),
+    records,
+    raw: { pageKey: String(seq - 1), body: JSON.stringify({ count: 9, results: records }, null, 2) },
+    recordsAt: "results"
+  }
+}
+
 const dirs: Array<string> = []
 const tempRoot = () => {
   const d = fs.mkdtempSync(path.join(os.tmpdir(), "estate-journal-"))
@@ -78,5 +89,35 @@ describe("page journal", () => {
     w.close()
     journal.discard("p")
     expect(fs.existsSync(path.join(root, "p"))).toBe(false)
+  })
+
+  it("journals a page whose records are in its body as the body's bytes, and reads both back", () => {
+    const root = tempRoot()
+    const journal = makePageJournal(root)
+    const w = journal.open("p", "r")
+    for (const seq of [1, 2, 3]) w.append(seq === 2 ? entry(seq) : framed(seq)) // frames of both kinds in one segment
+    w.close()
+    expect(journal.pending("p", "r", 0)).toEqual([framed(1), entry(2), framed(3)])
+    const text = fs.readFileSync(path.join(root, "p", "r", "000000.ndjson"), "utf8")
+    expect(text).toContain(framed(1).raw!.body) // the body as received, not escaped inside JSON
+    expect(text.split(`"id": "p1"`)).toHaveLength(2) // and only once
+  })
+
+  it("ignores a frame whose body a kill cut short; the resumed run's next page is read after it", () => {
+    const root = tempRoot()
+    const journal = makePageJournal(root)
+    const w = journal.open("p", "r")
+    for (const seq of [1, 2]) w.append(framed(seq))
+    w.close()
+    const file = path.join(root, "p", "r", "000000.ndjson")
+    const whole = fs.statSync(file).size
+    w.append(framed(3))
+    w.close()
+    fs.truncateSync(file, whole + 60) // the write a SIGKILL interrupted: header and part of the body
+    expect(journal.pending("p", "r", 0).map((e) => e.seq)).toEqual([1, 2])
+    const resumed = journal.open("p", "r")
+    resumed.append(framed(3)) // the resume paid page 3 again and journals it after the whole frames
+    resumed.close()
+    expect(journal.pending("p", "r", 0)).toEqual([1, 2, 3].map(framed))
   })
 })

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import * as zlib from "node:zlib"
 import { mergeWarehouses } from "../../src/load/MergeWarehouses.js"
 import { makeRawArchive } from "../../src/load/RawArchive.js"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
@@ -39,6 +40,38 @@ describe("raw archive", () => {
       expect(yield* archive.runs("plots")).toEqual(["r1"])
       expect(yield* archive.list("plots", "none")).toEqual([])
       expect((yield* Effect.flip(archive.write("../escape", "r", 1, "x"))).reason).toBe("Io")
+    })
+  )
+
+  it.scoped("a group commit's bodies go into one file, a gzip member a page; files of one page each (older archives) read as before", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const wh = yield* makeWarehouse({ path: nodePath.join(dir, "warehouse.duckdb") })
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "r1", pipeline: "plots" })
+      const archive = makeRawArchive(wh.rawRoot!)
+      // a one-page commit: its file holds one page and `_raw_pages` names the file
+      const old = JSON.stringify({ results: ["old"] })
+      yield* wh.commitPage(page("r1", { plots: [plotRow(0)] }, { key: "ES", value: 0 }, { raw: { pageKey: "ES|0", body: old } }))
+      const bodies = [1, 2, 3].map((i) => JSON.stringify({ results: Array.from({ length: 50 * i }, (_, k) => ({ id: `p${i}-${k}` })) }))
+      yield* wh.commitPages(
+        bodies.map((body, i) =>
+          page("r1", { plots: [plotRow(i + 1)] }, { key: "ES", value: i + 1 }, { raw: { pageKey: `ES|${i + 1}`, body } })
+        )
+      )
+      const files = fs.readdirSync(nodePath.join(wh.rawRoot!, "plots", "r1")).sort()
+      expect(files).toEqual(["000001-000001.json.gz", "000002-000004.json.gz"])
+      const committed = yield* wh.rawPages("r1")
+      expect(committed.map((p) => p.seq)).toEqual([1, 2, 3, 4])
+      expect(yield* Effect.forEach(committed, (p) => archive.read(p.path))).toEqual([old, ...bodies])
+      expect(yield* Effect.forEach(yield* archive.list("plots", "r1"), archive.read)).toEqual([old, ...bodies])
+      expect((yield* archive.list("plots", "r1")).map((p) => p.seq)).toEqual([1, 2, 3, 4])
+      // the group file is the pages' bodies one after another for zcat
+      const whole = zlib.gunzipSync(fs.readFileSync(nodePath.join(wh.rawRoot!, "plots", "r1", files[1]!))).toString("utf8")
+      expect(whole).toBe(bodies.join(""))
+      // a file a page, as archives were written before: listed and read
+      yield* archive.write("plots", "r0", 1, old)
+      expect(yield* Effect.forEach(yield* archive.list("plots", "r0"), archive.read)).toEqual([old])
     })
   )
 })

@@ -18,6 +18,7 @@ describe("readList", () => {
     const body = { data: { items: [{ id: 1 }, { id: 2 }] }, meta: { total: 7, returned: 2 }, links: { next: "https://svc/list?page=2" } }
     expect(right(readList(body, shape))).toEqual({
       records: [{ id: 1 }, { id: 2 }],
+      recordsAt: "data.items",
       total: 7,
       returned: 2,
       next: "https://svc/list?page=2"
@@ -26,7 +27,7 @@ describe("readList", () => {
 
   it('reads a bare list with "."', () => {
     const page = right(readList([1, 2, 3], BARE_LIST))
-    expect(page).toEqual({ records: [1, 2, 3] })
+    expect(page).toEqual({ records: [1, 2, 3], recordsAt: "." })
     expect("total" in page).toBe(false)
     expect("next" in page).toBe(false)
     expect("returned" in page).toBe(false)
@@ -34,7 +35,7 @@ describe("readList", () => {
 
   it("reads count, next and returned of the usual envelope", () => {
     const page = right(readList({ count: 212, next: "https://svc/list?offset=50", returned: 50, results: ["a"] }, ENVELOPE))
-    expect(page).toEqual({ records: ["a"], total: 212, next: "https://svc/list?offset=50", returned: 50 })
+    expect(page).toEqual({ records: ["a"], recordsAt: "results", total: 212, next: "https://svc/list?offset=50", returned: 50 })
   })
 
   it("leaves count and returned absent when the body has none (or not a number)", () => {
@@ -128,6 +129,7 @@ describe("shapeOf", () => {
     const shape = shapeOf("alerts_feed", { alerts_feed: { results: "data.alerts", count: "data.total" } })
     expect(right(readList({ data: { alerts: [{ id: "x" }], total: 9 }, next: null }, shape))).toEqual({
       records: [{ id: "x" }],
+      recordsAt: "data.alerts",
       total: 9,
       next: null
     })

@@ -44,7 +44,9 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             requests: page.attempts.requests,
             retries: page.attempts.retries,
             throttled: page.attempts.throttled,
-            ...(run.archive && page.fetched.raw ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw } } : {}),
+            ...(run.archive && page.fetched.raw
+              ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw }, recordsAt: page.fetched.recordsAt }
+              : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),
             ...(page.missing ? { missing: page.missing } : {})

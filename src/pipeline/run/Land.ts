@@ -55,33 +55,35 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
       }))
     )
     if (run.writer) yield* journalIo(() => run.writer!.committed(entries[entries.length - 1]!.seq))
-    for (const [i, e] of entries.entries()) {
-      const n = normalized[i]!
-      const counted = yield* Ref.modify(state, (s) => {
-        const rowsPerTable = { ...s.rowsPerTable }
+    // the group's pages counted in one step; each page's event carries the totals as of that page
+    const counted = yield* Ref.modify(state, (s) => {
+      const rowsPerTable = { ...s.rowsPerTable }
+      let totals = s.totals
+      const perPage = entries.map((e, i) => {
+        const n = normalized[i]!
         let rows = 0
         for (const [t, list] of n.rows) {
           rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
           rows += list.length
         }
-        const t = s.totals
-        const totals = {
-          ...t,
-          pages: t.pages + 1,
-          records: t.records + n.records,
-          rows: t.rows + rows,
-          rejects: t.rejects + n.rejects.length,
-          units: t.units + e.units,
-          requests: t.requests + e.requests,
-          retries: t.retries + e.retries,
-          throttled: t.throttled + (e.throttled ?? 0),
+        totals = {
+          ...totals,
+          pages: totals.pages + 1,
+          records: totals.records + n.records,
+          rows: totals.rows + rows,
+          rejects: totals.rejects + n.rejects.length,
+          units: totals.units + e.units,
+          requests: totals.requests + e.requests,
+          retries: totals.retries + e.retries,
+          throttled: totals.throttled + (e.throttled ?? 0),
           elapsedMs: Date.now() - run.started
         }
-        return [
-          { rows, totals },
-          { ...s, rowsPerTable, totals }
-        ] as const
+        return { rows, totals }
       })
+      return [perPage, { ...s, rowsPerTable, totals }] as const
+    })
+    for (const [i, e] of entries.entries()) {
+      const n = normalized[i]!
       yield* run.progress.emit({
         type: "page_committed",
         pipeline: pipeline.name,
@@ -89,10 +91,10 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
         slice: e.slice,
         seq: e.sliceSeq,
         records: n.records,
-        rows: counted.rows,
+        rows: counted[i]!.rows,
         rejects: n.rejects.length,
         units: e.units,
-        totals: counted.totals
+        totals: counted[i]!.totals
       })
     }
     // stop early once the sample is large enough to judge; the end of the run judges the rest
