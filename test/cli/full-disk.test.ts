@@ -52,7 +52,7 @@ describe.runIf(canMount)("a full disk", () => {
     const r = await runCli(["run", "plots-germany", "--config", config, "--export", "parquet"], sandboxEnv())
     expect(r.code).not.toBe(0)
     const out = r.stdout + r.stderr
-    expect(out).toMatch(/Cannot write raw page .*raw\/plots-germany\/.*\.json\.gz: ENOSPC/)
+    expect(out).toMatch(/Cannot write raw pages? .*raw\/plots-germany\/.*\.json\.gz: ENOSPC/)
     expect(out).not.toMatch(/[Pp]arquet/)
     expect(fs.existsSync(path.join(dir, "out", "plots"))).toBe(false)
   }, 60_000)
