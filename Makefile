@@ -43,11 +43,11 @@ format-check: $(DEPS)
 unit: $(DEPS)
 	$(NODE_BIN)/vitest run
 
-# The typecheck and the build are two tsc programs: run side by side on the two cores, then the
-# tests (whose globalSetup finds dist/ fresh and does not build it again).
+# The typecheck, the build (two tsc programs) and the format check run side by side on the two
+# cores, then the tests (whose globalSetup finds dist/ fresh and does not build it again).
 test:
-	@$(MAKE) --no-print-directory -j2 typecheck $(BUILT)
-	@$(MAKE) --no-print-directory format-check unit
+	@$(MAKE) --no-print-directory -j2 typecheck $(BUILT) format-check
+	@$(MAKE) --no-print-directory unit
 
 ## Both simulated hosts on fixed ports (8701 platform, 8702 token) until stopped.
 sandbox: $(BUILT)
