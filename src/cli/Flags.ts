@@ -77,7 +77,15 @@ export const scanArgs = <Name extends string, R, E, A>(command: Command.Command<
       if (!flag) return done(unknownFlagOf(long[1]!, node, path))
       if (long[1] === "--help") help = true
       if (long[1] === "--completions") completions = long[2]?.slice(1) ?? args[i + 1]
-      if (flag.takesValue && long[2] === undefined) i++
+      if (flag.takesValue && long[2] === undefined) {
+        // a value-taking flag at the end, or before another flag, has no value: say so, rather
+        // than let the parser read the flag as a pipeline name
+        const next = args[i + 1]
+        if (next === undefined || (LONG_FLAG.test(next) && known.has(LONG_FLAG.exec(next)![1]!.toLowerCase()))) {
+          return done(new InvalidInput({ field: long[1]!, detail: "needs a value" }))
+        }
+        i++
+      }
       continue
     }
     if (arg.startsWith("-") && arg.length > 1) {

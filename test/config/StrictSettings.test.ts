@@ -211,6 +211,12 @@ describe("flags", () => {
       /^run: unknown flag --frobnicate; flags of run: --config, /
     )
   })
+  it("a flag that takes a value, given none (last, or before another flag), is named; it is not read as a pipeline", () => {
+    expect(scanArgs(commands, argv("run", "plots-germany", "--max-units")).error?.message).toBe("--max-units: needs a value")
+    expect(scanArgs(commands, argv("run", "--config", "--max-units", "5", "nightly")).error?.message).toBe("--config: needs a value")
+    expect(scanArgs(commands, argv("run", "--max-units", "5", "nightly")).error).toBeUndefined()
+    expect(scanArgs(commands, argv("run", "--max-units=5", "nightly")).error).toBeUndefined()
+  })
   it("declared flags, their values, short aliases, built-ins and arguments after -- pass", () => {
     for (const args of [
       ["run", "--config", "x.json", "nightly", "--max-units", "-5", "-p", "limit=--x", "--until-cap"],
