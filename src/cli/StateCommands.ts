@@ -14,8 +14,8 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { catalogue } from "../../pipelines/index.js"
-import { loadSettings } from "../config/loadSettings.js"
+import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
+import type { Pipeline } from "../pipeline/Pipeline.js"
 import { closest } from "../config/Suggest.js"
 import {
   droppable,
@@ -39,14 +39,17 @@ const warehouse = Options.text("warehouse").pipe(
 )
 const pipelineArg = Args.text({ name: "pipeline" })
 
-const tablesOf = (name: string) => catalogue.find((p) => p.name === name)?.tables.map((t) => t.name) ?? []
+/** The pipelines of the catalogue: the built-ins and the user's own (`pipelineModules`). */
+type Pipelines = ReadonlyArray<Pipeline<any, any>>
+
+const tablesOf = (pipelines: Pipelines, name: string) => pipelines.find((p) => p.name === name)?.tables.map((t) => t.name) ?? []
 
 /** Slices `state show` lists per pipeline when it shows every pipeline. */
 const SLICES_SHOWN = 10
 
 /** `name` when it is a pipeline of the catalogue or one the warehouse holds state of. */
-const knownPipeline = (name: string, inWarehouse: ReadonlyArray<string>) => {
-  const known = [...new Set([...catalogue.map((p) => p.name), ...inWarehouse])]
+const knownPipeline = (pipelines: Pipelines, name: string, inWarehouse: ReadonlyArray<string>) => {
+  const known = [...new Set([...pipelines.map((p) => p.name), ...inWarehouse])]
   if (known.includes(name)) return Effect.succeed(name)
   const best = closest(name, known)
   return Effect.fail(
@@ -57,24 +60,32 @@ const knownPipeline = (name: string, inWarehouse: ReadonlyArray<string>) => {
   )
 }
 
-/** Opens the warehouse of the settings (or `--warehouse`) for `f`; a run holding it is refused. */
+/**
+ * Opens the warehouse of the settings (or `--warehouse`) for `f`, given the catalogue the settings
+ * load (the user's pipeline modules too); `check` runs before the warehouse is opened. A run
+ * holding the warehouse is refused.
+ */
 const withWarehouse = <A, E, R>(
   command: string,
   o: { readonly config: Option.Option<string>; readonly warehouse: Option.Option<string> },
   write: boolean,
-  f: Effect.Effect<A, E, R>
+  f: (pipelines: Pipelines) => Effect.Effect<A, E, R>,
+  check: (pipelines: Pipelines) => Effect.Effect<unknown, InvalidInput> = () => Effect.void
 ) =>
-  Effect.flatMap(loadSettings(Option.getOrUndefined(o.config), { knownPipelines: catalogue.map((p) => p.name) }), (settings) => {
+  Effect.flatMap(loadCliSettingsAndCatalogue(o.config), ({ settings, catalogue }) => {
     const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
-    return f.pipe(
-      Effect.provide(write ? existingWritableWarehouse(path) : readOnlyWarehouse(path)),
-      Effect.mapError((e) =>
-        e instanceof WarehouseError && e.reason === "Locked"
-          ? new WarehouseError({
-              ...e,
-              detail: `${command}: ${e.detail.replace(/; wait for it.*$/, "")}, probably a run; nothing was read or changed; try again when it has finished`
-            })
-          : e
+    return Effect.zipRight(
+      check(catalogue.all),
+      f(catalogue.all).pipe(
+        Effect.provide(write ? existingWritableWarehouse(path) : readOnlyWarehouse(path)),
+        Effect.mapError((e) =>
+          e instanceof WarehouseError && e.reason === "Locked"
+            ? new WarehouseError({
+                ...e,
+                detail: `${command}: ${e.detail.replace(/; wait for it.*$/, "")}, probably a run; nothing was read or changed; try again when it has finished`
+              })
+            : e
+        )
       )
     )
   })
@@ -117,16 +128,13 @@ const show = Command.make(
   "show",
   { config, warehouse, json: Options.boolean("json").pipe(Options.withDescription("Print JSON")), pipeline: Args.optional(pipelineArg) },
   (o) =>
-    withWarehouse(
-      "state show",
-      o,
-      false,
+    withWarehouse("state show", o, false, (pipelines) =>
       Effect.gen(function* () {
         const w = yield* Warehouse
         const present = yield* pipelinesWithState(w)
-        const names = Option.isSome(o.pipeline) ? [yield* knownPipeline(o.pipeline.value, present)] : present
+        const names = Option.isSome(o.pipeline) ? [yield* knownPipeline(pipelines, o.pipeline.value, present)] : present
         const states: Array<PipelineState> = []
-        for (const name of names) states.push(yield* readPipelineState(w, name, tablesOf(name)))
+        for (const name of names) states.push(yield* readPipelineState(w, name, tablesOf(pipelines, name)))
         if (o.json) return process.stdout.write(JSON.stringify({ warehouse: w.path, pipelines: states }, (_k, v) => jsonSafe(v), 2) + "\n")
         if (states.length === 0) return process.stdout.write(`no pipeline has run against ${w.path} yet\n`)
         states.forEach((s, i) => {
@@ -153,14 +161,11 @@ const reset = Command.make(
     pipeline: pipelineArg
   },
   (o) =>
-    withWarehouse(
-      "state reset",
-      o,
-      true,
+    withWarehouse("state reset", o, true, (pipelines) =>
       Effect.gen(function* () {
         const w = yield* Warehouse
-        const name = yield* knownPipeline(o.pipeline, yield* pipelinesWithState(w))
-        const state = yield* readPipelineState(w, name, tablesOf(name))
+        const name = yield* knownPipeline(pipelines, o.pipeline, yield* pipelinesWithState(w))
+        const state = yield* readPipelineState(w, name, tablesOf(pipelines, name))
         const keys = state.slices.map((s) => s.key)
         for (const slice of o.slices) {
           if (keys.includes(slice)) continue
@@ -202,16 +207,14 @@ export const dropCommand = Command.make(
     pipeline: pipelineArg
   },
   (o) =>
-    // a pipeline of the catalogue (its declaration says which tables it lands), before any open
-    Effect.zipRight(
-      knownPipeline(o.pipeline, []),
-      withWarehouse(
-        "drop",
-        o,
-        o.yes,
+    withWarehouse(
+      "drop",
+      o,
+      o.yes,
+      (pipelines) =>
         Effect.gen(function* () {
           const w = yield* Warehouse
-          const tables = tablesOf(o.pipeline)
+          const tables = tablesOf(pipelines, o.pipeline)
           const kept = (keep: ReadonlyArray<PipelineState["tables"][number]>) =>
             keep.map((t) => `  keep ${t.name}: other pipelines landed rows into it too (${t.sharedWith.join(", ")})\n`).join("")
           if (!o.yes) {
@@ -232,8 +235,9 @@ export const dropCommand = Command.make(
               kept(r.kept) +
               `  left as they are: exported files and the raw archive (\`estate-etl reload ${o.pipeline}\` re-lands it, 0 units)\n`
           )
-        })
-      )
+        }),
+      // a pipeline of the catalogue (its declaration says which tables it lands), before any open
+      (pipelines) => knownPipeline(pipelines, o.pipeline, [])
     )
 ).pipe(
   Command.withDescription(
