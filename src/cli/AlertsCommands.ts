@@ -41,9 +41,16 @@ const spool = Options.text("spool").pipe(
   Options.withDescription("Spool file of verified deliveries (default data/alerts-spool.ndjson)")
 )
 const warehouse = Options.text("warehouse").pipe(
-  Options.withDefault(DEFAULT_WAREHOUSE_PATH),
-  Options.withDescription(`DuckDB warehouse the spool is loaded into (default ${DEFAULT_WAREHOUSE_PATH})`)
+  Options.optional,
+  Options.withDescription(`DuckDB warehouse the spool is loaded into (default: the settings' warehouse, ${DEFAULT_WAREHOUSE_PATH})`)
 )
+
+/** `--warehouse`, else the warehouse of the settings (`--config`, ESTATE_ETL_WAREHOUSE...) as every other command reads it. */
+const warehousePath = (o: { readonly config: Option.Option<string>; readonly warehouse: Option.Option<string> }) =>
+  Option.match(o.warehouse, {
+    onSome: Effect.succeed,
+    onNone: () => Effect.map(loadCliSettings(o.config), (s) => s.warehouse)
+  })
 const DEFAULT_SECRETS_FILE = "data/alerts-webhook-secrets"
 const secretsFile = Options.text("secrets-file").pipe(
   Options.withDefault(DEFAULT_SECRETS_FILE),
@@ -193,9 +200,11 @@ const rotateSecret = Command.make(
   )
 )
 
-const load = Command.make("load", { spool, warehouse, loadBatch, json }, (o) =>
-  Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
-    Effect.provide(Warehouse.Default({ path: o.warehouse }))
+const load = Command.make("load", { config, spool, warehouse, loadBatch, json }, (o) =>
+  Effect.flatMap(warehousePath(o), (path) =>
+    Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
+      Effect.provide(Warehouse.Default({ path }))
+    )
   )
 ).pipe(Command.withDescription("Land the spooled deliveries in the warehouse (once per delivery id). Example: estate-etl alerts load"))
 
@@ -252,6 +261,7 @@ export const serveAlertsCommand = Command.make(
   {
     host: Options.text("host").pipe(Options.withDefault("127.0.0.1"), Options.withDescription("Interface to bind (default 127.0.0.1)")),
     port: Options.integer("port").pipe(Options.withDefault(8787), Options.withDescription("Port (default 8787; 0 picks a free one)")),
+    config,
     spool,
     warehouse,
     loadBatch,
@@ -288,6 +298,8 @@ export const serveAlertsCommand = Command.make(
         ] as const) {
           if (value < 1) return yield* Effect.fail(new InvalidInput({ field, detail: "must be at least 1" }))
         }
+        // settled before listening, so a settings error stops the receiver before any delivery
+        const warehouseFile = o.loadInterval > 0 ? yield* warehousePath(o) : undefined
         const r = yield* startReceiver({
           host: o.host,
           port: o.port,
@@ -303,10 +315,10 @@ export const serveAlertsCommand = Command.make(
         process.stdout.write(
           `listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`
         )
-        if (o.loadInterval > 0) {
+        if (warehouseFile !== undefined) {
           // The warehouse is opened per pass, so other commands can use it in between.
           const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
-            Effect.provide(Warehouse.Default({ path: o.warehouse })),
+            Effect.provide(Warehouse.Default({ path: warehouseFile })),
             Effect.tap((s) =>
               s.loaded > 0
                 ? Effect.sync(() =>

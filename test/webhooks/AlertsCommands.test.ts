@@ -153,4 +153,15 @@ describe("alerts commands", () => {
     expect(JSON.parse(await run(...args))).toMatchObject({ read: 3, loaded: 2, duplicates: 1 })
     expect(JSON.parse(await run(...args))).toMatchObject({ read: 0, loaded: 0 })
   })
+
+  it("without --warehouse, loads into the settings' warehouse, as every other command reads it", async () => {
+    const dir = tempDir()
+    const spool = nodePath.join(dir, "spool.ndjson")
+    fs.writeFileSync(spool, JSON.stringify({ id: "c", timestamp: 1_780_000_000, receivedAt: 1_780_000_000_000, body: eventBody(3) }) + "\n")
+    const warehouse = nodePath.join(dir, "settings-warehouse.duckdb")
+    const config = nodePath.join(dir, "settings.json")
+    fs.writeFileSync(config, JSON.stringify({ warehouse }))
+    expect(JSON.parse(await run("load", "--config", config, "--spool", spool, "--json"))).toMatchObject({ read: 1, loaded: 1 })
+    expect(fs.existsSync(warehouse)).toBe(true)
+  })
 })
