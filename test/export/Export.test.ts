@@ -9,17 +9,7 @@ import { exportParquet } from "../../src/export/ParquetExport.js"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { WarehouseError } from "../../src/load/WarehouseError.js"
 import { page, plotRow, plots, snapshots, tempDir } from "../load/fixtures.js"
-
-/** The visible entries of an export folder, after checking that each hidden one is the version a link points to. */
-const exportedNames = (dir: string): Array<string> => {
-  const names = fs.readdirSync(dir)
-  const visible = names.filter((n) => !n.startsWith(".")).sort()
-  const linked = visible.flatMap((n) =>
-    fs.lstatSync(nodePath.join(dir, n)).isSymbolicLink() ? [fs.readlinkSync(nodePath.join(dir, n))] : []
-  )
-  expect(names.filter((n) => n.startsWith(".") && n !== ".estate-etl-output.json").sort()).toEqual(linked.sort())
-  return visible
-}
+import { exportedNames } from "../support/exportedNames.js"
 
 const columns = plots.columns.map((c) => c.name)
 

@@ -12,17 +12,7 @@ import { mergeWarehouses } from "../../src/load/MergeWarehouses.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { Row, TableSpec } from "../../src/normalize/Table.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
-
-/** The visible entries of an export folder, after checking that each hidden one is the version a link points to. */
-const exportedNames = (dir: string): Array<string> => {
-  const names = fs.readdirSync(dir)
-  const visible = names.filter((n) => !n.startsWith(".")).sort()
-  const linked = visible.flatMap((n) =>
-    fs.lstatSync(nodePath.join(dir, n)).isSymbolicLink() ? [fs.readlinkSync(nodePath.join(dir, n))] : []
-  )
-  expect(names.filter((n) => n.startsWith(".") && n !== ".estate-etl-output.json").sort()).toEqual(linked.sort())
-  return visible
-}
+import { exportedNames } from "../support/exportedNames.js"
 
 /** The fixtures' plots as a history table, with a status, an extraction time and a volatile counter. */
 const history: TableSpec = {
