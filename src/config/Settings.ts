@@ -121,7 +121,10 @@ export const DuckDbSection = Schema.Struct({
       })
     )
   ),
-  /** DuckDB's worker threads for pipeline runs. Default DuckDB's own (one per core). */
+  /**
+   * DuckDB's worker threads, for everything when set. Default: 1 while a run lands pages
+   * (`LANDING_THREADS`, measured cheaper), DuckDB's own (one per core) for exports and queries.
+   */
   threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256)))
 })
 

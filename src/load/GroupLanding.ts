@@ -54,7 +54,8 @@ export const readRun = async (conn: DuckDBConnection, runId: string) => {
 
 /**
  * Lands `commits` (all of run `runId`, whose counters are `run`) in the caller's transaction;
- * `raws[i]` is where the body of `commits[i]` was archived, if it was. Returns each page's rows
+ * `raws[i]` is where the body of `commits[i]` was archived, if it was; `filled` names the staging
+ * tables an earlier run of the same group commit filled (emptied first). Returns each page's rows
  * per table.
  */
 export const landGroup = async (
@@ -64,7 +65,8 @@ export const landGroup = async (
   commits: ReadonlyArray<PageCommit>,
   raws: ReadonlyArray<ArchivedRaw | undefined>,
   at: string,
-  specOf: (table: string) => TableSpec
+  specOf: (table: string) => TableSpec,
+  filled: Set<string> = new Set()
 ): Promise<Array<PageSummary>> => {
   const rowsPerTable = run.rowsPerTable // updated in place: the next group of the same run in this commit goes on from it
   const pipeline = commits[0]!.pipeline
@@ -85,9 +87,10 @@ export const landGroup = async (
 
   for (const [table, rows] of byTable) {
     const spec = specOf(table)
-    await stageRows(conn, spec, rows)
+    const { uniqueKeys } = await stageRows(conn, spec, rows, filled.has(table))
+    filled.add(table)
     if (rows.length > 0) {
-      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom })) await conn.run(sql)
+      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom }, uniqueKeys)) await conn.run(sql)
     }
     if (spec.disposition === "replace") {
       await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)

@@ -86,10 +86,19 @@ export const createStage = (conn: DuckDBConnection, spec: TableSpec) =>
     ].join(", ")})`
   )
 
-/** Appends `rows` to the (emptied) staging table; `_seq` keeps their order for "last wins". */
-export const stageRows = async (conn: DuckDBConnection, spec: TableSpec, rows: ReadonlyArray<Row>): Promise<void> => {
-  await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
-  if (rows.length === 0) return
+/**
+ * Appends `rows` to the staging table (created afresh for each group commit; `used`: it already
+ * holds another run's rows of this commit, deleted first); `_seq` keeps their order for "last wins".
+ */
+export const stageRows = async (
+  conn: DuckDBConnection,
+  spec: TableSpec,
+  rows: ReadonlyArray<Row>,
+  used = false
+): Promise<{ readonly uniqueKeys: boolean }> => {
+  if (used) await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
+  if (rows.length === 0) return { uniqueKeys: true }
+  const uniqueKeys = keysUnique(spec, rows)
   const names = spec.columns.map((c) => c.name)
   const writers = spec.columns.map((c) => writerOf(stageType(c.type)))
   const width = names.length
@@ -116,6 +125,40 @@ export const stageRows = async (conn: DuckDBConnection, spec: TableSpec, rows: R
   } finally {
     app.closeSync()
   }
+  return { uniqueKeys }
+}
+
+/**
+ * Whether no two rows share a primary key (then "last per key" needs no window over the staged
+ * rows: measured, a sixth of the landing's CPU). Only text and integer keys are checked here, by
+ * their text, so a doubtful case (1 and "1") counts as a duplicate and takes the window.
+ */
+const keysUnique = (spec: TableSpec, rows: ReadonlyArray<Row>): boolean => {
+  const key = spec.primaryKey
+  if (key.length === 0) return true
+  // a key that DuckDB casts (a date, a timestamp) may be equal under two spellings
+  for (const k of key) {
+    const t = parseColumnType(spec.columns.find((c) => c.name === k)?.type ?? "JSON")
+    if (t.kind !== "scalar" || !["VARCHAR", "BIGINT", "INTEGER"].includes(t.name)) return false
+  }
+  const seen = new Set<unknown>()
+  if (key.length === 1) {
+    const k = key[0]!
+    for (const row of rows) {
+      const v = row[k]
+      const norm = typeof v === "number" || typeof v === "bigint" ? String(v) : v
+      if (seen.has(norm)) return false
+      seen.add(norm)
+    }
+    return true
+  }
+  for (const row of rows) {
+    let v = String(row[key[0]!])
+    for (let i = 1; i < key.length; i++) v += `\u0000${String(row[key[i]!])}`
+    if (seen.has(v)) return false
+    seen.add(v)
+  }
+  return true
 }
 
 const castOf = (type: ColumnType, col: string) => landingCast(parseColumnType(type), ident(col))
@@ -138,12 +181,12 @@ export const deleteKeysSql = (spec: TableSpec, target: string, source: string) =
  * with the target instead of a `DELETE ... USING` and an `INSERT` (measured: a fifth to a third
  * less landing time per page, one statement less per table; docs/BENCHMARKS.md).
  */
-const mergeSql = (spec: TableSpec) => {
+const mergeSql = (spec: TableSpec, staged: string) => {
   const target = ident(spec.name)
   const keys = new Set(spec.primaryKey)
   const cols = spec.columns.map((c) => ident(c.name))
   const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
-  return `MERGE INTO ${target} USING (${lastPerKey(spec, castedSelect(spec), "_seq")}) AS _s
+  return `MERGE INTO ${target} USING (${staged}) AS _s
     ON ${spec.primaryKey.map((k) => `${target}.${ident(k)} = _s.${ident(k)}`).join(" AND ")}
     WHEN MATCHED THEN ${rest.length > 0 ? `UPDATE SET ${rest.map((c) => `${c} = _s.${c}`).join(", ")}` : "DO NOTHING"}
     WHEN NOT MATCHED THEN INSERT (${cols.join(", ")}) VALUES (${cols.map((c) => `_s.${c}`).join(", ")})`
@@ -155,16 +198,19 @@ const mergeSql = (spec: TableSpec) => {
  */
 export const landSql = (
   spec: TableSpec,
-  ctx: { runId: string; pipeline: string; extractedAt: string; validFrom: string }
+  ctx: { runId: string; pipeline: string; extractedAt: string; validFrom: string },
+  uniqueKeys = false
 ): ReadonlyArray<string> => {
   const cols = spec.columns.map((c) => ident(c.name)).join(", ")
+  // the staged rows, the last per key (all of them when `stageRows` found no key twice)
+  const last = uniqueKeys ? castedSelect(spec) : lastPerKey(spec, castedSelect(spec), "_seq")
   switch (spec.disposition) {
     case "merge":
       return spec.primaryKey.length > 0
-        ? [mergeSql(spec)]
+        ? [mergeSql(spec, last)]
         : [
             deleteKeysSql(spec, ident(spec.name), castedSelect(spec)),
-            `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${lastPerKey(spec, castedSelect(spec), "_seq")})`
+            `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${last})`
           ]
     case "append":
       return [
@@ -172,7 +218,7 @@ export const landSql = (
         SELECT ${cols}, ${literal(ctx.runId)}, CAST(${literal(ctx.extractedAt)} AS TIMESTAMPTZ) FROM (${castedSelect(spec)}) ORDER BY _seq`
       ]
     case "history":
-      return historyLandSql(spec, lastPerKey(spec, castedSelect(spec), "_seq"), ctx.validFrom)
+      return historyLandSql(spec, last, ctx.validFrom)
     case "replace":
       return [
         `INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)

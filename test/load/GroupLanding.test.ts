@@ -1,0 +1,126 @@
+/**
+ * The lean landing path (issue 18): staging tables hold one group at a time (DuckDB's memory stays
+ * flat however many groups land), "last per key" is right whether or not a group repeats a key,
+ * and DuckDB lands with one thread unless the settings give it threads.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import * as os from "node:os"
+import * as nodePath from "node:path"
+import { LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
+import { links, page, plotRow, plots, tempDir } from "./fixtures.js"
+
+const open = (dir: string, threads?: number) =>
+  makeWarehouse({ path: nodePath.join(dir, "warehouse.duckdb"), rawDir: false, ...(threads ? { threads } : {}) })
+
+describe("group landing", () => {
+  it.scoped("staging holds one group at a time: its storage does not grow with the groups landed", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir())
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "r", pipeline: "plots" })
+      // segments of the staging table's storage: a table emptied with DELETE keeps every block it had
+      const segments = Effect.map(
+        wh.query(
+          `SELECT count(*)::INTEGER AS n, count(DISTINCT row_group_id)::INTEGER AS groups FROM pragma_storage_info('temp.main._stage_plots')`
+        ),
+        (r) => r[0]!
+      )
+      const group = (g: number) =>
+        wh.commitPages(
+          Array.from({ length: 4 }, (_, p) =>
+            page(
+              "r",
+              { plots: Array.from({ length: 1500 }, (_, i) => plotRow(g * 10_000 + p * 1500 + i)) },
+              { key: "ES", value: g * 4 + p }
+            )
+          )
+        )
+      for (let g = 0; g < 3; g++) yield* group(g)
+      const early = yield* segments
+      for (let g = 3; g < 24; g++) yield* group(g)
+      const late = yield* segments
+      expect(yield* wh.tableCounts()).toEqual({ plots: 24 * 6000 })
+      // 24 groups staged 144,000 rows; the staging tables hold the last group's 6,000
+      const staged = yield* wh.query(`SELECT count(*)::INTEGER AS n FROM temp.main._stage_plots`)
+      expect(staged[0]!.n).toBe(6000)
+      expect(late).toEqual(early)
+      expect(late.groups).toBe(1)
+    })
+  )
+
+  it.scoped("the last row per key wins across the pages of one group, and rows without repeats all land", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir())
+      yield* wh.ensureTables([plots, links])
+      yield* wh.startRun({ runId: "r", pipeline: "plots" })
+      // no key twice in this group: every row lands as it is
+      yield* wh.commitPages([
+        page(
+          "r",
+          { plots: [plotRow(1), plotRow(2)], plot_agency_links: [{ plot_id: "plot_1", agency: "a", since: "2026-01-01" }] },
+          { key: "ES", value: 1 }
+        ),
+        page(
+          "r",
+          { plots: [plotRow(3)], plot_agency_links: [{ plot_id: "plot_1", agency: "b", since: "2026-01-02" }] },
+          { key: "ES", value: 2 }
+        )
+      ])
+      // the same keys on two pages of one group (and 1 against "1"-like doubt on a composite key): the later page wins
+      yield* wh.commitPages([
+        page(
+          "r",
+          { plots: [plotRow(1, { price_eur: 7 })], plot_agency_links: [{ plot_id: "plot_1", agency: "a", since: "2026-02-01" }] },
+          { key: "ES", value: 3 }
+        ),
+        page(
+          "r",
+          {
+            plots: [plotRow(1, { price_eur: 9 }), plotRow(4)],
+            plot_agency_links: [{ plot_id: "plot_1", agency: "a", since: "2026-03-01" }]
+          },
+          { key: "ES", value: 4 }
+        )
+      ])
+      const rows = yield* wh.query(`SELECT id, price_eur FROM plots ORDER BY id`)
+      expect(rows).toEqual([
+        { id: "plot_1", price_eur: 9 },
+        { id: "plot_2", price_eur: plotRow(2).price_eur },
+        { id: "plot_3", price_eur: plotRow(3).price_eur },
+        { id: "plot_4", price_eur: plotRow(4).price_eur }
+      ])
+      const linked = yield* wh.query(`SELECT agency, strftime(since, '%Y-%m-%d') AS since FROM plot_agency_links ORDER BY agency`)
+      expect(linked).toEqual([
+        { agency: "a", since: "2026-03-01" },
+        { agency: "b", since: "2026-01-02" }
+      ])
+    })
+  )
+
+  it.scoped("DuckDB lands with LANDING_THREADS while a run is open and gets its own default back when it finishes", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir())
+      const threads = Effect.map(wh.query(`SELECT current_setting('threads')::INTEGER AS t`), (r) => r[0]!.t)
+      const own = yield* threads
+      expect(own).toBe(os.availableParallelism())
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "a", pipeline: "plots" })
+      yield* wh.startRun({ runId: "b", pipeline: "plots" })
+      expect(yield* threads).toBe(LANDING_THREADS)
+      yield* wh.finishRun("a", "done")
+      expect(yield* threads).toBe(LANDING_THREADS) // b still lands
+      yield* wh.finishRun("b", "failed", "x")
+      expect(yield* threads).toBe(own)
+    })
+  )
+
+  it.scoped("threads given in the settings hold for runs too", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir(), 3)
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "a", pipeline: "plots" })
+      expect((yield* wh.query(`SELECT current_setting('threads')::INTEGER AS t`))[0]!.t).toBe(3)
+    })
+  )
+})
