@@ -9,7 +9,7 @@ import { extractInto, type Page } from "../../extract/Extract.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
-import { checkRejects, makeLanding } from "./Land.js"
+import { checkRejects, makeLanding, normalizedEntry, type QueuedEntry } from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
 
@@ -26,7 +26,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
       yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
     }
 
-    const queue = yield* makePageQueue<JournalEntry>()
+    const queue = yield* makePageQueue<QueuedEntry>()
     /** A fetched page goes to the journal and the queue at once; its slice fetches on when there is room. */
     const accept = (page: Page) =>
       Effect.gen(function* () {
@@ -60,10 +60,10 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             }
           ]
         })
-        yield* journalIo(() => {
-          writer?.append(entry)
-          queue.put(entry)
-        })
+        yield* journalIo(() => writer?.append(entry))
+        // normalized on arrival: the queue holds the page's rows, and its parsed records die young
+        // instead of waiting in the queue for the group commit (and growing V8's old space)
+        yield* Effect.sync(() => queue.put(normalizedEntry(run, entry)))
         yield* queue.reserve
       })
 

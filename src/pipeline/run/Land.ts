@@ -8,6 +8,7 @@ import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
+import type { Normalized } from "../../normalize/Normalizer.js"
 
 /** Fails the run when more records failed their schema than the settings allow. */
 export const checkRejects = (run: RunContext, state: RunState) =>
@@ -24,12 +25,30 @@ export const checkRejects = (run: RunContext, state: RunState) =>
       : Effect.void
   )
 
-export const makeLanding = (run: RunContext, state: RunState) => (entries: ReadonlyArray<JournalEntry>) =>
+/** A page waiting to land: normalized when it arrived (`records` then emptied), or a journal replay. */
+export type QueuedEntry = JournalEntry & { readonly normalized?: Normalized; readonly received?: number }
+
+const normalizeEntry = (run: RunContext, e: Pick<JournalEntry, "records" | "slice">) =>
+  run.normalize(e.records, { runId: run.runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
+
+/**
+ * The entry as it waits in the queue: its rows, without its parsed records (the journal already
+ * holds the page). The records are then garbage as soon as the page is normalized, instead of
+ * waiting in the queue for the group commit and being moved to V8's old space.
+ */
+export const normalizedEntry = (run: RunContext, e: JournalEntry): QueuedEntry => ({
+  ...e,
+  records: [],
+  received: e.records.length,
+  normalized: normalizeEntry(run, e)
+})
+
+const receivedOf = (e: QueuedEntry) => e.received ?? e.records.length
+
+export const makeLanding = (run: RunContext, state: RunState) => (entries: ReadonlyArray<QueuedEntry>) =>
   Effect.gen(function* () {
     const { pipeline, runId } = run
-    const normalized = entries.map((e) =>
-      run.normalize(e.records, { runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
-    )
+    const normalized = entries.map((e) => e.normalized ?? normalizeEntry(run, e))
     yield* run.warehouse.commitPages(
       entries.map((e, i) => ({
         runId,
@@ -45,7 +64,7 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
         slice: {
           key: e.slice,
           declared: e.declared,
-          received: e.missing ? 0 : e.records.length,
+          received: e.missing ? 0 : receivedOf(e),
           landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
           rejected: e.missing ? 0 : normalized[i]!.rejects.length,
           end: e.end,
@@ -104,7 +123,7 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
       attributes: {
         pipeline: run.pipeline.name,
         pages: entries.length,
-        records: entries.reduce((n, e) => n + e.records.length, 0),
+        records: entries.reduce((n, e) => n + receivedOf(e), 0),
         units: entries.reduce((n, e) => n + e.units, 0)
       }
     })
