@@ -22,13 +22,16 @@ const fast = await fastPath(process.argv, new URL(HELP_SNAPSHOT, import.meta.url
 if (fast !== undefined) {
   process.stdout.write("", () => process.exit(fast))
 } else {
-  const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }] = await Promise.all([
-    import("effect"),
-    import("../pipeline/Shutdown.js"),
-    import("./Cli.js"),
-    import("../config/DotEnv.js"),
-    import("../shared/ErrorClass.js")
-  ])
+  const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }, { applyHeapPolicy }] =
+    await Promise.all([
+      import("effect"),
+      import("../pipeline/Shutdown.js"),
+      import("./Cli.js"),
+      import("../config/DotEnv.js"),
+      import("../shared/ErrorClass.js"),
+      import("./HeapPolicy.js")
+    ])
+  applyHeapPolicy()
   type StopSignal = import("../pipeline/Shutdown.js").StopSignal
 
   const shutdown = makeShutdown()
