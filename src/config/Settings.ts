@@ -113,7 +113,10 @@ export const SandboxSection = Schema.Struct({
 })
 
 export const DuckDbSection = Schema.Struct({
-  /** DuckDB's memory_limit for pipeline runs, e.g. `256MB` or `2GB`. Default DuckDB's own (80% of RAM). */
+  /**
+   * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 128MB while a
+   * run lands pages (`LANDING_MEMORY_LIMIT`), DuckDB's own (80% of RAM) for exports and queries.
+   */
   memoryLimit: Schema.optional(
     Schema.String.pipe(
       Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {

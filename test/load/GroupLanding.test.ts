@@ -1,13 +1,13 @@
 /**
  * The lean landing path (issue 18): staging tables hold one group at a time (DuckDB's memory stays
  * flat however many groups land), "last per key" is right whether or not a group repeats a key,
- * and DuckDB lands with one thread unless the settings give it threads.
+ * and DuckDB lands with one thread and a 128 MB cache unless the settings say otherwise.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
+import { LANDING_MEMORY_LIMIT, LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
 import { links, page, plotRow, plots, tempDir } from "./fixtures.js"
 
 const open = (dir: string, threads?: number) =>
@@ -98,20 +98,27 @@ describe("group landing", () => {
     })
   )
 
-  it.scoped("DuckDB lands with LANDING_THREADS while a run is open and gets its own default back when it finishes", () =>
+  it.scoped("DuckDB lands with the landing settings while a run is open and gets its own defaults back when it finishes", () =>
     Effect.gen(function* () {
       const wh = yield* open(tempDir())
-      const threads = Effect.map(wh.query(`SELECT current_setting('threads')::INTEGER AS t`), (r) => r[0]!.t)
-      const own = yield* threads
-      expect(own).toBe(os.availableParallelism())
+      const settings = Effect.map(
+        wh.query(`SELECT current_setting('threads')::INTEGER AS threads, current_setting('memory_limit') AS memory`),
+        (r) => r[0]!
+      )
+      const own = yield* settings
+      expect(own.threads).toBe(os.availableParallelism())
       yield* wh.ensureTables([plots])
       yield* wh.startRun({ runId: "a", pipeline: "plots" })
       yield* wh.startRun({ runId: "b", pipeline: "plots" })
-      expect(yield* threads).toBe(LANDING_THREADS)
+      const during = yield* settings
+      expect(during.threads).toBe(LANDING_THREADS)
+      // DuckDB shows the limit in MiB of its own rounding: 128MB is 122.0 MiB
+      expect(during.memory).toMatch(/^12\d\.\d MiB$/)
+      expect(LANDING_MEMORY_LIMIT).toBe("128MB")
       yield* wh.finishRun("a", "done")
-      expect(yield* threads).toBe(LANDING_THREADS) // b still lands
+      expect(yield* settings).toEqual(during) // b still lands
       yield* wh.finishRun("b", "failed", "x")
-      expect(yield* threads).toBe(own)
+      expect(yield* settings).toEqual(own)
     })
   )
 
