@@ -84,6 +84,9 @@ export const toolkitRun = async (settings: string, set: PlaceSet, warehouse: str
     "-p",
     `concurrency=${CONCURRENCY}`
   )
+  // a place beyond the pipeline's default bound (1,000 pages) would be capped, not read whole
+  const pages = Math.max(...set.places.map((p) => Math.ceil(p.count / PAGE) + 1))
+  if (pages > 1000) args.push("-p", `maxPages=${pages}`)
   const f = await measured(process.execPath, args, { env: CLI_ENV, cwd: path.dirname(settings) })
   const [summary] = json<Array<{ status: string; rowsPerTable: Record<string, number> }>>(f, "estate-etl run", true)
   if (summary?.status !== "done") throw new Error(`toolkit run ended ${summary?.status}: ${f.stderr.slice(-1000)}`)

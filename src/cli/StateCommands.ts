@@ -29,7 +29,7 @@ import {
 import { Warehouse } from "../load/Warehouse.js"
 import { WarehouseError } from "../load/WarehouseError.js"
 import { InvalidInput } from "../pipeline/RunError.js"
-import { jsonSafe, outputWidth, table, wrap } from "./Format.js"
+import { grouped, jsonSafe, outputWidth, table, wrap } from "./Format.js"
 import { existingWritableWarehouse, readOnlyWarehouse } from "./WarehouseAccess.js"
 
 const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
@@ -90,7 +90,7 @@ const withWarehouse = <A, E, R>(
     )
   })
 
-const rowsText = (rows: number | null) => (rows === null ? "not created" : `${rows.toLocaleString("en-US")} row${rows === 1 ? "" : "s"}`)
+const rowsText = (rows: number | null) => (rows === null ? "not created" : `${grouped(rows)} row${rows === 1 ? "" : "s"}`)
 
 const positionText = (s: SliceState) =>
   s.watermark !== undefined ? `watermark ${s.watermark}` : (JSON.stringify(s.value, (_k, v) => jsonSafe(v)) ?? "")
