@@ -12,6 +12,10 @@
  * `OTEL_EXPORTER_OTLP_PROTOCOL` (`http/json`, the default here, or `http/protobuf`),
  * `OTEL_RESOURCE_ATTRIBUTES`, `OTEL_SDK_DISABLED=true` (off).
  *
+ * Without an endpoint no span is recorded at all (Effect's tracer is disabled for the command, so
+ * `withSpan` makes a no-op span, and the request counters are skipped): measured, about a third of
+ * the per-request overhead of the host clients (docs/BENCHMARKS.md).
+ *
  * The exporter never fails or holds a run: exports happen beside the work, the flush at the end
  * of the command is bounded (`FLUSH_MS` per signal), and a receiver that cannot be reached costs
  * one warning line on stderr.
@@ -67,7 +71,7 @@ export const telemetryConfig = (env: NodeJS.ProcessEnv = process.env): Telemetry
 export const withTelemetry = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.suspend(() => {
     const config = telemetryConfig()
-    if (config === undefined) return effect
+    if (config === undefined) return Effect.withTracerEnabled(effect, false)
     const watch = { failed: 0, pending: 0, last: "" }
     const layer = Layer.unwrapEffect(Effect.promise(() => import("./OtlpExport.js")).pipe(Effect.map((m) => m.otlpLayer(config, watch))))
     return effect.pipe(

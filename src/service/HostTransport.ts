@@ -193,6 +193,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         }),
         Effect.withSpan(`HostTransport.send`, {
           kind: "client",
+          captureStackTrace: false,
           attributes: { operation: req.operation, method: req.method, "url.path": path, ...(query ? { "url.query": query } : {}) }
         })
       )

@@ -196,7 +196,7 @@ export const makePlatformClient = Effect.gen(function* () {
           return charged > 0 ? { charged, requestId: (e as { requestId?: string }).requestId } : undefined
         }
       )
-    }).pipe(Effect.withSpan(`PlatformClient.${spec.operation}`))
+    }).pipe(Effect.withSpan(`PlatformClient.${spec.operation}`, { captureStackTrace: false }))
 
   /**
    * A list call: the body read through the operation's response shape (`service.shapes`). A body

@@ -5,7 +5,7 @@
  * body) cannot reach it; a query parameter named like a credential and anything shaped like a
  * JWT in the URL are replaced by `<redacted>` besides.
  */
-import { Effect } from "effect"
+import { Effect, LogLevel } from "effect"
 import { isCredentialKey, REDACTED } from "../config/Credentials.js"
 
 const JWT = /eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g
@@ -34,10 +34,15 @@ export interface Exchange {
 
 /** Logs one attempt at Debug (a no-op below that level): `GET /path?query status=200 units=1 ms=35 operation=...`. */
 export const logExchange = (e: Exchange): Effect.Effect<void> =>
-  Effect.logDebug(`${e.method} ${pathForLog(e.url)}`).pipe(
-    Effect.annotateLogs({
-      ...("status" in e.outcome ? { status: e.outcome.status, units: e.outcome.units } : { failed: e.outcome.failure }),
-      ms: e.ms,
-      operation: e.operation
-    })
-  )
+  Effect.whenLogLevel(
+    Effect.suspend(() =>
+      Effect.logDebug(`${e.method} ${pathForLog(e.url)}`).pipe(
+        Effect.annotateLogs({
+          ...("status" in e.outcome ? { status: e.outcome.status, units: e.outcome.units } : { failed: e.outcome.failure }),
+          ms: e.ms,
+          operation: e.operation
+        })
+      )
+    ),
+    LogLevel.Debug
+  ).pipe(Effect.asVoid)

@@ -150,7 +150,7 @@ export const makeTokenClient = Effect.gen(function* () {
         )
       const res = yield* attempt(0)
       return yield* decode(operation, res, options)
-    }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation } }))
+    }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation }, captureStackTrace: false }))
   }
 
   const post = <A>(
