@@ -8,14 +8,7 @@
  * Timestamps (TIMESTAMPTZ with time zone `UTC`), text as Utf8, JSON as Utf8 marked `arrow.json`,
  * LIST / STRUCT / MAP as List / Struct / Map (`ArrowTypes.ts`); any other type is rendered as text.
  */
-import {
-  type DuckDBConnection,
-  type DuckDBDataChunk,
-  type DuckDBDecimalType,
-  type DuckDBType,
-  DuckDBTypeId,
-  type DuckDBVector
-} from "@duckdb/node-api"
+import type { DuckDBConnection, DuckDBDataChunk, DuckDBType, DuckDBVector } from "@duckdb/node-api"
 import * as Arrow from "apache-arrow"
 import { Effect } from "effect"
 import * as fs from "node:fs/promises"
@@ -70,8 +63,7 @@ const built = <T extends Arrow.DataType>(type: T, read: (v: any) => unknown): Co
 })
 
 /** DECIMAL: the unscaled values as 128-bit words, nulls into a validity bitmap. */
-const decimal = (t: DuckDBDecimalType): ColumnPlan => {
-  const type = new Arrow.Decimal(t.scale, t.width, 128)
+const decimal = (type: Arrow.Decimal): ColumnPlan => {
   return {
     type,
     build: (vector, length) => {
@@ -91,72 +83,50 @@ const decimal = (t: DuckDBDecimalType): ColumnPlan => {
   }
 }
 
+/**
+ * How a column is built: its Arrow type is the one `arrowTypeOf` gives (`ArrowTypes.ts`, the one
+ * mapping of types); fixed-width values go straight into typed arrays, the rest (booleans, text,
+ * nested values) through apache-arrow's builders with `jsValueOf`.
+ */
 const planOf = (t: DuckDBType): ColumnPlan => {
-  switch (t.typeId) {
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
-      return fixed(
-        new Arrow.Int32(),
-        (n) => new Int32Array(n),
-        (v: number) => v
-      )
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UINTEGER:
-      return fixed(
-        new Arrow.Int64(),
-        (n) => new BigInt64Array(n),
-        (v: number | bigint) => BigInt(v)
-      )
-    // sums of BIGINT are HUGEINT in DuckDB: numbers, not text, for notebooks (exact up to 2^53)
-    case DuckDBTypeId.HUGEINT:
-    case DuckDBTypeId.UHUGEINT:
-    case DuckDBTypeId.UBIGINT:
-      return fixed(
-        new Arrow.Float64(),
-        (n) => new Float64Array(n),
-        (v: number | bigint) => Number(v)
-      )
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
-      return fixed(
-        new Arrow.Float64(),
-        (n) => new Float64Array(n),
-        (v: number) => v
-      )
-    case DuckDBTypeId.DECIMAL:
-      return decimal(t as DuckDBDecimalType)
-    case DuckDBTypeId.DATE:
-      return fixed(
-        new Arrow.DateDay(),
-        (n) => new Int32Array(n),
-        (v: { days: number }) => v.days
-      )
-    case DuckDBTypeId.TIMESTAMP:
-      return fixed(
-        new Arrow.TimestampMicrosecond(),
-        (n) => new BigInt64Array(n),
-        (v: { micros: bigint }) => v.micros
-      )
-    case DuckDBTypeId.TIMESTAMP_TZ:
-      return fixed(
-        new Arrow.TimestampMicrosecond("UTC"),
-        (n) => new BigInt64Array(n),
-        (v: { micros: bigint }) => v.micros
-      )
-    case DuckDBTypeId.BOOLEAN:
-      return built(new Arrow.Bool(), (v: boolean) => v)
-    case DuckDBTypeId.VARCHAR:
-      return built(new Arrow.Utf8(), (v: string) => v)
-    case DuckDBTypeId.LIST:
-    case DuckDBTypeId.STRUCT:
-    case DuckDBTypeId.MAP:
-      return built(arrowTypeOf(t), jsValueOf(t))
-    default:
-      return built(new Arrow.Utf8(), (v: unknown) => String(v))
+  const type = arrowTypeOf(t)
+  if (Arrow.DataType.isInt(type)) {
+    return type.bitWidth === 64
+      ? fixed(
+          type,
+          (n) => new BigInt64Array(n),
+          (v: number | bigint) => BigInt(v)
+        )
+      : fixed(
+          type,
+          (n) => new Int32Array(n),
+          (v: number) => v
+        )
   }
+  // HUGEINT sums of BIGINT among them: numbers, not text, for notebooks (exact up to 2^53)
+  if (Arrow.DataType.isFloat(type)) {
+    return fixed(
+      type,
+      (n) => new Float64Array(n),
+      (v: number | bigint) => Number(v)
+    )
+  }
+  if (Arrow.DataType.isDecimal(type)) return decimal(type)
+  if (Arrow.DataType.isDate(type)) {
+    return fixed(
+      type,
+      (n) => new Int32Array(n),
+      (v: { days: number }) => v.days
+    )
+  }
+  if (Arrow.DataType.isTimestamp(type)) {
+    return fixed(
+      type,
+      (n) => new BigInt64Array(n),
+      (v: { micros: bigint }) => v.micros
+    )
+  }
+  return built(type, jsValueOf(t))
 }
 
 /** Runs `sql` and builds an Arrow table from its result, streaming chunk by chunk. */
