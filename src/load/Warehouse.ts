@@ -232,7 +232,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
       ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : [])
     ]
-    const landingThreads = (delta: 1 | -1) =>
+    const landingMode = (delta: 1 | -1) =>
       landingSettings.length === 0 || options.readOnly
         ? Effect.void
         : db.use("Cannot set DuckDB's landing settings", async (conn) => {
@@ -243,7 +243,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
 
     const startRun = Effect.fn("Warehouse.startRun")(function* (run: StartRun) {
       const at = yield* now
-      yield* landingThreads(1)
+      yield* landingMode(1)
       yield* db.use("Cannot start the run", (conn) =>
         conn.run(
           `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur) VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?)
@@ -270,7 +270,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
           })
         )
       )
-      yield* landingThreads(-1)
+      yield* landingMode(-1)
     })
 
     /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
