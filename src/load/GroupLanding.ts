@@ -66,7 +66,7 @@ export const landGroup = async (
   raws: ReadonlyArray<ArchivedRaw | undefined>,
   at: string,
   specOf: (table: string) => TableSpec,
-  filled: Set<string> = new Set()
+  filled: Set<string>
 ): Promise<Array<PageSummary>> => {
   const rowsPerTable = run.rowsPerTable // updated in place: the next group of the same run in this commit goes on from it
   const pipeline = commits[0]!.pipeline

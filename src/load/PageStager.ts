@@ -94,7 +94,7 @@ export const stageRows = async (
   conn: DuckDBConnection,
   spec: TableSpec,
   rows: ReadonlyArray<Row>,
-  used = false
+  used: boolean
 ): Promise<{ readonly uniqueKeys: boolean }> => {
   if (used) await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
   if (rows.length === 0) return { uniqueKeys: true }
