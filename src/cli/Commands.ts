@@ -23,7 +23,7 @@ import { makeMissingKeyTables, planNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
 import { eur, jsonSafe, table } from "./Format.js"
-import { listOutput } from "./ListOutput.js"
+import { listEntryOf, listOutput } from "./ListOutput.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
@@ -58,7 +58,17 @@ const wide = Options.boolean("wide").pipe(
 )
 
 const list = Command.make("list", { config, json, wide }, (o) =>
-  withSettings(o.config, (settings, catalogue) => Effect.sync(() => process.stdout.write(listOutput(settings, catalogue, o))))
+  withSettings(o.config, (settings, catalogue) =>
+    Effect.sync(() =>
+      process.stdout.write(
+        listOutput(
+          settings,
+          catalogue.all.map((p) => listEntryOf(p, originOf(catalogue, p.name))),
+          o
+        )
+      )
+    )
+  )
 ).pipe(Command.withDescription("List the pipelines and sets. Examples: estate-etl list; estate-etl list --wide"))
 
 const plan = Command.make("plan", { config, names, params, json }, (o) =>

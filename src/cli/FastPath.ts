@@ -1,10 +1,11 @@
 /**
  * The cold start's fast path: `estate-etl --help` (of any command, or a group named alone) and a
  * plain `estate-etl list` answered without building the command line, so neither loads
- * @effect/cli, DuckDB, Arrow, the HTTP client or the sandbox. Help comes from the command tree
- * saved at build time (`HelpSnapshot.ts`), `list` from the same settings, catalogue and text as
- * the `list` command (`ListOutput.ts`). Anything else (other flags, a missing snapshot under tsx, a
- * settings problem, a `.env` that could change the colour) answers `undefined`, and the full
+ * @effect/cli, DuckDB, Arrow, the HTTP client, the sandbox or the pipelines. Help comes from the
+ * command tree saved at build time (`HelpSnapshot.ts`), `list` from the built-in pipelines saved
+ * at build time, the same settings and the same text as the `list` command (`ListSnapshot.ts`).
+ * Anything else (other flags, a missing snapshot under tsx, a settings problem, the user's own
+ * pipeline modules, a `.env` that could change the colour) answers `undefined`, and the full
  * command line runs as before, so its messages and exit codes stay the only ones.
  */
 import * as fs from "node:fs"
@@ -13,6 +14,9 @@ import { type NodeJson, treeOf } from "./HelpSnapshot.js"
 import { colourFor, outputWidth } from "./Terminal.js"
 
 const HELP = new Set(["--help", "-h"])
+
+/** The built-in pipelines as `list` shows them (`ListSnapshot.ts`), written beside the bundle by the build. */
+export const LIST_SNAPSHOT = "list-snapshot.json"
 
 const helpOf = (args: ReadonlyArray<string>, snapshot: URL): number | undefined => {
   const asked = args.length > 0 && HELP.has(args[args.length - 1]!)
@@ -37,7 +41,7 @@ const helpOf = (args: ReadonlyArray<string>, snapshot: URL): number | undefined 
   return 0
 }
 
-const listOf = async (args: ReadonlyArray<string>): Promise<number | undefined> => {
+const listOf = async (args: ReadonlyArray<string>, snapshot: URL): Promise<number | undefined> => {
   let config: string | undefined
   let json = false
   let wide = false
@@ -49,17 +53,23 @@ const listOf = async (args: ReadonlyArray<string>): Promise<number | undefined> 
       config = args[++i]!
     else return undefined
   }
-  const { listOutputOrUndefined } = await import("./ListOutput.js")
-  const text = await listOutputOrUndefined(config, { json, wide })
+  const { listFromSnapshot } = await import("./ListSnapshot.js")
+  const text = await listFromSnapshot(config, { json, wide }, snapshot)
   if (text === undefined) return undefined
   process.stdout.write(text)
   return 0
 }
 
+/** The snapshots the build writes beside the bundle: the command tree and the built-in pipelines. */
+export interface Snapshots {
+  readonly help: URL
+  readonly list: URL
+}
+
 /** The exit code when `argv` (as in `process.argv`) was answered here, else `undefined`. */
-export const fastPath = async (argv: ReadonlyArray<string>, snapshot: URL): Promise<number | undefined> => {
+export const fastPath = async (argv: ReadonlyArray<string>, snapshots: Snapshots): Promise<number | undefined> => {
   const args = argv.slice(2)
-  if (args[0] === "list") return listOf(args)
-  if (args.every((a) => /^[a-z][a-z-]*$/.test(a) || HELP.has(a))) return helpOf(args, snapshot)
+  if (args[0] === "list") return listOf(args, snapshots.list)
+  if (args.every((a) => /^[a-z][a-z-]*$/.test(a) || HELP.has(a))) return helpOf(args, snapshots.help)
   return undefined
 }

@@ -11,7 +11,7 @@
  * `.env` in the working directory is read first; the environment wins over it (`config/DotEnv.ts`).
  */
 import * as nodeModule from "node:module"
-import { fastPath } from "./FastPath.js"
+import { fastPath, LIST_SNAPSHOT } from "./FastPath.js"
 import { HELP_SNAPSHOT } from "./HelpSnapshot.js"
 
 // Node 22.1+ keeps the compiled code of the bundle between runs (a cold start compiles ~5 MB of
@@ -23,7 +23,10 @@ const GRACE_MS = 1_800
 
 // `--help` and a plain `list` are answered before anything heavy loads (`FastPath.ts`); the
 // command line and what it needs load only when they are not (lazy imports, their own chunks)
-const fast = await fastPath(process.argv, new URL(HELP_SNAPSHOT, import.meta.url))
+const fast = await fastPath(process.argv, {
+  help: new URL(HELP_SNAPSHOT, import.meta.url),
+  list: new URL(LIST_SNAPSHOT, import.meta.url)
+})
 if (fast !== undefined) {
   process.stdout.write("", () => process.exit(fast))
 } else {

@@ -11,7 +11,6 @@
  */
 import { Effect, Either, Option } from "effect"
 import { loadEffectiveSettings } from "../config/EffectiveSettings.js"
-import * as nodePath from "node:path"
 import { catalogue as builtIns } from "../../pipelines/index.js"
 import { loadSettings, settingsFile } from "../config/loadSettings.js"
 import type { Settings } from "../config/Settings.js"
@@ -20,7 +19,7 @@ import { suggestion } from "../config/Suggest.js"
 import { InvalidInput } from "../shared/InvalidInput.js"
 import type { Pipeline } from "./Pipeline.js"
 import { pipelineProblem, sameTable } from "./PipelineCheck.js"
-import { importPipelines, moduleFiles } from "./PipelineModules.js"
+import { importPipelines, settingsModuleFiles } from "./PipelineModules.js"
 
 /** The pipelines this package ships. */
 export const builtInPipelines: ReadonlyArray<Pipeline> = builtIns
@@ -61,11 +60,7 @@ export const builtInPipeline = (nameOrOperation: string, field = "pipeline"): Ei
  */
 export const loadCatalogue = (settings: Settings, settingsPath: string | undefined): Effect.Effect<Catalogue, InvalidInput> =>
   Effect.gen(function* () {
-    const baseDir = settingsPath === undefined ? process.cwd() : nodePath.dirname(nodePath.resolve(settingsPath))
-    const files = yield* moduleFiles(settings.pipelineModules, baseDir, {
-      discover: settingsPath !== undefined,
-      field: `${settingsPath ?? "settings"}: pipelineModules`
-    })
+    const files = yield* settingsModuleFiles(settings.pipelineModules, settingsPath)
     const all: Array<Pipeline> = [...builtIns]
     const user: Array<{ pipeline: Pipeline; module: string }> = []
     for (const file of files) {

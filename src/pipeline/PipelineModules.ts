@@ -97,6 +97,20 @@ export const moduleFiles = (
   })
 
 /**
+ * The user's module files for settings read from `settingsPath` (module paths are relative to its
+ * folder, and only a file's folder is searched for a `pipelines/` folder), or given as an object
+ * (`undefined`: relative to the working directory, no search).
+ */
+export const settingsModuleFiles = (
+  pipelineModules: ReadonlyArray<string> | undefined,
+  settingsPath: string | undefined
+): Effect.Effect<ReadonlyArray<ModuleFile>, InvalidInput> =>
+  moduleFiles(pipelineModules, settingsPath === undefined ? process.cwd() : nodePath.dirname(nodePath.resolve(settingsPath)), {
+    discover: settingsPath !== undefined,
+    field: `${settingsPath ?? "settings"}: pipelineModules`
+  })
+
+/**
  * The line of a syntax error: an import's `SyntaxError` does not say where it is (Node prints the
  * place only for an uncaught one), so `node --check` reads the file once more, on this path only.
  */

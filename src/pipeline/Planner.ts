@@ -82,8 +82,8 @@ const warningOf = (op: string, c: CostChoice): string | undefined =>
  * Units per request of an operation: the settings' cost table over the defaults
  * (`DEFAULT_UNIT_COSTS`), 0 on the token host (not metered).
  */
-export const unitCost = (pipeline: Pipeline, costs: Readonly<Record<string, number>>): number =>
-  pipeline.host === "token" ? 0 : (costs[pipeline.cost.operation] ?? DEFAULT_UNIT_COSTS[pipeline.cost.operation] ?? 0)
+export const unitCost = (host: string, operation: string, costs: Readonly<Record<string, number>>): number =>
+  host === "token" ? 0 : (costs[operation] ?? DEFAULT_UNIT_COSTS[operation] ?? 0)
 
 export const planPipeline = <P>(
   pipeline: Pipeline<P>,
