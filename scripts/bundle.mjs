@@ -1,11 +1,14 @@
 /**
  * Bundles the compiled library and CLI (dist/src, from `tsc -p tsconfig.build.json`) into
- * dist/bundle/: `index.js` (the package's entry) and `main.js` (the `estate-etl` bin), sharing
+ * dist/bundle/: `index.mjs` (the package's entry) and `main.mjs` (the CLI), sharing
  * chunks so a user's pipeline module that imports "estate-etl" gets the same module instances as
  * the CLI that loads it. Why: a process that loads a few hundred ES modules spends most of its
  * start resolving and opening them (measured: `estate-etl list` 1.8 s of CPU unbundled, 0.8 s
  * bundled). Lazy `import()`s stay lazy (their chunks load on use: the sandbox, the webhook
  * receiver). DuckDB's native bindings and apache-arrow stay external packages.
+ *
+ * `main.js`, the `estate-etl` bin, is `src/cli/bin.cjs`: it sizes libuv's threadpool before the ES
+ * modules load, then imports `main.mjs`. The folder's own package.json makes its `.js` CommonJS.
  */
 import { build } from "esbuild"
 import * as fs from "node:fs"
@@ -21,12 +24,17 @@ await build({
   platform: "node",
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
+  outExtension: { ".js": ".mjs" },
   external: ["@duckdb/*", "apache-arrow"],
   // CommonJS dependencies inside the bundle may call require() for Node's own modules
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   sourcemap: "linked",
   logLevel: "warning"
 })
+
+fs.copyFileSync("src/cli/bin.cjs", `${out}/main.js`)
+fs.chmodSync(`${out}/main.js`, 0o755)
+fs.writeFileSync(`${out}/package.json`, JSON.stringify({ type: "commonjs" }) + "\n")
 
 // the command tree for `--help` without building the command line (src/cli/FastPath.ts)
 const { commands } = await import("../dist/src/cli/Commands.js")

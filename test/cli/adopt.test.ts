@@ -72,7 +72,7 @@ it("installs from the packed tarball, inits, runs nightly on the embedded sandbo
   const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
   const tarball = path.join(dir, packed[0]!.filename)
   const files = packed[0]!.files.map((f) => f.path)
-  for (const f of ["dist/bundle/main.js", "dist/bundle/index.js", "dist/src/index.d.ts", "dist/pipelines/index.js", "config/schema.json"])
+  for (const f of ["dist/bundle/main.js", "dist/bundle/index.mjs", "dist/src/index.d.ts", "dist/pipelines/index.js", "config/schema.json"])
     expect(files).toContain(f)
 
   expectCode(await sh("npm", ["init", "-y"], app), 0, "npm init -y")

@@ -70,7 +70,7 @@ describe("list's fast path", () => {
     fs.mkdirSync(path.join(repo, "pipelines"), { recursive: true })
     fs.writeFileSync(
       path.join(repo, "pipelines", "my-plots.mjs"),
-      `import { derivePipeline } from ${JSON.stringify(path.join(BUNDLE, "index.js"))}\n` +
+      `import { derivePipeline } from ${JSON.stringify(path.join(BUNDLE, "index.mjs"))}\n` +
         `export default derivePipeline("plots-germany", { name: "my-plots", params: { criteria: { regions: ["Bayern"] } } })\n`
     )
     const config = path.join(repo, "estate-etl.json")

@@ -18,9 +18,10 @@ const pkg = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8"))
  */
 const reachable = (file: string, seen = new Set<string>()): Set<string> => {
   const text = fs.readFileSync(file, "utf8")
-  for (const m of text.matchAll(/(?:from |import\()"(\.{1,2}\/[^"]+\.js)"/g)) {
+  for (const m of text.matchAll(/(?:from |import\()"(\.{1,2}\/[^"]+\.m?js)"/g)) {
     const next = path.resolve(path.dirname(file), m[1]!)
-    if (!seen.has(next)) {
+    // a module path inside a string (the scaffold's templates) is not a chunk of the bundle
+    if (!seen.has(next) && fs.existsSync(next)) {
       seen.add(next)
       reachable(next, seen)
     }
