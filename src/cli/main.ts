@@ -9,6 +9,9 @@
  * it was doing; a second signal exits at once. A process that received a signal never exits 0.
  *
  * `.env` in the working directory is read first; the environment wins over it (`config/DotEnv.ts`).
+ *
+ * Bundled as `dist/bundle/main.mjs`; the bin users run, `dist/bundle/main.js`, is `bin.cjs`, which
+ * sizes libuv's threadpool and then imports this module.
  */
 import * as nodeModule from "node:module"
 import { fastPath, LIST_SNAPSHOT } from "./FastPath.js"
@@ -30,16 +33,16 @@ const fast = await fastPath(process.argv, {
 if (fast !== undefined) {
   process.stdout.write("", () => process.exit(fast))
 } else {
-  const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }, { applyHeapPolicy }] =
-    await Promise.all([
-      import("effect"),
-      import("../pipeline/Shutdown.js"),
-      import("./Cli.js"),
-      import("../config/DotEnv.js"),
-      import("../shared/ErrorClass.js"),
-      import("./HeapPolicy.js")
-    ])
+  // before the command line loads: loading it is what grows the young generation first
+  const { applyHeapPolicy } = await import("./HeapPolicy.js")
   applyHeapPolicy()
+  const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }] = await Promise.all([
+    import("effect"),
+    import("../pipeline/Shutdown.js"),
+    import("./Cli.js"),
+    import("../config/DotEnv.js"),
+    import("../shared/ErrorClass.js")
+  ])
   type StopSignal = import("../pipeline/Shutdown.js").StopSignal
 
   const shutdown = makeShutdown()
