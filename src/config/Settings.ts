@@ -114,7 +114,7 @@ export const SandboxSection = Schema.Struct({
 
 export const DuckDbSection = Schema.Struct({
   /**
-   * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 128MB while a
+   * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 96MB while a
    * run lands pages (`LANDING_MEMORY_LIMIT`), DuckDB's own (80% of RAM) for exports and queries.
    */
   memoryLimit: Schema.optional(

@@ -60,14 +60,15 @@ export interface WarehouseOptions extends OpenOptions {
  * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
  *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
  *   same wall time);
- * - memory_limit 128MB: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
+ * - memory_limit 96MB: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
  *   the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
  *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
- *   233,400; 429 against 384 with this limit). At 32 MB a checkpoint failed ("failed to pin
- *   block"); 64 MB works.
+ *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
+ *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
+ *   spill was 18 MB and cost ~10% more CPU; at 32MB a checkpoint failed ("failed to pin block").
  */
 export const LANDING_THREADS = 1
-export const LANDING_MEMORY_LIMIT = "128MB"
+export const LANDING_MEMORY_LIMIT = "96MB"
 
 export const DEFAULT_WAREHOUSE_PATH = "data/warehouse.duckdb"
 
