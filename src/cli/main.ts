@@ -34,8 +34,8 @@ if (fast !== undefined) {
   process.stdout.write("", () => process.exit(fast))
 } else {
   // before the command line loads: loading it is what grows the young generation first
-  const { applyHeapPolicy } = await import("./HeapPolicy.js")
-  applyHeapPolicy()
+  const { applyHeapPolicy, holdYoungGeneration } = await import("./HeapPolicy.js")
+  const heap = applyHeapPolicy()
   const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }] = await Promise.all([
     import("effect"),
     import("../pipeline/Shutdown.js"),
@@ -43,6 +43,7 @@ if (fast !== undefined) {
     import("../config/DotEnv.js"),
     import("../shared/ErrorClass.js")
   ])
+  if (heap.semiMb !== undefined) holdYoungGeneration(heap.semiMb)
   type StopSignal = import("../pipeline/Shutdown.js").StopSignal
 
   const shutdown = makeShutdown()
