@@ -17,7 +17,7 @@ import type { KeyFilter } from "../extract/Sources.js"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { checkFormat, initialise, TS } from "./Bookkeeping.js"
-import { type Database, ident, inTransaction, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
+import { type Database, ident, inTransaction, literal, MEMORY, type OpenOptions, openDatabase, rowsOf } from "./Database.js"
 import {
   type CheckpointRecord,
   type PageCommit,
@@ -227,8 +227,11 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     /** Lands one page in one transaction; the raw body (if any) is archived first. */
     const commitPage = (commit: PageCommit) => Effect.map(commitPages([commit]), (summaries) => summaries[0]!)
 
-    // runs landing now: the first sets the landing settings, the last gives DuckDB its defaults back
+    // runs landing now: the first sets the landing settings, the last sets back what was there.
+    // Not `RESET`: on DuckDB 1.5 `RESET memory_limit` changes the setting shown but leaves the
+    // buffer manager at the landing limit, so an export after a run ran out of memory at 96MB
     let landing = 0
+    let before: ReadonlyArray<readonly [string, string]> = []
     const landingSettings = [
       ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
       ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : [])
@@ -238,8 +241,15 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
         ? Effect.void
         : db.use("Cannot set DuckDB's landing settings", async (conn) => {
             landing = Math.max(0, landing + delta)
-            if (delta === 1 && landing === 1) for (const [name, value] of landingSettings) await conn.run(`SET ${name} = ${value}`)
-            if (delta === -1 && landing === 0) for (const [name] of landingSettings) await conn.run(`RESET ${name}`)
+            if (delta === 1 && landing === 1) {
+              const shown = await rowsOf(
+                conn,
+                `SELECT ${landingSettings.map(([n]) => `current_setting('${n}')::VARCHAR AS ${n}`).join(", ")}`
+              )
+              before = landingSettings.map(([name]) => [name, String(shown[0]![name!])] as const)
+              for (const [name, value] of landingSettings) await conn.run(`SET ${name} = ${value}`)
+            }
+            if (delta === -1 && landing === 0) for (const [name, value] of before) await conn.run(`SET ${name} = ${literal(value)}`)
           })
 
     const startRun = Effect.fn("Warehouse.startRun")(function* (run: StartRun) {
