@@ -89,19 +89,18 @@ export const applyHeapPolicy = (env: NodeJS.ProcessEnv = process.env, execArgv: 
 }
 
 /**
- * Lets the semi-spaces grow to `mb` and holds them there for the life of the process: every
- * `everyMs` (a timer that keeps nothing alive) it lets V8 double them while they are smaller, and
- * stops it once they are not. V8 grows them only after a scavenge, by doubling, so they end at the
- * first power of two from 1 MB that reaches `mb`.
+ * Lets the semi-spaces grow to `mb` and holds them there for the life of the process: while they
+ * are smaller it lets V8 double them, checking every `everyMs`; once they are not it stops that and
+ * checks every `heldEveryMs` (a server idling all night wakes once a second for it). The timers keep
+ * nothing alive. V8 grows them only after a scavenge, by doubling, so they end at the first power
+ * of two from 1 MB that reaches `mb` (one doubling more if a check comes late).
  */
-export const holdYoungGeneration = (mb: number, everyMs = 20) => {
+export const holdYoungGeneration = (mb: number, everyMs = 20, heldEveryMs = 1_000) => {
   let factor: 1 | 2 = 1
   const check = () => {
     const want = semiSpaceBytes() < mb * 2 ** 20 ? 2 : 1
     if (want !== factor) growth((factor = want))
+    setTimeout(check, factor === 2 ? everyMs : heldEveryMs).unref()
   }
   check()
-  const timer = setInterval(check, everyMs)
-  timer.unref()
-  return timer
 }
