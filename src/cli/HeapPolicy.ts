@@ -15,8 +15,9 @@
  *   more CPU (more scavenges).
  *
  * Neither caps the heap: the old space still grows as far as a command needs (an export, a big
- * query); only the young generation, where objects die young, stays small. Set only in the CLI's own process (`main.ts`), before the command line loads; a
- * library user's process keeps its own settings.
+ * query); only the young generation, where objects die young, stays small. Set only in the CLI's
+ * own process (`main.ts`), before the command line loads; a library user's process keeps its own
+ * settings.
  *
  * Overrides: `ESTATE_ETL_HEAP_GROWING_PERCENT=<n>` and `ESTATE_ETL_SEMI_SPACE_MB=<n>`
  * (0 or `off`: V8's own heuristics), and node's own flags for the same space (in its arguments or
