@@ -5,15 +5,11 @@
  * 19+, polars, DuckDB) know the text is JSON. Leaves inside nested values follow the scalar
  * mapping of `ArrowExport.ts` (timestamps with time zone `UTC`).
  */
-import {
-  type DuckDBDecimalType,
-  type DuckDBListType,
-  type DuckDBMapType,
-  type DuckDBStructType,
-  type DuckDBType,
-  DuckDBTypeId
-} from "@duckdb/node-api"
+import type { DuckDBDecimalType, DuckDBListType, DuckDBMapType, DuckDBStructType, DuckDBType } from "@duckdb/node-api"
+import { duckdb } from "../load/DuckDbApi.js"
 import * as Arrow from "apache-arrow"
+
+const TypeId = duckdb.DuckDBTypeId
 
 /** The field metadata marking a column as JSON text (Arrow's canonical extension type). */
 export const JSON_EXTENSION: ReadonlyMap<string, string> = new Map([
@@ -21,7 +17,7 @@ export const JSON_EXTENSION: ReadonlyMap<string, string> = new Map([
   ["ARROW:extension:metadata", ""]
 ])
 
-export const isJsonType = (t: DuckDBType) => t.typeId === DuckDBTypeId.VARCHAR && t.alias === "JSON"
+export const isJsonType = (t: DuckDBType) => t.typeId === TypeId.VARCHAR && t.alias === "JSON"
 
 /** The field of a column (or a nested member): nullable, JSON marked as such. */
 export const arrowField = (name: string, t: DuckDBType, nullable = true): Arrow.Field =>
@@ -30,40 +26,40 @@ export const arrowField = (name: string, t: DuckDBType, nullable = true): Arrow.
 /** The Arrow type of a DuckDB type (anything without a mapping is text). */
 export const arrowTypeOf = (t: DuckDBType): Arrow.DataType => {
   switch (t.typeId) {
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
+    case TypeId.TINYINT:
+    case TypeId.SMALLINT:
+    case TypeId.INTEGER:
+    case TypeId.UTINYINT:
+    case TypeId.USMALLINT:
       return new Arrow.Int32()
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UINTEGER:
+    case TypeId.BIGINT:
+    case TypeId.UINTEGER:
       return new Arrow.Int64()
-    case DuckDBTypeId.HUGEINT:
-    case DuckDBTypeId.UHUGEINT:
-    case DuckDBTypeId.UBIGINT:
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
+    case TypeId.HUGEINT:
+    case TypeId.UHUGEINT:
+    case TypeId.UBIGINT:
+    case TypeId.FLOAT:
+    case TypeId.DOUBLE:
       return new Arrow.Float64()
-    case DuckDBTypeId.DECIMAL: {
+    case TypeId.DECIMAL: {
       const d = t as DuckDBDecimalType
       return new Arrow.Decimal(d.scale, d.width, 128)
     }
-    case DuckDBTypeId.DATE:
+    case TypeId.DATE:
       return new Arrow.DateDay()
-    case DuckDBTypeId.TIMESTAMP:
+    case TypeId.TIMESTAMP:
       return new Arrow.TimestampMicrosecond()
-    case DuckDBTypeId.TIMESTAMP_TZ:
+    case TypeId.TIMESTAMP_TZ:
       return new Arrow.TimestampMicrosecond("UTC")
-    case DuckDBTypeId.BOOLEAN:
+    case TypeId.BOOLEAN:
       return new Arrow.Bool()
-    case DuckDBTypeId.LIST:
+    case TypeId.LIST:
       return new Arrow.List(arrowField("item", (t as DuckDBListType).valueType))
-    case DuckDBTypeId.STRUCT: {
+    case TypeId.STRUCT: {
       const s = t as DuckDBStructType
       return new Arrow.Struct(s.entryNames.map((n, i) => arrowField(n, s.entryTypes[i]!)))
     }
-    case DuckDBTypeId.MAP: {
+    case TypeId.MAP: {
       const m = t as DuckDBMapType
       const entries = new Arrow.Struct<any>([arrowField("key", m.keyType, false), arrowField("value", m.valueType)])
       return new Arrow.Map_(new Arrow.Field("entries", entries, false))
@@ -89,35 +85,35 @@ export const jsValueOf = (t: DuckDBType): ToJs => {
     (v) =>
       v === null || v === undefined ? null : f(v)
   switch (t.typeId) {
-    case DuckDBTypeId.BIGINT:
-    case DuckDBTypeId.UINTEGER:
+    case TypeId.BIGINT:
+    case TypeId.UINTEGER:
       return nullable((v: number | bigint) => BigInt(v))
-    case DuckDBTypeId.HUGEINT:
-    case DuckDBTypeId.UHUGEINT:
-    case DuckDBTypeId.UBIGINT:
+    case TypeId.HUGEINT:
+    case TypeId.UHUGEINT:
+    case TypeId.UBIGINT:
       return nullable((v: number | bigint) => Number(v))
-    case DuckDBTypeId.DECIMAL:
+    case TypeId.DECIMAL:
       return nullable((v: { value: bigint }) => decimalWords(v.value))
-    case DuckDBTypeId.DATE:
+    case TypeId.DATE:
       return nullable((v: { days: number }) => v.days * 86_400_000)
-    case DuckDBTypeId.TIMESTAMP:
-    case DuckDBTypeId.TIMESTAMP_TZ:
+    case TypeId.TIMESTAMP:
+    case TypeId.TIMESTAMP_TZ:
       return nullable((v: { micros: bigint }) => Number(v.micros / 1000n))
-    case DuckDBTypeId.TINYINT:
-    case DuckDBTypeId.SMALLINT:
-    case DuckDBTypeId.INTEGER:
-    case DuckDBTypeId.UTINYINT:
-    case DuckDBTypeId.USMALLINT:
-    case DuckDBTypeId.FLOAT:
-    case DuckDBTypeId.DOUBLE:
-    case DuckDBTypeId.BOOLEAN:
-    case DuckDBTypeId.VARCHAR:
+    case TypeId.TINYINT:
+    case TypeId.SMALLINT:
+    case TypeId.INTEGER:
+    case TypeId.UTINYINT:
+    case TypeId.USMALLINT:
+    case TypeId.FLOAT:
+    case TypeId.DOUBLE:
+    case TypeId.BOOLEAN:
+    case TypeId.VARCHAR:
       return nullable((v) => v)
-    case DuckDBTypeId.LIST: {
+    case TypeId.LIST: {
       const item = jsValueOf((t as DuckDBListType).valueType)
       return nullable((v: { items: ReadonlyArray<unknown> }) => v.items.map(item))
     }
-    case DuckDBTypeId.STRUCT: {
+    case TypeId.STRUCT: {
       const s = t as DuckDBStructType
       const members = s.entryNames.map((n, i) => [n, jsValueOf(s.entryTypes[i]!)] as const)
       return nullable((v: { entries: Record<string, unknown> }) => {
@@ -126,7 +122,7 @@ export const jsValueOf = (t: DuckDBType): ToJs => {
         return out
       })
     }
-    case DuckDBTypeId.MAP: {
+    case TypeId.MAP: {
       const m = t as DuckDBMapType
       const key = jsValueOf(m.keyType)
       const value = jsValueOf(m.valueType)

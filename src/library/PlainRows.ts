@@ -6,15 +6,11 @@
  * timestamps as `Date`, JSON as its text, lists as arrays, structs as objects, maps with text
  * keys as objects (as Arrow's reading gives them, `rowsOfArrow`), BLOB as bytes.
  */
-import {
-  type DuckDBDecimalValue,
-  type DuckDBResultReader,
-  DuckDBTypeId,
-  type DuckDBValueConverter,
-  type JS,
-  JSDuckDBValueConverter
-} from "@duckdb/node-api"
+import type { DuckDBTypeId, DuckDBDecimalValue, DuckDBResultReader, DuckDBValueConverter, JS } from "@duckdb/node-api"
+import { duckdb } from "../load/DuckDbApi.js"
 import type { BigintMode } from "../normalize/RowType.js"
+
+const TypeId = duckdb.DuckDBTypeId
 
 export type { BigintMode }
 
@@ -28,13 +24,7 @@ const MAX = BigInt(Number.MAX_SAFE_INTEGER)
 /** A `bigint` that fits a double exactly, as a `number`. */
 export const exactNumber = (v: bigint): number | bigint => (v >= -MAX && v <= MAX ? Number(v) : v)
 
-const INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([
-  DuckDBTypeId.BIGINT,
-  DuckDBTypeId.UBIGINT,
-  DuckDBTypeId.HUGEINT,
-  DuckDBTypeId.UHUGEINT,
-  DuckDBTypeId.BIGNUM
-])
+const INTEGERS: ReadonlySet<DuckDBTypeId> = new Set([TypeId.BIGINT, TypeId.UBIGINT, TypeId.HUGEINT, TypeId.UHUGEINT, TypeId.BIGNUM])
 
 /** A MAP whose keys are all text as an object (DuckDB's conversion gives `[{ key, value }]`). */
 const mapAsObject = (v: JS): JS => {
@@ -46,13 +36,13 @@ const mapAsObject = (v: JS): JS => {
 
 /** DuckDB's JavaScript conversion, maps with text keys as objects (nested values too: it recurses through this). */
 const keepingBigints: DuckDBValueConverter<JS> = (value, type, converter) => {
-  const v = JSDuckDBValueConverter(value, type, converter)
-  return value !== null && type.typeId === DuckDBTypeId.MAP ? mapAsObject(v) : v
+  const v = duckdb.JSDuckDBValueConverter(value, type, converter)
+  return value !== null && type.typeId === TypeId.MAP ? mapAsObject(v) : v
 }
 
 /** The same, with exact integers as numbers. */
 const numbersWhenExact: DuckDBValueConverter<JS> = (value, type, converter) => {
-  if (value !== null && type.typeId === DuckDBTypeId.DECIMAL) {
+  if (value !== null && type.typeId === TypeId.DECIMAL) {
     const d = value as DuckDBDecimalValue
     // an integral DECIMAL beyond 2^53 as an exact bigint rather than a rounded double
     if (d.scale === 0) return exactNumber(d.value)

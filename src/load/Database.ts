@@ -7,7 +7,8 @@
  * drop the first one's lock. Opens are therefore also registered in-process and refused the same
  * way as a lock held by another process.
  */
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from "@duckdb/node-api"
+import type { DuckDBConnection, DuckDBValue } from "@duckdb/node-api"
+import { duckdb } from "./DuckDbApi.js"
 import { Duration, Effect, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
@@ -90,7 +91,7 @@ const attemptOpen = (path: string, options: OpenOptions) =>
     return yield* Effect.tryPromise({
       try: async () => {
         if (path !== MEMORY && !options.readOnly) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
-        const instance = await DuckDBInstance.create(path, {
+        const instance = await duckdb.DuckDBInstance.create(path, {
           ...(options.readOnly && path !== MEMORY ? { access_mode: "READ_ONLY" } : {}),
           autoinstall_known_extensions: "false",
           autoload_known_extensions: "true",

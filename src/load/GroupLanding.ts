@@ -53,6 +53,27 @@ export const readRun = async (conn: DuckDBConnection, runId: string) => {
 }
 
 /**
+ * The rows of every page per table, in page order, and each page's count per table. A function
+ * of its own so that its loop, not all of `landGroup`, is what V8 optimizes (`landGroup` was
+ * recompiled six times a run, 50-60 ms each).
+ */
+const gatherRows = (commits: ReadonlyArray<PageCommit>) => {
+  const summaries: Array<PageSummary> = []
+  const byTable = new Map<string, Array<Row>>()
+  for (const commit of commits) {
+    const summary: PageSummary = {}
+    for (const [table, rows] of commit.rows) {
+      let all = byTable.get(table)
+      if (all === undefined) byTable.set(table, (all = []))
+      for (let i = 0; i < rows.length; i++) all.push(rows[i] as Row)
+      summary[table] = rows.length
+    }
+    summaries.push(summary)
+  }
+  return { byTable, summaries }
+}
+
+/**
  * Lands `commits` (all of run `runId`, whose counters are `run`) in the caller's transaction;
  * `raws[i]` is where the body of `commits[i]` was archived, if it was; `filled` names the staging
  * tables an earlier run of the same group commit filled (emptied first). Returns each page's rows
@@ -72,18 +93,7 @@ export const landGroup = async (
   const pipeline = commits[0]!.pipeline
   // versions of history tables begin at the run's extraction time (the commit time without one)
   const validFrom = commits[0]!.extractedAt ?? at
-  const summaries: Array<PageSummary> = []
-  const byTable = new Map<string, Array<Row>>()
-  for (const commit of commits) {
-    const summary: PageSummary = {}
-    for (const [table, rows] of commit.rows) {
-      let all = byTable.get(table)
-      if (all === undefined) byTable.set(table, (all = []))
-      for (const row of rows) all.push(row as Row)
-      summary[table] = rows.length
-    }
-    summaries.push(summary)
-  }
+  const { byTable, summaries } = gatherRows(commits)
 
   for (const [table, rows] of byTable) {
     const spec = specOf(table)
