@@ -112,18 +112,25 @@ export const SandboxSection = Schema.Struct({
   )
 })
 
+/** A DuckDB size setting. */
+const Size = Schema.String.pipe(
+  Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
+    message: () => "a size such as 256MB or 2GB (KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
+  })
+)
+
 export const DuckDbSection = Schema.Struct({
   /**
-   * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 96MB while a
+   * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 80MB while a
    * run lands pages (`LANDING_MEMORY_LIMIT`), DuckDB's own (80% of RAM) for exports and queries.
    */
-  memoryLimit: Schema.optional(
-    Schema.String.pipe(
-      Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
-        message: () => "a size such as 256MB or 2GB (KB, MB, GB, TB, KiB, MiB, GiB, TiB)"
-      })
-    )
-  ),
+  memoryLimit: Schema.optional(Size),
+  /**
+   * DuckDB's checkpoint_threshold (the WAL size that triggers a checkpoint), e.g. `64MB`, for
+   * everything when set. Default: 64MB while a run lands pages (`LANDING_CHECKPOINT_THRESHOLD`,
+   * measured cheaper), DuckDB's own (16MB) otherwise.
+   */
+  checkpointThreshold: Schema.optional(Size),
   /**
    * DuckDB's worker threads, for everything when set. Default: 1 while a run lands pages
    * (`LANDING_THREADS`, measured cheaper), DuckDB's own (one per core) for exports and queries.

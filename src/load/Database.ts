@@ -21,6 +21,8 @@ export interface OpenOptions {
   readonly lockPoll?: Duration.DurationInput
   /** DuckDB's `memory_limit` (e.g. `"256MB"`). Default DuckDB's own: 80% of the machine's RAM. */
   readonly memoryLimit?: string | undefined
+  /** DuckDB's `checkpoint_threshold`, the WAL size that triggers a checkpoint (e.g. `"64MB"`). Default DuckDB's own: 16MB. */
+  readonly checkpointThreshold?: string | undefined
   /** DuckDB's worker threads. Default DuckDB's own: one per core. */
   readonly threads?: number | undefined
   /**
@@ -96,6 +98,7 @@ const attemptOpen = (path: string, options: OpenOptions) =>
           autoinstall_known_extensions: "false",
           autoload_known_extensions: "true",
           ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
+          ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
           ...(options.threads ? { threads: String(options.threads) } : {})
         })
         try {

@@ -124,6 +124,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
   const warehouseLayer = Warehouse.Default({
     path: options.warehouse ?? settings.warehouse,
     memoryLimit: settings.duckdb.memoryLimit,
+    checkpointThreshold: settings.duckdb.checkpointThreshold,
     threads: settings.duckdb.threads,
     readOnly: options.readOnly
   })

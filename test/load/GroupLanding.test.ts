@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { rowsOf } from "../../src/load/Database.js"
-import { LANDING_MEMORY_LIMIT, LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
+import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
 import { links, page, plotRow, plots, tempDir } from "./fixtures.js"
 
 const open = (dir: string, threads?: number) =>
@@ -109,7 +109,10 @@ describe("group landing", () => {
     Effect.gen(function* () {
       const wh = yield* open(tempDir())
       const settings = Effect.map(
-        wh.query(`SELECT current_setting('threads')::INTEGER AS threads, current_setting('memory_limit') AS memory`),
+        wh.query(
+          `SELECT current_setting('threads')::INTEGER AS threads, current_setting('memory_limit') AS memory,
+             current_setting('checkpoint_threshold') AS checkpoint`
+        ),
         (r) => r[0]!
       )
       const own = yield* settings
@@ -123,6 +126,8 @@ describe("group landing", () => {
       const mib = (Number(/^(\d+)MB$/.exec(LANDING_MEMORY_LIMIT)![1]) * 1e6) / 2 ** 20
       expect(during.memory).toMatch(/^\d+\.\d MiB$/)
       expect(Math.abs(parseFloat(String(during.memory)) - mib)).toBeLessThan(0.1)
+      expect(bytesOf(String(during.checkpoint))).toBeCloseTo(Number(/^(\d+)MB$/.exec(LANDING_CHECKPOINT_THRESHOLD)![1]) * 1e6, -5)
+      expect(bytesOf(String(during.checkpoint))).not.toBeCloseTo(bytesOf(String(own.checkpoint)), -5)
       yield* wh.finishRun("a", "done")
       expect(yield* settings).toEqual(during) // b still lands
       yield* wh.finishRun("b", "failed", "x")
@@ -130,6 +135,7 @@ describe("group landing", () => {
       expect(after.threads).toBe(own.threads)
       // set back from the text DuckDB shows (one decimal), so within a rounding of it
       expect(bytesOf(String(after.memory)) / bytesOf(String(own.memory))).toBeCloseTo(1, 1)
+      expect(bytesOf(String(after.checkpoint)) / bytesOf(String(own.checkpoint))).toBeCloseTo(1, 1)
     })
   )
 
