@@ -37,7 +37,18 @@ export interface Database {
   readonly path: string
   /** Runs `f` with exclusive use of the connection; a throw becomes a `Sql` error (or passes a `WarehouseError` through). */
   readonly use: <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) => Effect.Effect<A, WarehouseError>
+  /**
+   * A second connection, opened on first use, with the in-memory database `STAGE_DB` attached:
+   * pages are appended there as they arrive while the first connection lands earlier ones
+   * (`Stage.ts`). Its statements are the caller's to serialise.
+   */
+  readonly staging: () => Promise<DuckDBConnection>
+  /** Another connection of the same database (the caller closes it). */
+  readonly connect: () => Promise<DuckDBConnection>
 }
+
+/** The in-memory database (attached to the instance, so every connection sees it) that stages rows. */
+export const STAGE_DB = "_estate_stage"
 
 const held = new Set<string>()
 
@@ -125,6 +136,7 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
     const timeout = Duration.decode(options.lockTimeout ?? 0)
     const poll = Duration.decode(options.lockPoll ?? Duration.millis(200))
     const attempts = Math.max(0, Math.ceil(Duration.toMillis(timeout) / Math.max(1, Duration.toMillis(poll))))
+    let staging: Promise<DuckDBConnection> | undefined
     const { instance, conn } = yield* Effect.acquireRelease(
       attemptOpen(path, options).pipe(
         Effect.retry({
@@ -138,19 +150,31 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
         )
       ),
       ({ conn, instance }) =>
-        Effect.sync(() => {
-          try {
-            conn.closeSync()
-            instance.closeSync()
-          } finally {
-            held.delete(path)
-          }
-        })
+        Effect.promise(() =>
+          (staging ?? Promise.resolve(undefined)).then(
+            (c) => c?.closeSync(),
+            () => undefined
+          )
+        ).pipe(
+          Effect.andThen(() => {
+            try {
+              conn.closeSync()
+              instance.closeSync()
+            } finally {
+              held.delete(path)
+            }
+          })
+        )
     )
     const mutex = yield* Effect.makeSemaphore(1)
     const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
       mutex.withPermits(1)(Effect.tryPromise({ try: () => f(conn), catch: (cause) => sqlError(what, cause) }).pipe(Effect.uninterruptible))
-    return { path, use } satisfies Database
+    const openStaging = async () => {
+      const c = await instance.connect()
+      await c.run(`ATTACH ':memory:' AS ${STAGE_DB}`)
+      return c
+    }
+    return { path, use, staging: () => (staging ??= openStaging()), connect: () => instance.connect() } satisfies Database
   })
 
 /** Double-quotes an identifier for DuckDB. */

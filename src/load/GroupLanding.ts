@@ -1,7 +1,7 @@
 /**
  * Landing a group of pages of one run in the open transaction, with a fixed number of statements
- * whatever the group's size: per table one staging and one landing statement over the rows of
- * every page (in page order, so the last duplicate still wins), then one statement each for
+ * whatever the group's size: per table the landing statements over the rows the group staged
+ * (`Stage.ts`; in page order, so the last duplicate still wins), then one statement each for
  * checkpoints (the last position per key), ledger, rejects, raw pages and the run's counters.
  *
  * Why literals and not parameters: DuckDB prepares a parameterised statement on every call
@@ -10,11 +10,11 @@
  * strings and refuses anything that is not a finite number, a boolean, a string or null.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
-import type { Row, TableSpec } from "../normalize/Table.js"
 import { TS } from "./Bookkeeping.js"
 import { literal, rowsOf } from "./Database.js"
-import type { PageCommit } from "./PageCommit.js"
-import { landSql, stageRows } from "./PageStager.js"
+import type { StagedPage } from "./PageCommit.js"
+import { landSql } from "./PageStager.js"
+import type { StagedTable } from "./Stage.js"
 import { WarehouseError } from "./WarehouseError.js"
 
 /** Rows landed by one commit, per table (input rows, duplicates included). */
@@ -53,64 +53,38 @@ export const readRun = async (conn: DuckDBConnection, runId: string) => {
 }
 
 /**
- * The rows of every page per table, in page order, and each page's count per table. A function
- * of its own so that its loop, not all of `landGroup`, is what V8 optimizes (`landGroup` was
- * recompiled six times a run, 50-60 ms each).
- */
-const gatherRows = (commits: ReadonlyArray<PageCommit>) => {
-  const summaries: Array<PageSummary> = []
-  const byTable = new Map<string, Array<Row>>()
-  for (const commit of commits) {
-    const summary: PageSummary = {}
-    for (const [table, rows] of commit.rows) {
-      let all = byTable.get(table)
-      if (all === undefined) byTable.set(table, (all = []))
-      for (let i = 0; i < rows.length; i++) all.push(rows[i] as Row)
-      summary[table] = rows.length
-    }
-    summaries.push(summary)
-  }
-  return { byTable, summaries }
-}
-
-/**
- * Lands `commits` (all of run `runId`, whose counters are `run`) in the caller's transaction;
- * `raws[i]` is where the body of `commits[i]` was archived, if it was; `filled` names the staging
- * tables an earlier run of the same group commit filled (emptied first). Returns each page's rows
- * per table.
+ * Lands `pages` (all of run `runId`, whose counters are `run`; their rows staged in `tables`) in
+ * the caller's transaction; `raws[i]` is where the body of `pages[i]` was archived, if it was.
+ * Returns each page's rows per table.
  */
 export const landGroup = async (
   conn: DuckDBConnection,
   runId: string,
   run: RunCounters,
-  commits: ReadonlyArray<PageCommit>,
+  pages: ReadonlyArray<StagedPage>,
+  tables: ReadonlyMap<string, StagedTable>,
   raws: ReadonlyArray<ArchivedRaw | undefined>,
-  at: string,
-  specOf: (table: string) => TableSpec,
-  filled: Set<string>
+  at: string
 ): Promise<Array<PageSummary>> => {
   const rowsPerTable = run.rowsPerTable // updated in place: the next group of the same run in this commit goes on from it
-  const pipeline = commits[0]!.pipeline
+  const pipeline = pages[0]!.pipeline
   // versions of history tables begin at the run's extraction time (the commit time without one)
-  const validFrom = commits[0]!.extractedAt ?? at
-  const { byTable, summaries } = gatherRows(commits)
+  const validFrom = pages[0]!.extractedAt ?? at
 
-  for (const [table, rows] of byTable) {
-    const spec = specOf(table)
-    const { uniqueKeys } = await stageRows(conn, spec, rows, filled.has(table))
-    filled.add(table)
-    if (rows.length > 0) {
-      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom }, uniqueKeys)) await conn.run(sql)
+  for (const [table, staged] of tables) {
+    const { spec } = staged
+    if (staged.rows > 0) {
+      for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom }, staged)) await conn.run(sql)
     }
     if (spec.disposition === "replace") {
       await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)
     }
-    rowsPerTable[table] = (rowsPerTable[table] ?? 0) + rows.length
+    rowsPerTable[table] = (rowsPerTable[table] ?? 0) + staged.rows
   }
 
   const atTs = TS(sqlValue(at))
-  const checkpoints = new Map<string, NonNullable<PageCommit["checkpoint"]>>()
-  for (const c of commits) if (c.checkpoint) checkpoints.set(c.checkpoint.key, c.checkpoint)
+  const checkpoints = new Map<string, NonNullable<StagedPage["checkpoint"]>>()
+  for (const c of pages) if (c.checkpoint) checkpoints.set(c.checkpoint.key, c.checkpoint)
   if (checkpoints.size > 0) {
     await conn.run(
       `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()]
@@ -132,7 +106,7 @@ export const landGroup = async (
   // A charge is a (run, request id): the same id in another run is another charge. Within a run a
   // repeated id is the same charge landed again, recorded once; the run's `units_charged` adds
   // only what the ledger took, so the two always agree.
-  const ledger = [...new Map(commits.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
+  const ledger = [...new Map(pages.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
   let units = 0
   if (ledger.length > 0) {
     const inserted = await rowsOf(
@@ -146,7 +120,7 @@ export const landGroup = async (
     for (const r of inserted) units += Number(r.units)
   }
 
-  const rejects = commits.flatMap((c) => c.rejects)
+  const rejects = pages.flatMap((c) => c.rejects)
   if (rejects.length > 0) {
     await conn.run(
       `INSERT INTO _rejects VALUES ${rejects
@@ -155,7 +129,7 @@ export const landGroup = async (
     )
   }
 
-  const archived = commits.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey }] : []))
+  const archived = pages.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey }] : []))
   if (archived.length > 0) {
     await conn.run(
       `INSERT OR REPLACE INTO _raw_pages VALUES ${archived
@@ -174,11 +148,11 @@ export const landGroup = async (
       landed: number
       rejected: number
       pages: number
-      end: NonNullable<PageCommit["slice"]>["end"]
+      end: NonNullable<StagedPage["slice"]>["end"]
       done: boolean
     }
   >()
-  for (const c of commits) {
+  for (const c of pages) {
     if (!c.slice) continue
     const s = slices.get(c.slice.key) ?? { declared: undefined, received: 0, landed: 0, rejected: 0, pages: 0, end: undefined, done: false }
     slices.set(c.slice.key, {
@@ -219,7 +193,7 @@ export const landGroup = async (
     )
   }
 
-  const missing = commits.flatMap((c) => (c.missing ? [c.missing] : []))
+  const missing = pages.flatMap((c) => (c.missing ? [c.missing] : []))
   if (missing.length > 0) {
     await conn.run(
       `INSERT OR REPLACE INTO _missing VALUES ${missing
@@ -230,11 +204,11 @@ export const landGroup = async (
     )
   }
 
-  const sum = (f: (c: PageCommit) => number) => commits.reduce((s, c) => s + f(c), 0)
+  const sum = (f: (c: StagedPage) => number) => pages.reduce((s, c) => s + f(c), 0)
   await conn.run(
-    `UPDATE _runs SET pages = pages + ${sqlValue(commits.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
+    `UPDATE _runs SET pages = pages + ${sqlValue(pages.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
        retries = retries + ${sqlValue(sum((c) => c.retries))}, units_charged = units_charged + ${sqlValue(units)},
        rows_per_table = ${sqlValue(JSON.stringify(rowsPerTable))} WHERE run_id = ${sqlValue(runId)}`
   )
-  return summaries
+  return pages.map((p) => ({ ...p.counts }))
 }

@@ -35,6 +35,9 @@ export interface PageCommit {
     { readonly key: string; readonly status: number; readonly requestId?: string | undefined; readonly detail: string } | undefined
 }
 
+/** A page whose rows are staged already (`Stage.ts`): `counts` is its row count per table. */
+export type StagedPage = Omit<PageCommit, "rows"> & { readonly counts: Readonly<Record<string, number>> }
+
 /** One page's share of its slice's counts; `declared` and `end` are the latest the slice said. */
 export interface SliceProgress {
   readonly key: string

@@ -1,7 +1,7 @@
 /**
- * The bulk path of a page: rows go through DuckDB's appender into a connection-local staging
- * table, then one INSERT ... SELECT lands them in the target (upsert, append or the replace side
- * table). Per value the work is one type check and one native append; DATE, TIMESTAMP(TZ), JSON
+ * The bulk path of a page: rows go through DuckDB's appender into a staging table (`Stage.ts`,
+ * as the page arrives), then one INSERT ... SELECT per table lands a group's rows in the target
+ * (upsert, append, history or the replace side table). Per value the work is one type check and one native append; DATE, TIMESTAMP(TZ), JSON
  * and nested values (as JSON text) are staged as text, DECIMAL as DOUBLE, and cast by DuckDB in
  * the INSERT (`normalize/ColumnTypes.ts`), so a bad value fails the statement and with it the
  * page's transaction.
@@ -11,10 +11,11 @@
  * Assumed: `_extracted_at` of append rows is the page's commit time (UTC); the page contract
  * carries no extraction time of its own.
  */
-import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import type { DuckDBAppender } from "@duckdb/node-api"
 import { landingCast, parseColumnType, type StageType, stageTypeOf } from "../normalize/ColumnTypes.js"
 import type { ColumnType, Row, TableSpec } from "../normalize/Table.js"
 import { ident, literal } from "./Database.js"
+import { FNV1A_OFFSET, fnv1aStep } from "../shared/Fnv.js"
 import { historyLandSql } from "./HistoryTable.js"
 import { replaceTableOf } from "./TableDdl.js"
 import { WarehouseError } from "./WarehouseError.js"
@@ -75,35 +76,18 @@ const writerOf = (type: StageType): Writer => {
   }
 }
 
-export const stageOf = (table: string) => `_stage_${table}`
-
-/** (Re)creates the connection-local staging table of a spec. */
-export const createStage = (conn: DuckDBConnection, spec: TableSpec) =>
-  conn.run(
-    `CREATE OR REPLACE TEMP TABLE ${ident(stageOf(spec.name))} (${[
-      ...spec.columns.map((c) => `${ident(c.name)} ${stageType(c.type)}`),
-      "_seq INTEGER"
-    ].join(", ")})`
-  )
+/** The staging table of a spec named `name` (qualified): its columns as staged, then `_seq`, the row's order in its group. */
+export const stageTableSql = (spec: TableSpec, name: string) =>
+  `CREATE TABLE ${name} (${[...spec.columns.map((c) => `${ident(c.name)} ${stageType(c.type)}`), "_seq INTEGER"].join(", ")})`
 
 /**
- * Appends `rows` to the staging table (created afresh for each group commit; `used`: it already
- * holds another run's rows of this commit, deleted first); `_seq` keeps their order for "last wins".
+ * Appends `rows` to `app`, numbering them from `seq` (`_seq` keeps their order for "last wins");
+ * a value its column's writer refuses is a `BadValue` error naming the row of the page and the column.
  */
-export const stageRows = async (
-  conn: DuckDBConnection,
-  spec: TableSpec,
-  rows: ReadonlyArray<Row>,
-  used: boolean
-): Promise<{ readonly uniqueKeys: boolean }> => {
-  if (used) await conn.run(`DELETE FROM temp.main.${ident(stageOf(spec.name))}`)
-  if (rows.length === 0) return { uniqueKeys: true }
-  const uniqueKeys = keysUnique(spec, rows)
+export const appendRows = (app: DuckDBAppender, spec: TableSpec, rows: ReadonlyArray<Row>, seq: number) => {
   const { names, writers, append } = appendLoopOf(spec)
-  const app = await conn.createAppender(stageOf(spec.name), "main", "temp")
   try {
-    append(writers, app, rows)
-    app.flushSync()
+    append(writers, app, rows, seq)
   } catch (e) {
     if (e instanceof BadValue) {
       const [r, c] = badValueAt(writers, rows, names)
@@ -114,13 +98,10 @@ export const stageRows = async (
       })
     }
     throw e
-  } finally {
-    app.closeSync()
   }
-  return { uniqueKeys }
 }
 
-type AppendLoop = (writers: ReadonlyArray<Writer>, app: DuckDBAppender, rows: ReadonlyArray<Row>) => void
+type AppendLoop = (writers: ReadonlyArray<Writer>, app: DuckDBAppender, rows: ReadonlyArray<Row>, seq: number) => void
 
 const loops = new WeakMap<TableSpec, { names: ReadonlyArray<string>; writers: ReadonlyArray<Writer>; append: AppendLoop }>()
 
@@ -136,11 +117,11 @@ const appendLoopOf = (spec: TableSpec) => {
   const names = spec.columns.map((c) => c.name)
   const writers = spec.columns.map((c) => writerOf(stageType(c.type)))
   const append: AppendLoop = names.includes("__proto__")
-    ? (ws, app, rows) => {
+    ? (ws, app, rows, seq) => {
         for (let r = 0; r < rows.length; r++) {
           const row = rows[r]!
           for (let c = 0; c < names.length; c++) ws[c]!(app, row[names[c]!])
-          app.appendInteger(r)
+          app.appendInteger(seq + r)
           app.endRow()
         }
       }
@@ -148,11 +129,12 @@ const appendLoopOf = (spec: TableSpec) => {
         "W",
         "app",
         "rows",
+        "seq",
         `${names.map((_, c) => `const w${c} = W[${c}];`).join(" ")}
         for (let r = 0; r < rows.length; r++) {
           const row = rows[r];
           ${names.map((n, c) => `w${c}(app, row[${JSON.stringify(n)}]);`).join(" ")}
-          app.appendInteger(r);
+          app.appendInteger(seq + r);
           app.endRow();
         }`
       ) as AppendLoop)
@@ -181,42 +163,68 @@ const badValueAt = (writers: ReadonlyArray<Writer>, rows: ReadonlyArray<Row>, na
 }
 
 /**
- * Whether no two rows share a primary key (then "last per key" needs no window over the staged
- * rows: measured, a sixth of the landing's CPU). Only text and integer keys are checked here, by
- * their text, so a doubtful case (1 and "1") counts as a duplicate and takes the window.
+ * A check that no two rows of a group share a primary key (then "last per key" needs no window
+ * over the staged rows: measured, a sixth of the landing's CPU), fed page by page: `repeats(rows)`
+ * is true once any key came twice. Keys are compared by a 32-bit hash of their text in a table
+ * of numbers outside V8's heap (the rows' key strings are not kept alive until the group lands),
+ * so two keys with one hash count as a repeat and take the window, as does a doubtful case (1
+ * and "1"); a key DuckDB casts (a date, a timestamp) may be equal under two spellings, so such a
+ * table always takes it. Only text and integer keys are checked.
  */
-const keysUnique = (spec: TableSpec, rows: ReadonlyArray<Row>): boolean => {
+export const keyRepeats = (spec: TableSpec): ((rows: ReadonlyArray<Row>) => boolean) => {
   const key = spec.primaryKey
-  if (key.length === 0) return true
-  // a key that DuckDB casts (a date, a timestamp) may be equal under two spellings
+  if (key.length === 0) return () => false
   for (const k of key) {
     const t = parseColumnType(spec.columns.find((c) => c.name === k)?.type ?? "JSON")
-    if (t.kind !== "scalar" || !["VARCHAR", "BIGINT", "INTEGER"].includes(t.name)) return false
+    if (t.kind !== "scalar" || !["VARCHAR", "BIGINT", "INTEGER"].includes(t.name)) return () => true
   }
-  const seen = new Set<unknown>()
-  if (key.length === 1) {
-    const k = key[0]!
+  const seen = new HashSet()
+  return (rows) => {
     for (const row of rows) {
-      const v = row[k]
-      const norm = typeof v === "number" || typeof v === "bigint" ? String(v) : v
-      if (seen.has(norm)) return false
-      seen.add(norm)
+      let h = FNV1A_OFFSET
+      for (let i = 0; i < key.length; i++) {
+        const v = row[key[i]!]
+        if (i > 0) h = fnv1aStep(h, "\u0000") // between the parts of a composite key
+        h = fnv1aStep(h, typeof v === "string" ? v : String(v))
+      }
+      if (!seen.add(h | 0)) return true
     }
-    return true
+    return false
   }
-  for (const row of rows) {
-    let v = String(row[key[0]!])
-    for (let i = 1; i < key.length; i++) v += `\u0000${String(row[key[i]!])}`
-    if (seen.has(v)) return false
-    seen.add(v)
+}
+
+/** A set of 32-bit hashes, open addressing in a typed array (0 is stored apart). */
+class HashSet {
+  private slots = new Int32Array(1024)
+  private size = 0
+  private zero = false
+  /** Adds `h`; false when it was there already. */
+  add(h: number): boolean {
+    if (h === 0) return this.zero ? false : (this.zero = true)
+    if (this.size * 2 >= this.slots.length) this.grow()
+    const mask = this.slots.length - 1
+    for (let i = h & mask; ; i = (i + 1) & mask) {
+      const s = this.slots[i]!
+      if (s === h) return false
+      if (s === 0) {
+        this.slots[i] = h
+        this.size++
+        return true
+      }
+    }
   }
-  return true
+  private grow() {
+    const old = this.slots
+    this.slots = new Int32Array(old.length * 2)
+    this.size = 0
+    for (const h of old) if (h !== 0) this.add(h)
+  }
 }
 
 const castOf = (type: ColumnType, col: string) => landingCast(parseColumnType(type), ident(col))
 
-const castedSelect = (spec: TableSpec) =>
-  `SELECT ${spec.columns.map((c) => `${castOf(c.type, c.name)} AS ${ident(c.name)}`).join(", ")}, _seq FROM temp.main.${ident(stageOf(spec.name))}`
+const castedSelect = (spec: TableSpec, stage: string) =>
+  `SELECT ${spec.columns.map((c) => `${castOf(c.type, c.name)} AS ${ident(c.name)}`).join(", ")}, _seq FROM ${stage}`
 
 /** Keeps the last row per primary key of `source` (ordered by `order`). */
 export const lastPerKey = (spec: TableSpec, source: string, order: string) =>
@@ -245,29 +253,28 @@ const mergeSql = (spec: TableSpec, staged: string) => {
 }
 
 /**
- * The statements landing the staged rows in the target, by disposition (run in order).
- * `extractedAt` stamps append rows; `validFrom` is when new versions of a history table begin.
+ * The statements landing the rows staged in `staged.name` in the target, by disposition (run in
+ * order). `extractedAt` stamps append rows; `validFrom` is when new versions of a history table
+ * begin; `staged.uniqueKeys`: no key came twice (`keyRepeats`).
  */
 export const landSql = (
   spec: TableSpec,
   ctx: { runId: string; pipeline: string; extractedAt: string; validFrom: string },
-  uniqueKeys = false
+  staged: { readonly name: string; readonly uniqueKeys: boolean }
 ): ReadonlyArray<string> => {
   const cols = spec.columns.map((c) => ident(c.name)).join(", ")
-  // the staged rows, the last per key (all of them when `stageRows` found no key twice)
-  const last = uniqueKeys ? castedSelect(spec) : lastPerKey(spec, castedSelect(spec), "_seq")
+  const select = castedSelect(spec, staged.name)
+  // the staged rows, the last per key (all of them when no key came twice)
+  const last = staged.uniqueKeys ? select : lastPerKey(spec, select, "_seq")
   switch (spec.disposition) {
     case "merge":
       return spec.primaryKey.length > 0
         ? [mergeSql(spec, last)]
-        : [
-            deleteKeysSql(spec, ident(spec.name), castedSelect(spec)),
-            `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${last})`
-          ]
+        : [deleteKeysSql(spec, ident(spec.name), select), `INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM (${last})`]
     case "append":
       return [
         `INSERT INTO ${ident(spec.name)} (${cols}, _run_id, _extracted_at)
-        SELECT ${cols}, ${literal(ctx.runId)}, CAST(${literal(ctx.extractedAt)} AS TIMESTAMPTZ) FROM (${castedSelect(spec)}) ORDER BY _seq`
+        SELECT ${cols}, ${literal(ctx.runId)}, CAST(${literal(ctx.extractedAt)} AS TIMESTAMPTZ) FROM (${select}) ORDER BY _seq`
       ]
     case "history":
       return historyLandSql(spec, last, ctx.validFrom)
@@ -276,7 +283,7 @@ export const landSql = (
         `INSERT INTO ${ident(replaceTableOf(spec.name))} (${cols}, _pipeline, _run_id, _ord)
         SELECT ${cols}, ${literal(ctx.pipeline)}, ${literal(ctx.runId)},
           (SELECT coalesce(max(_ord), 0) + 1 FROM ${ident(replaceTableOf(spec.name))}) + _seq
-        FROM (${castedSelect(spec)})`
+        FROM (${select})`
       ]
   }
 }

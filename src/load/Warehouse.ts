@@ -25,18 +25,19 @@ import {
   type RunRecord,
   type RunStatus,
   type SliceRecord,
+  type StagedPage,
   type StartRun,
   toCheckpointRecord,
   toRunRecord
 } from "./PageCommit.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
-import { createStage } from "./PageStager.js"
+import { type Stage, Stager } from "./Stage.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
 import { readKeys } from "./KeyReads.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
-import { WarehouseError } from "./WarehouseError.js"
+import { sqlError, WarehouseError } from "./WarehouseError.js"
 
 export interface WarehouseOptions extends OpenOptions {
   /** The DuckDB file, or `":memory:"`. Default `data/warehouse.duckdb`. */
@@ -152,83 +153,102 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       return spec
     }
 
+    const stager = new Stager(db, specOf)
+
     /**
-     * Lands pages in one transaction (a group commit): all of them or none. Raw bodies are archived
-     * first, numbered in commit order. `commitPage` is the one-page case.
+     * Lands groups of staged pages (one group per run, in order) in one transaction: all of them
+     * or none. Raw bodies are archived first, numbered in commit order. The groups' staging tables
+     * are dropped after, landed or not.
+     */
+    const landStaged = (groups: ReadonlyArray<{ readonly stage: Stage; readonly pages: ReadonlyArray<StagedPage> }>) =>
+      commitLock
+        .withPermits(1)(
+          Effect.gen(function* () {
+            const at = yield* now
+            const commits = groups.flatMap((g) => g.pages)
+            // Each run's counters, read once; raw bodies first (numbered in commit order within their
+            // run), several at a time.
+            const runs = new Map<string, RunCounters>()
+            const seqs: Array<number> = []
+            const pagesOf = new Map<string, number>()
+            for (const commit of commits) {
+              if (!runs.has(commit.runId))
+                runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
+              const pages = (pagesOf.get(commit.runId) ?? runs.get(commit.runId)!.pages) + 1
+              pagesOf.set(commit.runId, pages)
+              seqs.push(pages)
+            }
+            // the bodies of each run's pages numbered one after another go into one file of the archive
+            const raws: Array<ArchivedRaw | undefined> = commits.map(() => undefined)
+            const files: Array<Array<{ seq: number; body: string; at: number }>> = []
+            commits.forEach((commit, i) => {
+              if (!commit.raw || !archive) return
+              const last = files[files.length - 1]?.at(-1)
+              const page = { seq: seqs[i]!, body: commit.raw.body, at: i }
+              if (last && commits[last.at]!.runId === commit.runId && last.seq + 1 === page.seq) files[files.length - 1]!.push(page)
+              else files.push([page])
+            })
+            for (const file of files) {
+              const commit = commits[file[0]!.at]!
+              const written = yield* archive!.writeGroup(commit.pipeline, commit.runId, file)
+              file.forEach((g, k) => (raws[g.at] = { seq: g.seq, ...written[k]! }))
+            }
+            // sealed after the archive: a page that cannot land still leaves its body on disk
+            for (const g of groups)
+              yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
+            return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
+              inTransaction(conn, async () => {
+                const out: Array<PageSummary> = []
+                let i = 0
+                for (const { stage, pages } of groups) {
+                  const runId = pages[0]!.runId
+                  out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
+                  i += pages.length
+                }
+                return out
+              })
+            )
+          })
+        )
+        .pipe(
+          Effect.ensuring(Effect.forEach(groups, (g) => Effect.promise(() => g.stage.drop().catch(() => undefined)), { discard: true }))
+        )
+
+    /** A new, empty staging group for pages of run `runId` (`Stage.ts`); `commitStaged` lands it. */
+    const openStage = (runId: string) => stager.open(runId)
+
+    /** Lands the pages staged in `stage` in one transaction (a group commit). */
+    const commitStaged = Effect.fn("Warehouse.commitStaged")(function* (stage: Stage, pages: ReadonlyArray<StagedPage>) {
+      if (pages.length === 0) {
+        yield* Effect.promise(() => stage.drop().catch(() => undefined))
+        return [] as Array<PageSummary>
+      }
+      return yield* landStaged([{ stage, pages }])
+    })
+
+    /**
+     * Lands pages in one transaction (a group commit): all of them or none. Their rows are staged
+     * first (a group per run, consecutive pages of one run together). `commitPage` is the one-page case.
      */
     const commitPages = Effect.fn("Warehouse.commitPages")(function* (commits: ReadonlyArray<PageCommit>) {
       if (commits.length === 0) return [] as Array<PageSummary>
-      return yield* commitLock.withPermits(1)(
-        Effect.gen(function* () {
-          const at = yield* now
-          // Staging tables are created outside the page's transaction (a rollback would drop them),
-          // afresh for each group: DuckDB keeps the blocks of deleted rows of a temp table until it
-          // is dropped, so emptying one with DELETE grew its memory by every row ever staged
-          // (measured: 111 MB after 207,071 properties; a group's worth now).
-          yield* db.use("Cannot create staging tables", async (conn) => {
-            const staged = new Set<string>()
-            for (const commit of commits) {
-              for (const table of commit.rows.keys()) {
-                if (staged.has(table)) continue
-                await createStage(conn, specOf(table, commit.runId))
-                staged.add(table)
-              }
-            }
-          })
-          // Each run's counters, read once; raw bodies first (numbered in commit order within their
-          // run), several at a time.
-          const runs = new Map<string, RunCounters>()
-          const seqs: Array<number> = []
-          const pagesOf = new Map<string, number>()
-          for (const commit of commits) {
-            if (!runs.has(commit.runId)) runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
-            const pages = (pagesOf.get(commit.runId) ?? runs.get(commit.runId)!.pages) + 1
-            pagesOf.set(commit.runId, pages)
-            seqs.push(pages)
-          }
-          // the bodies of each run's pages numbered one after another go into one file of the archive
-          const raws: Array<ArchivedRaw | undefined> = commits.map(() => undefined)
-          const groups: Array<Array<{ seq: number; body: string; at: number }>> = []
-          commits.forEach((commit, i) => {
-            if (!commit.raw || !archive) return
-            const last = groups[groups.length - 1]?.at(-1)
-            const page = { seq: seqs[i]!, body: commit.raw.body, at: i }
-            if (last && commits[last.at]!.runId === commit.runId && last.seq + 1 === page.seq) groups[groups.length - 1]!.push(page)
-            else groups.push([page])
-          })
-          for (const group of groups) {
-            const commit = commits[group[0]!.at]!
-            const written = yield* archive!.writeGroup(commit.pipeline, commit.runId, group)
-            group.forEach((g, k) => (raws[g.at] = { seq: g.seq, ...written[k]! }))
-          }
-          return yield* db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
-            inTransaction(conn, async () => {
-              const out: Array<PageSummary> = []
-              const filled = new Set<string>() // staging tables a run of this group already used
-              // consecutive pages of one run land together
-              for (let i = 0; i < commits.length;) {
-                let j = i + 1
-                while (j < commits.length && commits[j]!.runId === commits[i]!.runId) j++
-                const runId = commits[i]!.runId
-                out.push(
-                  ...(await landGroup(
-                    conn,
-                    runId,
-                    runs.get(runId)!,
-                    commits.slice(i, j),
-                    raws.slice(i, j),
-                    at,
-                    (t) => specOf(t, runId),
-                    filled
-                  ))
-                )
-                i = j
-              }
-              return out
-            })
+      const groups: Array<{ stage: Stage; pages: Array<StagedPage> }> = []
+      for (const commit of commits) {
+        const last = groups[groups.length - 1]
+        const group = last && last.pages[0]!.runId === commit.runId ? last : undefined
+        const { rows, ...rest } = commit
+        const stage = group?.stage ?? stager.open(commit.runId)
+        const tables = [...rows].flatMap(([t, list]) => (list.length > 0 ? [t] : []))
+        yield* Effect.tryPromise({ try: () => stage.prepare(tables), catch: (e) => sqlError("Cannot create staging tables", e) }).pipe(
+          Effect.tapError(() =>
+            Effect.forEach([...groups.map((g) => g.stage), stage], (s) => Effect.promise(() => s.drop().catch(() => undefined)))
           )
-        })
-      )
+        )
+        const page = { ...rest, counts: stage.append(rows) }
+        if (group) group.pages.push(page)
+        else groups.push({ stage, pages: [page] })
+      }
+      return yield* landStaged(groups)
     })
 
     /** Lands one page in one transaction; the raw body (if any) is archived first. */
@@ -431,6 +451,8 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       ensureTables,
       commitPage,
       commitPages,
+      openStage,
+      commitStaged,
       startRun,
       finishRun,
       updateRun,

@@ -1,13 +1,18 @@
 /**
- * The queue between the slices that fetch pages and the loader that lands them. A slice puts its
- * page in (after the page journal has it) and may fetch the next one at once; the loader takes
- * whatever is waiting, up to `maxGroup` pages, and lands it as one transaction. While the loader
- * commits, pages pile up, so the groups grow exactly when commits are the bottleneck.
+ * The queue between the slices that fetch pages and the loader that lands them, as groups: a
+ * slice adds its page to the open group (after the page journal has it) and may fetch the next
+ * one at once; the loader takes the oldest full group, or else the open one, and lands it as one
+ * transaction. While the loader commits, pages pile up in the open group, so the groups grow
+ * exactly when commits are the bottleneck, up to `maxGroup` pages.
  *
- * `capacity` bounds the pages held in memory: a slice whose page finds the queue full waits
- * (after its page is queued, so it waits holding nothing unsaved) until the loader frees room.
+ * The group is a staging group (`load/Stage.ts`): a page's rows go into DuckDB when it joins, so
+ * the queue holds no rows. Adding a page is synchronous, so a group the loader takes never misses
+ * half a page.
+ *
+ * `capacity` bounds the pages waiting: a slice whose page finds the queue full waits (after its
+ * page is queued, so it waits holding nothing unsaved) until the loader frees room.
  */
-import { Chunk, Effect, Queue } from "effect"
+import { Effect, Queue } from "effect"
 
 export interface PageQueueOptions {
   /** Pages held before fetching slices wait. */
@@ -16,38 +21,66 @@ export interface PageQueueOptions {
   readonly maxGroup: number
 }
 
-const END: unique symbol = Symbol("PageQueue.end")
-
 export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32 }
 
-export const makePageQueue = <A>(options: PageQueueOptions = DEFAULT_PAGE_QUEUE) =>
-  Effect.gen(function* () {
-    const queue = yield* Queue.unbounded<A | typeof END>()
-    const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
+/** A group of queued pages (`open` makes an empty one). */
+export interface PageGroup<A> {
+  readonly pages: Array<A>
+}
 
-    /** Queues a page now (no waiting: call it right after the page is journaled). */
+const END: unique symbol = Symbol("PageQueue.end")
+
+export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options: PageQueueOptions = DEFAULT_PAGE_QUEUE) =>
+  Effect.gen(function* () {
+    const arrivals = yield* Queue.unbounded<typeof END | undefined>()
+    const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
+    const full: Array<G> = []
+    let current: G | undefined
+
+    /** The group a page joins now (opened on first use). */
+    const group = (): G => (current ??= open())
+    /** Adds `page` to `group()` now (no waiting: call it right after the page is journaled). */
     const put = (page: A) => {
-      queue.unsafeOffer(page)
+      const g = group()
+      g.pages.push(page)
+      if (g.pages.length >= Math.max(1, options.maxGroup)) {
+        full.push(g)
+        current = undefined
+      }
+      arrivals.unsafeOffer(undefined)
     }
     /** Waits until the queue has room for one more page (call it after `put`, before fetching on). */
     const reserve = room.take(1)
     /** No more pages are coming: the loader lands what is queued and returns. */
-    const close = Queue.offer(queue, END)
+    const close = Queue.offer(arrivals, END)
+    /** The groups not landed (to discard when the run stops early). */
+    const left = (): ReadonlyArray<G> => [...full, ...(current ? [current] : [])]
 
-    /** Lands queued pages group by group until `close`; a failed group ends it with the failure. */
-    const drain = <E, R>(land: (group: ReadonlyArray<A>) => Effect.Effect<void, E, R>): Effect.Effect<void, E, R> =>
+    const next = (): G | undefined => {
+      const g = full.shift()
+      if (g !== undefined) return g
+      if (current === undefined || current.pages.length === 0) return undefined
+      const taken = current
+      current = undefined
+      return taken
+    }
+
+    /** Lands queued groups until `close`; a failed group ends it with the failure. */
+    const drain = <E, R>(land: (group: G) => Effect.Effect<void, E, R>): Effect.Effect<void, E, R> =>
       Effect.gen(function* () {
+        let ended = false
         while (true) {
-          const taken = Chunk.toReadonlyArray(yield* Queue.takeBetween(queue, 1, Math.max(1, options.maxGroup)))
-          const end = taken.indexOf(END)
-          const group = (end >= 0 ? taken.slice(0, end) : taken) as ReadonlyArray<A>
-          if (group.length > 0) {
-            yield* land(group)
-            yield* room.release(group.length)
+          const g = next()
+          if (g !== undefined) {
+            yield* land(g)
+            yield* room.release(g.pages.length)
+            continue
           }
-          if (end >= 0) return
+          if (ended) return
+          const signals = yield* Queue.takeBetween(arrivals, 1, Number.MAX_SAFE_INTEGER)
+          for (const s of signals) if (s === END) ended = true
         }
       })
 
-    return { put, reserve, close, drain } as const
+    return { group, put, reserve, close, left, drain } as const
   })

@@ -7,7 +7,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { rowsOf } from "../../src/load/Database.js"
+import { rowsOf, STAGE_DB } from "../../src/load/Database.js"
 import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
 import { links, page, plotRow, plots, tempDir } from "./fixtures.js"
 
@@ -21,18 +21,22 @@ const bytesOf = (shown: string) => {
 }
 
 describe("group landing", () => {
-  it.scoped("staging holds one group at a time: its storage does not grow with the groups landed", () =>
+  it.scoped("staging holds one group at a time: each group's tables are dropped once it lands, and the staging memory with them", () =>
     Effect.gen(function* () {
       const wh = yield* open(tempDir())
       yield* wh.ensureTables([plots])
       yield* wh.startRun({ runId: "r", pipeline: "plots" })
-      // segments of the staging table's storage: a table emptied with DELETE keeps every block it had
-      const segments = Effect.map(
-        wh.query(
-          `SELECT count(*)::INTEGER AS n, count(DISTINCT row_group_id)::INTEGER AS groups FROM pragma_storage_info('temp.main._stage_plots')`
-        ),
-        (r) => r[0]!
-      )
+      // what staging still holds: its tables, and (after a checkpoint has written the landed rows
+      // to the file) DuckDB's memory for in-memory tables
+      const staged = wh.withConnection("probe", async (conn) => {
+        await conn.run("CHECKPOINT")
+        const r = await rowsOf(
+          conn,
+          `SELECT (SELECT count(*) FROM duckdb_tables() WHERE database_name = '${STAGE_DB}')::INTEGER AS tables,
+             (SELECT coalesce(sum(memory_usage_bytes), 0) FROM duckdb_memory() WHERE tag = 'IN_MEMORY_TABLE')::INTEGER AS memory`
+        )
+        return r[0]!
+      })
       const group = (g: number) =>
         wh.commitPages(
           Array.from({ length: 4 }, (_, p) =>
@@ -44,15 +48,65 @@ describe("group landing", () => {
           )
         )
       for (let g = 0; g < 3; g++) yield* group(g)
-      const early = yield* segments
+      const early = yield* staged
       for (let g = 3; g < 24; g++) yield* group(g)
-      const late = yield* segments
       expect(yield* wh.tableCounts()).toEqual({ plots: 24 * 6000 })
-      // 24 groups staged 144,000 rows; the staging tables hold the last group's 6,000
-      const staged = yield* wh.query(`SELECT count(*)::INTEGER AS n FROM temp.main._stage_plots`)
-      expect(staged[0]!.n).toBe(6000)
-      expect(late).toEqual(early)
-      expect(late.groups).toBe(1)
+      // 24 groups staged 144,000 rows; nothing of them is left staged
+      expect(yield* staged).toEqual({ tables: 0, memory: 0 })
+      expect(early).toEqual({ tables: 0, memory: 0 })
+    })
+  )
+
+  it.scoped("a group's rows are staged as its pages come, while the group before lands", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir())
+      yield* wh.ensureTables([plots, links])
+      yield* wh.startRun({ runId: "r", pipeline: "plots" })
+      const stage = wh.openStage("r")
+      const rows = new Map([["plots", [plotRow(1), plotRow(2)]]])
+      yield* Effect.promise(() => stage.prepare(["plots"]))
+      expect(stage.has(["plots"])).toBe(true)
+      expect(stage.has(["plots", "plot_agency_links"])).toBe(false)
+      const counts = stage.append(rows)
+      expect(counts).toEqual({ plots: 2 })
+      const later = wh.openStage("r")
+      yield* Effect.promise(() => later.prepare(["plots"]))
+      later.append(new Map([["plots", [plotRow(2, { area_m2: 99 }), plotRow(3)]]]))
+      const staged = (value: number, counts: Record<string, number>) => {
+        const { rows: _, ...meta } = page("r", {}, { key: "ES", value })
+        return { ...meta, counts }
+      }
+      expect(yield* wh.commitStaged(stage, [staged(1, counts)])).toEqual([{ plots: 2 }])
+      // the later group is still staged, untouched by the commit of the first
+      const left = yield* wh.query(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${STAGE_DB}'`)
+      expect(left[0]!.n).toBe(1)
+      yield* wh.commitStaged(later, [staged(2, { plots: 2 })])
+      expect(yield* wh.query(`SELECT id, area_m2 FROM plots ORDER BY id`)).toEqual([
+        { id: "plot_1", area_m2: plotRow(1).area_m2 },
+        { id: "plot_2", area_m2: 99 },
+        { id: "plot_3", area_m2: plotRow(3).area_m2 }
+      ])
+    })
+  )
+
+  it.scoped("a bad value fails its group's commit, naming the page's row and the column; the group's tables are dropped", () =>
+    Effect.gen(function* () {
+      const wh = yield* open(tempDir())
+      yield* wh.ensureTables([plots])
+      yield* wh.startRun({ runId: "r", pipeline: "plots" })
+      const e = yield* Effect.flip(
+        wh.commitPages([
+          page("r", { plots: [plotRow(1)] }, { key: "ES", value: 1 }),
+          page("r", { plots: [plotRow(2), plotRow(3, { area_m2: "x" }), plotRow(4)] }, { key: "ES", value: 2 })
+        ])
+      )
+      expect(e.reason).toBe("BadValue")
+      expect(e.detail).toMatch(/Table plots, row 1 of the page, column area_m2/)
+      expect(yield* wh.tableCounts()).toEqual({ plots: 0 })
+      const left = yield* wh.query(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${STAGE_DB}'`)
+      expect(left[0]!.n).toBe(0)
+      yield* wh.commitPages([page("r", { plots: [plotRow(5)] }, { key: "ES", value: 3 })])
+      expect(yield* wh.tableCounts()).toEqual({ plots: 1 })
     })
   )
 

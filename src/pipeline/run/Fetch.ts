@@ -9,7 +9,7 @@ import { extractInto, type Page } from "../../extract/Extract.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
-import { checkRejects, makeLanding, normalizedEntry, type QueuedEntry } from "./Land.js"
+import { checkRejects, discardGroups, makeLanding, openGroup, type QueuedEntry, type StagedGroup, stageEntry, stageReplay } from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
 
@@ -22,13 +22,15 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     if (writer && run.resumed) {
       const { pageNo } = yield* Ref.get(state)
       const replay = yield* journalIo(() => run.journal!.pending(pipeline.name, run.runId, pageNo))
-      for (let i = 0; i < replay.length; i += DEFAULT_PAGE_QUEUE.maxGroup) yield* land(replay.slice(i, i + DEFAULT_PAGE_QUEUE.maxGroup))
+      for (let i = 0; i < replay.length; i += DEFAULT_PAGE_QUEUE.maxGroup) {
+        yield* land(yield* stageReplay(run, replay.slice(i, i + DEFAULT_PAGE_QUEUE.maxGroup)))
+      }
       yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
     }
 
-    const queue = yield* makePageQueue<QueuedEntry>()
-    /** A fetched page goes to the journal and the queue at once; its slice fetches on when there is room. */
-    const accept = (page: Page) =>
+    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(() => openGroup(run))
+    /** A fetched page goes to the journal and the queue at once. */
+    const admit = (page: Page) =>
       Effect.gen(function* () {
         const entry = yield* Ref.modify(state, (s): readonly [JournalEntry, RunCounters] => {
           const seq = s.pageNo + 1
@@ -61,11 +63,12 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
           ]
         })
         yield* journalIo(() => writer?.append(entry))
-        // normalized on arrival: the queue holds the page's rows, and its parsed records die young
-        // instead of waiting in the queue for the group commit (and growing V8's old space)
-        yield* Effect.sync(() => queue.put(normalizedEntry(run, entry)))
-        yield* queue.reserve
+        // normalized and staged on arrival: its rows go to DuckDB at once instead of waiting as
+        // JS objects in the queue for the group commit (and growing V8's old space)
+        yield* stageEntry(run, entry, queue.group, queue.put)
       })
+    /** Its slice fetches on when there is room. */
+    const accept = (page: Page) => Effect.zipRight(admit(page), queue.reserve)
 
     const positions = new Map((yield* run.warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
     const stop = Option.match(shutdown, {
@@ -84,8 +87,23 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     )
     // fetching and landing run side by side; a failed landing stops the fetching, a failed fetch
     // still lands every page queued before it
-    const landing = queue.drain(land).pipe(Effect.tap(() => Ref.update(state, (s) => ({ ...s, drained: true }))))
-    const [fetched] = yield* Effect.all([fetching, landing], { concurrency: 2 })
+    // the next group's staging tables are made before this one lands (the staging connection
+    // then has them ready instead of waiting behind the landing's statements)
+    const landGroup = (g: StagedGroup) =>
+      Effect.zipRight(
+        Effect.sync(
+          () =>
+            void queue
+              .group()
+              .stage.prepare([...g.stage.tables.values()].flatMap((t) => (t.rows > 0 ? [t.spec.name] : [])))
+              .catch(() => undefined)
+        ),
+        land(g)
+      )
+    const landing = queue.drain(landGroup).pipe(Effect.tap(() => Ref.update(state, (s) => ({ ...s, drained: true }))))
+    const [fetched] = yield* Effect.all([fetching, landing], { concurrency: 2 }).pipe(
+      Effect.ensuring(Effect.suspend(() => discardGroups(queue.left())))
+    )
     if (Either.isLeft(fetched)) return yield* Effect.fail(fetched.left)
     yield* checkRejects(run, state)
   })

@@ -1,5 +1,6 @@
 /**
- * Step 3 of a run: land. A group of queued pages goes into the warehouse in one transaction
+ * Step 3 of a run: land. Each page's rows are staged as it arrives (`stageEntry`); a group of
+ * queued pages then goes into the warehouse in one transaction
  * (rows, checkpoints, ledger, rejects, raw bodies, completeness per slice, missing keys), then is
  * counted and reported; a reject ratio above the cap stops the run.
  */
@@ -8,6 +9,8 @@ import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
+import type { Stage } from "../../load/Stage.js"
+import { sqlError } from "../../load/WarehouseError.js"
 import type { Normalized } from "../../normalize/Normalizer.js"
 
 /** Fails the run when more records failed their schema than the settings allow. */
@@ -25,48 +28,90 @@ export const checkRejects = (run: RunContext, state: RunState) =>
       : Effect.void
   )
 
-/** A page waiting to land: normalized when it arrived (`records` then emptied), or a journal replay. */
-export type QueuedEntry = JournalEntry & { readonly normalized?: Normalized; readonly received?: number }
+/** A page waiting to land: its rows staged in its group's tables, its records dropped (the journal has the page). */
+export type QueuedEntry = Omit<JournalEntry, "records"> & {
+  readonly received: number
+  readonly records: number
+  /** Rows per table. */
+  readonly counts: Readonly<Record<string, number>>
+  readonly rejects: Normalized["rejects"]
+}
 
-const normalizeEntry = (run: RunContext, e: Pick<JournalEntry, "records" | "slice">) =>
-  run.normalize(e.records, { runId: run.runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
+/** A group of queued pages and the staging group holding their rows. */
+export interface StagedGroup {
+  readonly stage: Stage
+  readonly pages: Array<QueuedEntry>
+}
+
+export const openGroup = (run: RunContext): StagedGroup => ({ stage: run.warehouse.openStage(run.runId), pages: [] })
 
 /**
- * The entry as it waits in the queue: its rows, without its parsed records (the journal already
- * holds the page). The records are then garbage as soon as the page is normalized, instead of
- * waiting in the queue for the group commit and being moved to V8's old space.
+ * Normalizes a page and stages its rows in the group `group()` names at that moment, waiting
+ * first for staging tables the group lacks; `join` adds the entry to that same group in the same
+ * synchronous step as its rows (a group is never taken with half a page).
  */
-export const normalizedEntry = (run: RunContext, e: JournalEntry): QueuedEntry => ({
-  ...e,
-  records: [],
-  received: e.records.length,
-  normalized: normalizeEntry(run, e)
-})
+export const stageEntry = (run: RunContext, e: JournalEntry, group: () => StagedGroup, join: (entry: QueuedEntry) => void) =>
+  Effect.gen(function* () {
+    const n = run.normalize(e.records, { runId: run.runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
+    const tables: Array<string> = []
+    for (const [t, list] of n.rows) if (list.length > 0) tables.push(t)
+    while (true) {
+      const { stage } = group()
+      if (stage.has(tables)) {
+        const counts = stage.append(n.rows)
+        return join({ ...e, records: n.records, received: e.records.length, counts, rejects: n.rejects })
+      }
+      yield* Effect.tryPromise({ try: () => stage.prepare(tables), catch: (cause) => sqlError("Cannot create staging tables", cause) })
+    }
+  })
 
-const receivedOf = (e: QueuedEntry) => e.received ?? e.records.length
+/** Journal entries (a resume's replay) staged as one group. */
+export const stageReplay = (run: RunContext, entries: ReadonlyArray<JournalEntry>) =>
+  Effect.suspend(() => {
+    const g = openGroup(run)
+    return Effect.forEach(
+      entries,
+      (e) =>
+        stageEntry(
+          run,
+          e,
+          () => g,
+          (q) => g.pages.push(q)
+        ),
+      { discard: true }
+    ).pipe(
+      Effect.as(g),
+      Effect.onError(() => discardGroups([g]))
+    )
+  })
 
-export const makeLanding = (run: RunContext, state: RunState) => (entries: ReadonlyArray<QueuedEntry>) =>
+/** Drops the staging tables of groups that will not land (a run stopped early). */
+export const discardGroups = (groups: ReadonlyArray<StagedGroup>) =>
+  Effect.forEach(groups, (g) => Effect.promise(() => g.stage.drop().catch(() => undefined)), { discard: true })
+
+export const makeLanding = (run: RunContext, state: RunState) => (group: StagedGroup) =>
   Effect.gen(function* () {
     const { pipeline, runId } = run
-    const normalized = entries.map((e) => e.normalized ?? normalizeEntry(run, e))
-    yield* run.warehouse.commitPages(
-      entries.map((e, i) => ({
+    const entries = group.pages
+    yield* run.warehouse.commitStaged(
+      group.stage,
+      entries.map((e) => ({
         runId,
         pipeline: pipeline.name,
         extractedAt: run.extractedAt,
-        rows: normalized[i]!.rows,
+        counts: e.counts,
         checkpoint: e.checkpoint,
         ledger: e.ledger,
-        rejects: normalized[i]!.rejects,
+        rejects: e.rejects,
         raw: e.raw,
         requests: e.requests,
         retries: e.retries,
         slice: {
           key: e.slice,
           declared: e.declared,
-          received: e.missing ? 0 : receivedOf(e),
-          landed: e.missing ? 0 : normalized[i]!.records - normalized[i]!.rejects.length,
-          rejected: e.missing ? 0 : normalized[i]!.rejects.length,
+          received: e.missing ? 0 : e.received,
+          landed: e.missing ? 0 : e.records - e.rejects.length,
+          rejected: e.missing ? 0 : e.rejects.length,
           end: e.end,
           done: e.checkpoint.done || e.end !== undefined
         },
@@ -78,19 +123,18 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
     const counted = yield* Ref.modify(state, (s) => {
       const rowsPerTable = { ...s.rowsPerTable }
       let totals = s.totals
-      const perPage = entries.map((e, i) => {
-        const n = normalized[i]!
+      const perPage = entries.map((e) => {
         let rows = 0
-        for (const [t, list] of n.rows) {
-          rowsPerTable[t] = (rowsPerTable[t] ?? 0) + list.length
-          rows += list.length
+        for (const t in e.counts) {
+          rowsPerTable[t] = (rowsPerTable[t] ?? 0) + e.counts[t]!
+          rows += e.counts[t]!
         }
         totals = {
           ...totals,
           pages: totals.pages + 1,
-          records: totals.records + n.records,
+          records: totals.records + e.records,
           rows: totals.rows + rows,
-          rejects: totals.rejects + n.rejects.length,
+          rejects: totals.rejects + e.rejects.length,
           units: totals.units + e.units,
           requests: totals.requests + e.requests,
           retries: totals.retries + e.retries,
@@ -102,16 +146,15 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
       return [perPage, { ...s, rowsPerTable, totals }] as const
     })
     for (const [i, e] of entries.entries()) {
-      const n = normalized[i]!
       yield* run.progress.emit({
         type: "page_committed",
         pipeline: pipeline.name,
         runId,
         slice: e.slice,
         seq: e.sliceSeq,
-        records: n.records,
+        records: e.records,
         rows: counted[i]!.rows,
-        rejects: n.rejects.length,
+        rejects: e.rejects.length,
         units: e.units,
         totals: counted[i]!.totals
       })
@@ -122,9 +165,9 @@ export const makeLanding = (run: RunContext, state: RunState) => (entries: Reado
     Effect.withSpan("Land.group", {
       attributes: {
         pipeline: run.pipeline.name,
-        pages: entries.length,
-        records: entries.reduce((n, e) => n + receivedOf(e), 0),
-        units: entries.reduce((n, e) => n + e.units, 0)
+        pages: group.pages.length,
+        records: group.pages.reduce((n, e) => n + e.received, 0),
+        units: group.pages.reduce((n, e) => n + e.units, 0)
       }
     })
   )
