@@ -24,8 +24,11 @@ export interface PageCommit {
   /** Units charged per request (request ids are unique: a page committed twice is not charged twice). */
   readonly ledger: ReadonlyArray<Charge>
   readonly rejects: ReadonlyArray<Reject>
-  /** Raw response body, archived (gzip) before the page commits. */
-  readonly raw?: { readonly pageKey: string; readonly body: string } | undefined
+  /**
+   * Raw response body, archived (gzip) before the page commits: the text, or its UTF-8 bytes as
+   * received (the runner keeps the bytes: outside V8's heap while the page waits for its group).
+   */
+  readonly raw?: { readonly pageKey: string; readonly body: string | Uint8Array } | undefined
   readonly requests: number
   readonly retries: number
   /** What this page adds to its slice's completeness record (`_slices`). */

@@ -64,11 +64,19 @@ interface FrameHead extends Omit<JournalEntry, "records" | "raw"> {
 
 const NL = 0x0a
 
+const textOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
+
 /** One page's frame: the body as received when the records can be re-read from it, else the entry as JSON. */
 const encode = (entry: JournalEntry): Buffer => {
-  if (entry.recordsAt === undefined || entry.raw === undefined) return Buffer.from(`${JSON.stringify(entry)}\n`, "utf8")
+  if (entry.recordsAt === undefined || entry.raw === undefined) {
+    const text =
+      entry.raw === undefined || typeof entry.raw.body === "string"
+        ? entry
+        : { ...entry, raw: { ...entry.raw, body: textOf(entry.raw.body) } }
+    return Buffer.from(`${JSON.stringify(text)}\n`, "utf8")
+  }
   const { records: _records, raw, ...rest } = entry
-  const body = Buffer.from(raw.body, "utf8")
+  const body = typeof raw.body === "string" ? Buffer.from(raw.body, "utf8") : raw.body
   const head: FrameHead = { ...rest, rawKey: raw.pageKey, rawBytes: body.length }
   return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, "utf8"), body, Buffer.from([NL])])
 }

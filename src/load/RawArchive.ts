@@ -106,7 +106,11 @@ export const makeRawArchive = (root: string) => {
    * Writes the bodies of consecutive pages of one run (`seqs` ascending) as one group file;
    * returns where each went (`path` as `_raw_pages` keeps it) and its compressed size.
    */
-  const writeGroup = (pipeline: string, runId: string, pages: ReadonlyArray<{ readonly seq: number; readonly body: string }>) =>
+  const writeGroup = (
+    pipeline: string,
+    runId: string,
+    pages: ReadonlyArray<{ readonly seq: number; readonly body: string | Uint8Array }>
+  ) =>
     Effect.gen(function* () {
       const dir = yield* Effect.try({ try: () => runDir(pipeline, runId), catch: (e) => e as WarehouseError })
       const file = nodePath.join(dir, groupName(pages[0]!.seq, pages[pages.length - 1]!.seq))

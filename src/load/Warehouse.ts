@@ -180,7 +180,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             }
             // the bodies of each run's pages numbered one after another go into one file of the archive
             const raws: Array<ArchivedRaw | undefined> = commits.map(() => undefined)
-            const files: Array<Array<{ seq: number; body: string; at: number }>> = []
+            const files: Array<Array<{ seq: number; body: string | Uint8Array; at: number }>> = []
             commits.forEach((commit, i) => {
               if (!commit.raw || !archive) return
               const last = files[files.length - 1]?.at(-1)

@@ -103,6 +103,16 @@ describe("page journal", () => {
     expect(text.split(`"id": "p1"`)).toHaveLength(2) // and only once
   })
 
+  it("takes a body given as its UTF-8 bytes (what the runner keeps) and gives it back as the same text", () => {
+    const root = tempRoot()
+    const journal = makePageJournal(root)
+    const w = journal.open("p", "r")
+    const asBytes = (e: JournalEntry): JournalEntry => ({ ...e, raw: { ...e.raw!, body: Buffer.from(e.raw!.body as string, "utf8") } })
+    for (const seq of [1, 2, 3]) w.append(asBytes(seq === 2 ? entry(seq) : framed(seq))) // both kinds of frame
+    w.close()
+    expect(journal.pending("p", "r", 0)).toEqual([framed(1), entry(2), framed(3)])
+  })
+
   it("ignores a frame whose body a kill cut short; the resumed run's next page is read after it", () => {
     const root = tempRoot()
     const journal = makePageJournal(root)

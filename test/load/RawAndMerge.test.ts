@@ -18,7 +18,9 @@ describe("raw archive", () => {
       yield* wh.startRun({ runId: "r1", pipeline: "plots" })
       const bodies = [JSON.stringify({ results: [1, 2] }), JSON.stringify({ results: [3] })]
       for (const [i, body] of bodies.entries()) {
-        yield* wh.commitPage(page("r1", { plots: [plotRow(i)] }, { key: "ES", value: i }, { raw: { pageKey: `ES|${i}`, body } }))
+        // the second as its UTF-8 bytes, as the runner hands it over: archived the same
+        const raw = { pageKey: `ES|${i}`, body: i === 1 ? Buffer.from(body, "utf8") : body }
+        yield* wh.commitPage(page("r1", { plots: [plotRow(i)] }, { key: "ES", value: i }, { raw }))
       }
       // A page whose commit fails still leaves its body on disk, but not in _raw_pages.
       yield* Effect.flip(

@@ -47,7 +47,9 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             retries: page.attempts.retries,
             throttled: page.attempts.throttled,
             ...(run.archive && page.fetched.raw
-              ? { raw: { pageKey: String(seq - 1), body: page.fetched.raw }, recordsAt: page.fetched.recordsAt }
+              ? // the bytes, not the text: the journal writes them now, the archive later, and
+                // they wait for their group outside V8's heap (the text dies young)
+                { raw: { pageKey: String(seq - 1), body: Buffer.from(page.fetched.raw, "utf8") }, recordsAt: page.fetched.recordsAt }
               : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),

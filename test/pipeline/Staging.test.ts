@@ -1,0 +1,58 @@
+/**
+ * Rows staged as pages arrive (load/Stage.ts) through the real runner: a run stopped halfway
+ * leaves no staging tables in a warehouse that stays open (a library user's process), and the
+ * resumed run lands exactly what a clean run lands.
+ */
+import { Effect, Either, Fiber, Schedule } from "effect"
+import { describe, expect, it } from "vitest"
+import { STAGE_DB } from "../../src/load/Database.js"
+import { Warehouse } from "../../src/load/Warehouse.js"
+import { resolveParams } from "../../src/pipeline/Params.js"
+import { runPipeline } from "../../src/pipeline/Runner.js"
+import { pipelineByName, useHarness } from "../support/pipelines.js"
+
+describe("staging through the runner", () => {
+  // the platform's default 20 requests a second keep the run long enough to stop it halfway
+  const h = useHarness({ sandbox: { world: { properties: 6000 } } })
+  const sourcing = pipelineByName("sourcing-search")
+  const params = resolveParams(sourcing, { places: [{ country: "AD" }, { country: "CY" }], operation: "sale", pageSize: 20 }, [])
+  if (Either.isLeft(params)) throw params.left
+
+  it("a run stopped halfway leaves no staging tables in the open warehouse, and its resume lands what a clean run lands", async () => {
+    const { budget } = h.settings
+    const request = { pipeline: sourcing, params: params.right, fullRefresh: false, maxUnits: 100_000, untilCap: false, ...budget }
+    const stopped = await h.use(
+      Effect.gen(function* () {
+        const wh = yield* Warehouse
+        const run = yield* Effect.fork(runPipeline(request))
+        // once a group has landed and more pages are on their way, stop the run (a run that ends
+        // first, done or failed, fails the test)
+        const landed = Effect.repeat(wh.query(`SELECT coalesce(max(pages), 0)::INTEGER AS n FROM _runs`), {
+          until: (r) => Number(r[0]!.n) >= 3,
+          schedule: Schedule.spaced("20 millis")
+        })
+        const ended = Effect.flatMap(Fiber.await(run), (exit) => Effect.dieMessage(`the run ended (${exit._tag}) before it was stopped`))
+        yield* Effect.raceFirst(landed, ended)
+        yield* Fiber.interrupt(run)
+        const staged = yield* wh.query(`SELECT count(*)::INTEGER AS n FROM duckdb_tables() WHERE database_name = '${STAGE_DB}'`)
+        const runs = yield* wh.query(`SELECT pages FROM _runs`)
+        return { staged: Number(staged[0]!.n), pages: Number(runs[0]!.pages) }
+      })
+    )
+    expect(stopped.staged).toBe(0)
+    expect(stopped.pages).toBeGreaterThanOrEqual(3)
+
+    const resumed = await h.run(sourcing, { params: params.right as Record<string, unknown> })
+    expect(resumed.status).toBe("done")
+    expect(resumed.resumed).toBe(true)
+    const clean = await h.run(sourcing, { params: params.right as Record<string, unknown>, warehouse: `${h.dir}/clean.duckdb` })
+    const content = (warehouse?: string) =>
+      h.query(
+        `SELECT (SELECT count(*) FROM sourcing_properties)::INTEGER AS properties, (SELECT count(DISTINCT id) FROM sourcing_properties)::INTEGER AS ids,
+           (SELECT count(*) FROM sourcing_property_agencies)::INTEGER AS agencies`,
+        warehouse
+      )
+    expect(await content()).toEqual(await content(`${h.dir}/clean.duckdb`))
+    expect(clean.rowsPerTable.sourcing_properties).toBeGreaterThan(stopped.pages * 20)
+  })
+})
