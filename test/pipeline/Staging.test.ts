@@ -20,7 +20,15 @@ describe("staging through the runner", () => {
 
   it("a run stopped halfway leaves no staging tables in the open warehouse, and its resume lands what a clean run lands", async () => {
     const { budget } = h.settings
-    const request = { pipeline: sourcing, params: params.right, fullRefresh: false, maxUnits: 100_000, untilCap: false, ...budget }
+    const request = {
+      pipeline: sourcing,
+      params: params.right,
+      fullRefresh: false,
+      maxUnits: 100_000,
+      untilCap: false,
+      maxRejectRatio: budget.maxRejectRatio,
+      costs: budget.costs
+    }
     const stopped = await h.use(
       Effect.gen(function* () {
         const wh = yield* Warehouse
