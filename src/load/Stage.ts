@@ -12,6 +12,7 @@
  * halfway through a page.
  */
 import type { DuckDBAppender, DuckDBConnection } from "@duckdb/node-api"
+import { Effect } from "effect"
 import type { Row, TableSpec } from "../normalize/Table.js"
 import { ident, STAGE_DB } from "./Database.js"
 import { appendRows, keyRepeats, stageTableSql } from "./PageStager.js"
@@ -185,3 +186,7 @@ export class Stage {
     if (names.length > 0) await this.stager.run((conn) => conn.run(names.join("; ")))
   }
 }
+
+/** Drops the tables of groups that will not land (or have landed); a failure to drop is ignored. */
+export const dropStages = (stages: Iterable<Stage>) =>
+  Effect.forEach(stages, (s) => Effect.promise(() => s.drop().catch(() => undefined)), { discard: true })

@@ -31,7 +31,7 @@ import {
   toRunRecord
 } from "./PageCommit.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
-import { type Stage, Stager } from "./Stage.js"
+import { dropStages, type Stage, Stager } from "./Stage.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
 import { readKeys } from "./KeyReads.js"
@@ -210,9 +210,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             )
           })
         )
-        .pipe(
-          Effect.ensuring(Effect.forEach(groups, (g) => Effect.promise(() => g.stage.drop().catch(() => undefined)), { discard: true }))
-        )
+        .pipe(Effect.ensuring(dropStages(groups.map((g) => g.stage))))
 
     /** A new, empty staging group for pages of run `runId` (`Stage.ts`); `commitStaged` lands it. */
     const openStage = (runId: string) => stager.open(runId)
@@ -220,7 +218,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     /** Lands the pages staged in `stage` in one transaction (a group commit). */
     const commitStaged = Effect.fn("Warehouse.commitStaged")(function* (stage: Stage, pages: ReadonlyArray<StagedPage>) {
       if (pages.length === 0) {
-        yield* Effect.promise(() => stage.drop().catch(() => undefined))
+        yield* dropStages([stage])
         return [] as Array<PageSummary>
       }
       return yield* landStaged([{ stage, pages }])
@@ -240,9 +238,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
         const stage = group?.stage ?? stager.open(commit.runId)
         const tables = [...rows].flatMap(([t, list]) => (list.length > 0 ? [t] : []))
         yield* Effect.tryPromise({ try: () => stage.prepare(tables), catch: (e) => sqlError("Cannot create staging tables", e) }).pipe(
-          Effect.tapError(() =>
-            Effect.forEach([...groups.map((g) => g.stage), stage], (s) => Effect.promise(() => s.drop().catch(() => undefined)))
-          )
+          Effect.tapError(() => dropStages(new Set([...groups.map((g) => g.stage), stage])))
         )
         const page = { ...rest, counts: stage.append(rows) }
         if (group) group.pages.push(page)

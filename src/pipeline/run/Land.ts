@@ -9,7 +9,7 @@ import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
-import type { Stage } from "../../load/Stage.js"
+import { dropStages, type Stage } from "../../load/Stage.js"
 import { sqlError } from "../../load/WarehouseError.js"
 import type { Normalized } from "../../normalize/Normalizer.js"
 
@@ -86,8 +86,7 @@ export const stageReplay = (run: RunContext, entries: ReadonlyArray<JournalEntry
   })
 
 /** Drops the staging tables of groups that will not land (a run stopped early). */
-export const discardGroups = (groups: ReadonlyArray<StagedGroup>) =>
-  Effect.forEach(groups, (g) => Effect.promise(() => g.stage.drop().catch(() => undefined)), { discard: true })
+export const discardGroups = (groups: ReadonlyArray<StagedGroup>) => dropStages(groups.map((g) => g.stage))
 
 export const makeLanding = (run: RunContext, state: RunState) => (group: StagedGroup) =>
   Effect.gen(function* () {
