@@ -1,12 +1,18 @@
 /**
  * Rows staged as pages arrive (load/Stage.ts) through the real runner: a run stopped halfway
  * leaves no staging tables in a warehouse that stays open (a library user's process), and the
- * resumed run lands exactly what a clean run lands.
+ * resumed run lands exactly what a clean run lands; pages are staged in journal order.
  */
 import { Effect, Either, Fiber, Schedule } from "effect"
 import { describe, expect, it } from "vitest"
 import { STAGE_DB } from "../../src/load/Database.js"
-import { Warehouse } from "../../src/load/Warehouse.js"
+import { dropStages } from "../../src/load/Stage.js"
+import { makeWarehouse, Warehouse } from "../../src/load/Warehouse.js"
+import type { Row } from "../../src/normalize/Table.js"
+import { makeOrderedStaging, openGroup } from "../../src/pipeline/run/Land.js"
+import type { JournalEntry, RunContext } from "../../src/pipeline/run/RunContext.js"
+import * as nodePath from "node:path"
+import { plotRow, plots, tempDir } from "../load/fixtures.js"
 import { resolveParams } from "../../src/pipeline/Params.js"
 import { runPipeline } from "../../src/pipeline/Runner.js"
 import { pipelineByName, useHarness } from "../support/pipelines.js"
@@ -63,5 +69,57 @@ describe("staging through the runner", () => {
     expect(await content()).toEqual(await content(`${h.dir}/clean.duckdb`))
     // it was stopped halfway: a rate-limited run of 5 properties a page had pages left to land
     expect(stopped.pages).toBeLessThan(clean.totals.pages)
+  })
+})
+
+const journalEntry = (seq: number): JournalEntry => ({
+  seq,
+  slice: "ES",
+  sliceSeq: seq - 1,
+  records: [],
+  checkpoint: { key: "ES", value: seq, done: false },
+  ledger: [],
+  units: 0,
+  requests: 1,
+  retries: 0
+})
+
+describe("ordered staging", () => {
+  it("stages pages in journal order whatever order their slices bring them in", async () => {
+    const joined = await Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+          yield* wh.ensureTables([plots])
+          const run = {
+            runId: "r",
+            extractedAt: "2026-11-24T00:00:00.000Z",
+            warehouse: wh,
+            normalize: (records: ReadonlyArray<unknown>) => ({
+              rows: new Map([["plots", records as Array<Row>]]),
+              rejects: [],
+              records: records.length
+            })
+          } as unknown as RunContext
+          const group = openGroup(run)
+          const order: Array<number> = []
+          const stage = yield* makeOrderedStaging(
+            run,
+            5,
+            () => group,
+            (q) => order.push(q.seq)
+          )
+          const entry = (seq: number) => ({ ...journalEntry(seq), records: [plotRow(seq)] })
+          yield* stage(entry(6)) // its page 5 has not come: it waits
+          expect(order).toEqual([])
+          yield* stage(entry(5)) // stages 5, then the waiting 6
+          yield* stage(entry(7))
+          expect(group.stage.tables.get("plots")?.rows).toBe(3)
+          yield* dropStages([group.stage])
+          return order
+        })
+      )
+    )
+    expect(joined).toEqual([5, 6, 7])
   })
 })

@@ -9,7 +9,16 @@ import { extractInto, type Page } from "../../extract/Extract.js"
 import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
-import { checkRejects, discardGroups, makeLanding, openGroup, type QueuedEntry, type StagedGroup, stageEntry, stageReplay } from "./Land.js"
+import {
+  checkRejects,
+  discardGroups,
+  makeLanding,
+  openGroup,
+  type QueuedEntry,
+  type StagedGroup,
+  makeOrderedStaging,
+  stageReplay
+} from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
 
@@ -29,6 +38,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     }
 
     const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(() => openGroup(run))
+    const stage = yield* makeOrderedStaging(run, (yield* Ref.get(state)).pageNo + 1, queue.group, queue.put)
     /** A fetched page goes to the journal and the queue at once. */
     const admit = (page: Page) =>
       Effect.gen(function* () {
@@ -67,7 +77,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
         yield* journalIo(() => writer?.append(entry))
         // normalized and staged on arrival: its rows go to DuckDB at once instead of waiting as
         // JS objects in the queue for the group commit (and growing V8's old space)
-        yield* stageEntry(run, entry, queue.group, queue.put)
+        yield* stage(entry)
       })
     /** Its slice fetches on when there is room. */
     const accept = (page: Page) => Effect.zipRight(admit(page), queue.reserve)

@@ -65,6 +65,32 @@ export const stageEntry = (run: RunContext, e: JournalEntry, group: () => Staged
     }
   })
 
+/**
+ * Stages journaled pages in journal order (`seq` from `first` on), whatever order their slices
+ * reach it in: a page that finds its group's tables missing waits for them, and a later page of
+ * another slice must not land before it. The groups then always hold pages 1..n of the run in
+ * order, which `_runs.pages`, the journal's `committed` and a resume's replay all count on. Each
+ * call stages its page and every page after it that is waiting, or leaves its page waiting for
+ * the page before it (whose own call then stages both).
+ */
+export const makeOrderedStaging = (run: RunContext, first: number, group: () => StagedGroup, join: (entry: QueuedEntry) => void) =>
+  Effect.map(Effect.makeSemaphore(1), (turn) => {
+    const waiting = new Map<number, JournalEntry>()
+    let next = first
+    const stageWaiting = Effect.gen(function* () {
+      while (waiting.has(next)) {
+        yield* stageEntry(run, waiting.get(next)!, group, join)
+        waiting.delete(next)
+        next++
+      }
+    })
+    return (e: JournalEntry) =>
+      Effect.suspend(() => {
+        waiting.set(e.seq, e)
+        return turn.withPermits(1)(stageWaiting)
+      })
+  })
+
 /** Journal entries (a resume's replay) staged as one group. */
 export const stageReplay = (run: RunContext, entries: ReadonlyArray<JournalEntry>) =>
   Effect.suspend(() => {
