@@ -11,6 +11,7 @@
  * guard, the ledger, `_runs` / `_slices` / completeness, history versions (it only appends), the
  * single-writer lock, progress, signals, settings and the CLI. Its rows are not checked against
  * the sandbox either: it is a cost floor for "land these rows", not a loader to trust.
+ * `GuardedLoader.ts` is this loader with the guarantees that cost CPU written in by hand.
  *
  * Run in a fresh process by the bench: `node dist-bench/bench/HandLoader.js '<json>'` prints
  * `{"records","pages"}`.

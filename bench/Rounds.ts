@@ -1,6 +1,7 @@
 /**
  * The sourcing-search figures of issue 18, measured in alternation: the floor (fetch and parse),
- * the hand-written loader (`HandLoader.ts`) and the toolkit (the installed CLI, `run --json`),
+ * the hand-written loader (`HandLoader.ts`), the same loader with the toolkit's guarantees
+ * written in by hand (`GuardedLoader.ts`) and the toolkit (the installed CLI, `run --json`),
  * each a fresh process measured from outside (`ChildRun.ts`: process start counted), over the
  * same places of the same sandbox, `rounds` times with the order rotated each round (no kind
  * always runs first on a cold sandbox). Ratios are taken pair by pair within a round and reported
@@ -43,7 +44,8 @@ export const floorRun = async (sandbox: SandboxProc, set: PlaceSet): Promise<Mea
   return { ...f, rows: json<{ records: number }>(f, "floor").records }
 }
 
-export const handRun = async (sandbox: SandboxProc, set: PlaceSet, file: string): Promise<Measured> => {
+/** The hand-written loader (`HandLoader.ts`), or with `guarded` the one with the guarantees (`GuardedLoader.ts`). */
+export const handRun = async (sandbox: SandboxProc, set: PlaceSet, file: string, guarded = false): Promise<Measured> => {
   const input = {
     platformUrl: sandbox.platformUrl,
     places: placesOf(set),
@@ -52,8 +54,9 @@ export const handRun = async (sandbox: SandboxProc, set: PlaceSet, file: string)
     pageSize: PAGE,
     concurrency: CONCURRENCY
   }
-  const f = await measured(process.execPath, [...scriptArgs(path.join(HERE, "HandLoader.ts")), JSON.stringify(input)])
-  return { ...f, rows: json<{ records: number }>(f, "hand loader").records }
+  const script = guarded ? "GuardedLoader.ts" : "HandLoader.ts"
+  const f = await measured(process.execPath, [...scriptArgs(path.join(HERE, script)), JSON.stringify(input)])
+  return { ...f, rows: json<{ records: number }>(f, script).records }
 }
 
 /** Settings of the toolkit runs: the sandbox as a remote service, no pacing (limits are off). */
@@ -96,10 +99,11 @@ export const toolkitRun = async (settings: string, set: PlaceSet, warehouse: str
 export interface RoundsResult {
   readonly floor: ReadonlyArray<Measured>
   readonly hand: ReadonlyArray<Measured>
+  readonly guarded: ReadonlyArray<Measured>
   readonly toolkit: ReadonlyArray<Measured>
 }
 
-/** `rounds` rounds of floor, hand loader and toolkit, the order rotated each round. */
+/** `rounds` rounds of floor, hand loader, guarded loader and toolkit, the order rotated each round. */
 export const sourcingRounds = async (
   sandbox: SandboxProc,
   set: PlaceSet,
@@ -108,8 +112,8 @@ export const sourcingRounds = async (
   log: (s: string) => void
 ): Promise<RoundsResult> => {
   const settings = benchSettings(sandbox, dir)
-  const out = { floor: [] as Array<Measured>, hand: [] as Array<Measured>, toolkit: [] as Array<Measured> }
-  const kinds = ["floor", "hand", "toolkit"] as const
+  const out = { floor: [] as Array<Measured>, hand: [] as Array<Measured>, guarded: [] as Array<Measured>, toolkit: [] as Array<Measured> }
+  const kinds = ["floor", "hand", "guarded", "toolkit"] as const
   for (let r = 0; r < rounds; r++) {
     for (let k = 0; k < kinds.length; k++) {
       const kind = kinds[(r + k) % kinds.length]!
@@ -117,14 +121,13 @@ export const sourcingRounds = async (
       const m =
         kind === "floor"
           ? await floorRun(sandbox, set)
-          : kind === "hand"
-            ? await handRun(sandbox, set, file)
-            : await toolkitRun(settings, set, file)
+          : kind === "toolkit"
+            ? await toolkitRun(settings, set, file)
+            : await handRun(sandbox, set, file, kind === "guarded")
       if (kind !== "floor" && m.rows !== set.total) throw new Error(`${kind} landed ${m.rows} rows, the sandbox holds ${set.total}`)
       out[kind].push(m)
       log(`   round ${r + 1} ${kind}: ${fmt(m.wallMs)} ms wall, ${fmt(m.cpuMs)} ms cpu, ${fmt(m.peakRssMb)} MB peak RSS`)
-      fs.rmSync(file, { force: true })
-      fs.rmSync(`${file}.wal`, { force: true })
+      for (const f of fs.readdirSync(dir)) if (f.startsWith(path.basename(file))) fs.rmSync(path.join(dir, f), { force: true })
     }
   }
   return out
@@ -140,6 +143,8 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
   const label = `sourcing-search ${fmt(set.total)} properties, ${r.toolkit.length} rounds`
   const pairs = <A>(f: (i: number) => A) => r.toolkit.map((_, i) => f(i))
   const cpuRatio = spread(pairs((i) => usPerRow(r.toolkit[i]!) / usPerRow(r.hand[i]!)))
+  const guaranteesRatio = spread(pairs((i) => usPerRow(r.guarded[i]!) / usPerRow(r.hand[i]!)))
+  const aroundRatio = spread(pairs((i) => usPerRow(r.toolkit[i]!) / usPerRow(r.guarded[i]!)))
   const e2eRatio = spread(pairs((i) => rowsPerSecond(r.toolkit[i]!) / rowsPerSecond(r.floor[i]!)))
   const handRatio = spread(pairs((i) => rowsPerSecond(r.hand[i]!) / rowsPerSecond(r.floor[i]!)))
   const rss = spread(r.toolkit.map((m) => m.peakRssMb))
@@ -153,6 +158,26 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       spread: showRatio(cpuRatio),
       target: "<= 2.0",
       met: cpuRatio.median <= 2.0
+    },
+    {
+      group: "throughput",
+      measure: `${label}: CPU per row, the guarantees alone: hand-written loader with them / without (no target: a floor of the one above)`,
+      value: `guarded ${show(spread(r.guarded.map(usPerRow)), 1, " µs")}`,
+      baseline: `hand ${show(spread(r.hand.map(usPerRow)), 1, " µs")}`,
+      ratio: guaranteesRatio.median,
+      spread: showRatio(guaranteesRatio),
+      target: "",
+      met: undefined
+    },
+    {
+      group: "throughput",
+      measure: `${label}: CPU per row, what the toolkit adds around the guarantees: toolkit / guarded hand-written loader`,
+      value: `${show(spread(r.toolkit.map(usPerRow)), 1, " µs")}`,
+      baseline: `guarded ${show(spread(r.guarded.map(usPerRow)), 1, " µs")}`,
+      ratio: aroundRatio.median,
+      spread: showRatio(aroundRatio),
+      target: "",
+      met: undefined
     },
     {
       group: "throughput",

@@ -3,8 +3,9 @@
  * measured against a baseline of the same run (absolute times on shared machines are noisy,
  * ratios hold). The sandbox runs in its own process; every measured run is a fresh process.
  *
- * The sourcing-search figures of issue 18 (`Rounds.ts`): the floor, the hand-written loader and
- * the installed CLI alternate over `--rounds` rounds (default 3), each measured from outside its
+ * The sourcing-search figures of issue 18 (`Rounds.ts`): the floor, the hand-written loader, the
+ * same loader with the toolkit's guarantees written in by hand (`GuardedLoader.ts`: what the
+ * guarantees cost on their own) and the installed CLI alternate over `--rounds` rounds (default 3), each measured from outside its
  * process (CPU and peak RSS from the kernel, wall from spawn: process start counted), at 200,000
  * properties; `--full` adds runs at 1,000,000 properties for the RSS growth. Cold start
  * (`ColdStart.ts`): `--help` and `list` against `node -e 0`. Lines marked "stage alone" measure one
@@ -78,7 +79,9 @@ try {
   log(`1. cold start: --help and list against node -e 0, ${COLD_ROUNDS} rounds`)
   lines.push(...(await coldStartLines(COLD_ROUNDS)))
 
-  log(`2. sourcing-search ${fmt(large.total)} properties: floor, hand-written loader, toolkit; ${ROUNDS} rounds`)
+  log(
+    `2. sourcing-search ${fmt(large.total)} properties: floor, hand-written loader (without and with the guarantees), toolkit; ${ROUNDS} rounds`
+  )
   const rounds = await sourcingRounds(sandbox, large, dir, ROUNDS, log)
   loads.push(load())
   lines.push(...roundLines(large, rounds))
