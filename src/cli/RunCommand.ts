@@ -91,6 +91,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           untilCap: options.untilCap,
           shard: pipeline.shardable === false ? undefined : shard,
           maxRejectRatio: settings.budget.maxRejectRatio,
+          landing: { groupPages: settings.duckdb.groupPages, groupWaitMs: settings.duckdb.groupWaitMs },
           costs: settings.budget.costs
         })
         summaries.push(summary)

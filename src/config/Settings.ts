@@ -135,7 +135,19 @@ export const DuckDbSection = Schema.Struct({
    * DuckDB's worker threads, for everything when set. Default: 1 while a run lands pages
    * (`LANDING_THREADS`, measured cheaper), DuckDB's own (one per core) for exports and queries.
    */
-  threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256)))
+  threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256))),
+  /**
+   * Most pages a run lands in one transaction. Default 32 (`DEFAULT_PAGE_QUEUE`): each landing
+   * joins its group's keys with the whole target, so fewer, larger groups cost less CPU and hold
+   * more pages' rows and bodies in memory (docs/BENCHMARKS.md).
+   */
+  groupPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 1024))),
+  /**
+   * How long the loader waits for a group to fill before it lands it part full, in ms. Default
+   * 1000; 0 lands whatever has arrived as soon as the loader is free. A run's last pages and a
+   * stopped run's queued pages land without waiting.
+   */
+  groupWaitMs: Schema.optional(Schema.Int.pipe(Schema.between(0, 600_000)))
 })
 
 export const PipelineEntry = Schema.Struct({

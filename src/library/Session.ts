@@ -196,6 +196,7 @@ export const session = (
             untilCap: runOptions.untilCap ?? false,
             shard: undefined,
             maxRejectRatio: settings.budget.maxRejectRatio,
+            landing: { groupPages: settings.duckdb.groupPages, groupWaitMs: settings.duckdb.groupWaitMs },
             costs: settings.budget.costs
           })
         )

@@ -12,16 +12,30 @@
  * `capacity` bounds the pages waiting: a slice whose page finds the queue full waits (after its
  * page is queued, so it waits holding nothing unsaved) until the loader frees room.
  */
-import { Effect, Queue } from "effect"
+import { Duration, Effect, Option, Queue } from "effect"
 
 export interface PageQueueOptions {
   /** Pages held before fetching slices wait. */
   readonly capacity: number
   /** Most pages landed in one transaction. */
   readonly maxGroup: number
+  /**
+   * How long the loader waits for the open group to fill before it lands it part full (ms). A
+   * full group lands at once, and so does what is left when the queue closes.
+   */
+  readonly fillWaitMs: number
 }
 
-export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32 }
+export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32, fillWaitMs: 1000 }
+
+/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups. */
+export const pageQueueOptions = (landing?: {
+  readonly groupPages?: number | undefined
+  readonly groupWaitMs?: number | undefined
+}): PageQueueOptions => {
+  const maxGroup = landing?.groupPages ?? DEFAULT_PAGE_QUEUE.maxGroup
+  return { capacity: 2 * maxGroup, maxGroup, fillWaitMs: landing?.groupWaitMs ?? DEFAULT_PAGE_QUEUE.fillWaitMs }
+}
 
 /** A group of queued pages (`open` makes an empty one). */
 export interface PageGroup<A> {
@@ -34,11 +48,19 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
   Effect.gen(function* () {
     const arrivals = yield* Queue.unbounded<typeof END | undefined>()
     const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
+    const clock = yield* Effect.clock
     const full: Array<G> = []
     let current: G | undefined
+    let openedAt = 0
 
     /** The group a page joins now (opened on first use). */
-    const group = (): G => (current ??= open())
+    const group = (): G => {
+      if (current === undefined) {
+        current = open()
+        openedAt = clock.unsafeCurrentTimeMillis()
+      }
+      return current
+    }
     /** Adds `page` to `group()` now (no waiting: call it right after the page is journaled). */
     const put = (page: A) => {
       const g = group()
@@ -56,10 +78,12 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
     /** The groups not landed (to discard when the run stops early). */
     const left = (): ReadonlyArray<G> => [...full, ...(current ? [current] : [])]
 
-    const next = (): G | undefined => {
+    /** The oldest full group; else the open one once the queue closed or it waited `fillWaitMs`. */
+    const next = (ended: boolean): G | undefined => {
       const g = full.shift()
       if (g !== undefined) return g
       if (current === undefined || current.pages.length === 0) return undefined
+      if (!ended && clock.unsafeCurrentTimeMillis() - openedAt < options.fillWaitMs) return undefined
       const taken = current
       current = undefined
       return taken
@@ -70,14 +94,26 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
       Effect.gen(function* () {
         let ended = false
         while (true) {
-          const g = next()
+          const g = next(ended)
           if (g !== undefined) {
             yield* land(g)
             yield* room.release(g.pages.length)
             continue
           }
           if (ended) return
-          const signals = yield* Queue.takeBetween(arrivals, 1, Number.MAX_SAFE_INTEGER)
+          const take = Queue.takeBetween(arrivals, 1, Number.MAX_SAFE_INTEGER)
+          // an open group part full: wake when it has waited long enough, if nothing comes before
+          const waiting = current !== undefined && current.pages.length > 0
+          const signals = waiting
+            ? Option.getOrElse(
+                yield* Effect.timeoutTo(take, {
+                  duration: Duration.millis(Math.max(0, options.fillWaitMs - (clock.unsafeCurrentTimeMillis() - openedAt))),
+                  onSuccess: Option.some,
+                  onTimeout: Option.none
+                }),
+                () => []
+              )
+            : yield* take
           for (const s of signals) if (s === END) ended = true
         }
       })

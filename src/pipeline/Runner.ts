@@ -34,6 +34,8 @@ export interface RunRequest<P = unknown> {
   readonly untilCap: boolean
   readonly shard?: { readonly index: number; readonly count: number } | undefined
   readonly maxRejectRatio: number
+  /** Landing groups (`duckdb.groupPages`, `duckdb.groupWaitMs`); `DEFAULT_PAGE_QUEUE` otherwise. */
+  readonly landing?: { readonly groupPages?: number | undefined; readonly groupWaitMs?: number | undefined } | undefined
   /** Unit costs by operation (settings over defaults). */
   readonly costs: Readonly<Record<string, number>>
 }

@@ -21,7 +21,7 @@ describe("staging through the runner", () => {
   // the platform's default 20 requests a second keep the run long enough to stop it halfway
   const h = useHarness({ sandbox: { world: { properties: 6000 } } })
   const sourcing = pipelineByName("sourcing-search")
-  const params = resolveParams(sourcing, { places: [{ country: "AD" }, { country: "CY" }], operation: "sale", pageSize: 5 }, [])
+  const params = resolveParams(sourcing, { places: [{ country: "AD" }, { country: "CY" }], operation: "sale", pageSize: 2 }, [])
   if (Either.isLeft(params)) throw params.left
 
   it("a run stopped halfway leaves no staging tables in the open warehouse, and its resume lands what a clean run lands", async () => {
@@ -67,7 +67,7 @@ describe("staging through the runner", () => {
         warehouse
       )
     expect(await content()).toEqual(await content(`${h.dir}/clean.duckdb`))
-    // it was stopped halfway: a rate-limited run of 5 properties a page had pages left to land
+    // it was stopped halfway: a rate-limited run of 2 properties a page (about 45 pages at 20 a second, the first group landing after its 1 s fill wait) had pages left to land
     expect(stopped.pages).toBeLessThan(clean.totals.pages)
   })
 })

@@ -265,7 +265,14 @@ export const runChaos = async (options: ChaosOptions): Promise<ChaosResult> => {
     const pipelines = { [scenario.pipeline]: { params: scenario.params } }
     const cleanDir = fs.mkdtempSync(path.join(root, "clean-"))
     const chaosDir = fs.mkdtempSync(path.join(root, "chaos-"))
-    const args = (dir: string) => ["run", scenario.pipeline, "--config", writeConfig(dir, sandbox, pipelines)]
+    // kills are armed by committed pages, so the loader lands what has arrived at once (no fill
+    // wait): many short-lived processes each commit a few pages, as the kills need
+    const args = (dir: string) => [
+      "run",
+      scenario.pipeline,
+      "--config",
+      writeConfig(dir, sandbox, pipelines, { duckdb: { groupWaitMs: 0 } })
+    ]
 
     let u0 = unitsOf(sandbox)
     const clean = await runOnce(args(cleanDir))

@@ -6,7 +6,7 @@
  */
 import { Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
-import { DEFAULT_PAGE_QUEUE, makePageQueue } from "../PageQueue.js"
+import { makePageQueue, pageQueueOptions } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
 import {
@@ -27,17 +27,18 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     const shutdown = yield* Effect.serviceOption(Shutdown)
     const { pipeline, writer } = run
     const land = makeLanding(run, state)
+    const options = pageQueueOptions(run.request.landing)
 
     if (writer && run.resumed) {
       const { pageNo } = yield* Ref.get(state)
       const replay = yield* journalIo(() => run.journal!.pending(pipeline.name, run.runId, pageNo))
-      for (let i = 0; i < replay.length; i += DEFAULT_PAGE_QUEUE.maxGroup) {
-        yield* land(yield* stageReplay(run, replay.slice(i, i + DEFAULT_PAGE_QUEUE.maxGroup)))
+      for (let i = 0; i < replay.length; i += options.maxGroup) {
+        yield* land(yield* stageReplay(run, replay.slice(i, i + options.maxGroup)))
       }
       yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
     }
 
-    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(() => openGroup(run))
+    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(() => openGroup(run), options)
     const stage = yield* makeOrderedStaging(run, (yield* Ref.get(state)).pageNo + 1, queue.group, queue.put)
     /** A fetched page goes to the journal and the queue at once. */
     const admit = (page: Page) =>

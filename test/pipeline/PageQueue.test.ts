@@ -1,0 +1,74 @@
+/**
+ * The page queue's groups under the test clock: a full group lands at once, a part-full one only
+ * once it has waited `fillWaitMs` (or the queue closed), so commits carry full groups whenever
+ * pages come faster than they land; `pageQueueOptions` reads `duckdb.groupPages` and
+ * `duckdb.groupWaitMs` over the defaults.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Fiber, TestClock } from "effect"
+import { DEFAULT_PAGE_QUEUE, makePageQueue, type PageGroup, pageQueueOptions } from "../../src/pipeline/PageQueue.js"
+
+const options = { capacity: 16, maxGroup: 4, fillWaitMs: 1000 }
+
+/** A queue whose loader records the pages of each group it lands. */
+const harness = (o = options) =>
+  Effect.gen(function* () {
+    const queue = yield* makePageQueue<number, PageGroup<number>>(() => ({ pages: [] }), o)
+    const landed: Array<ReadonlyArray<number>> = []
+    const loader = yield* Effect.fork(queue.drain((g) => Effect.sync(() => void landed.push([...g.pages]))))
+    return { queue, landed, loader }
+  })
+
+describe("PageQueue groups", () => {
+  it.effect("a full group lands at once; a part-full one waits for the fill wait", () =>
+    Effect.gen(function* () {
+      const { queue, landed, loader } = yield* harness()
+      for (const p of [1, 2, 3, 4, 5]) queue.put(p)
+      yield* TestClock.adjust("10 millis")
+      expect(landed).toEqual([[1, 2, 3, 4]])
+      // page 5 waits in the open group, even when more pages wake the loader
+      yield* TestClock.adjust("500 millis")
+      queue.put(6)
+      yield* TestClock.adjust("10 millis")
+      expect(landed).toEqual([[1, 2, 3, 4]])
+      // a second after the group opened, it lands part full
+      yield* TestClock.adjust("480 millis")
+      expect(landed).toEqual([
+        [1, 2, 3, 4],
+        [5, 6]
+      ])
+      yield* queue.close
+      yield* Fiber.join(loader)
+    })
+  )
+
+  it.effect("closing the queue lands the open group without waiting", () =>
+    Effect.gen(function* () {
+      const { queue, landed, loader } = yield* harness()
+      queue.put(1)
+      queue.put(2)
+      yield* TestClock.adjust("10 millis")
+      expect(landed).toEqual([])
+      yield* queue.close
+      yield* Fiber.join(loader)
+      expect(landed).toEqual([[1, 2]])
+    })
+  )
+
+  it.effect("a fill wait of 0 lands whatever has arrived as soon as the loader is free", () =>
+    Effect.gen(function* () {
+      const { queue, landed, loader } = yield* harness({ ...options, fillWaitMs: 0 })
+      queue.put(1)
+      yield* TestClock.adjust("1 millis")
+      expect(landed).toEqual([[1]])
+      yield* queue.close
+      yield* Fiber.join(loader)
+    })
+  )
+
+  it("the settings' group size and wait over the defaults, with room for two groups", () => {
+    expect(pageQueueOptions(undefined)).toEqual(DEFAULT_PAGE_QUEUE)
+    expect(pageQueueOptions({ groupPages: 64 })).toEqual({ capacity: 128, maxGroup: 64, fillWaitMs: DEFAULT_PAGE_QUEUE.fillWaitMs })
+    expect(pageQueueOptions({ groupWaitMs: 0 })).toEqual({ ...DEFAULT_PAGE_QUEUE, fillWaitMs: 0 })
+  })
+})
