@@ -60,6 +60,10 @@ const configFile = (dir: string, sandbox: SandboxProc, set: PlaceSet, concurrenc
       warehouse: path.join(dir, "warehouse.duckdb"),
       output: dir,
       budget: { maxUnits: 1_000_000 },
+      // kills are armed by committed pages: land what has arrived at once, so each killed process
+      // commits a few pages and dies mid-run (with the default fill wait a run's last group lands
+      // at its end, a kill after it hits a finished run, and the next process starts a new run)
+      duckdb: { groupWaitMs: 0 },
       service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
       pipelines: {
         "sourcing-search": {
@@ -89,12 +93,17 @@ export const spendAndPlan = async (sandbox: SandboxProc, set: PlaceSet, dir: str
     const every = Math.max(2, Math.floor(needed / (kills + 2)))
     const u1 = await charged(sandbox)
     let killed = 0
-    for (let k = 0; k < kills; k++) {
+    let finished = false
+    for (let k = 0; k < kills && !finished; k++) {
       const r = await cli(config, every)
-      if (r.code !== 0) killed++
+      if (r.code === 0)
+        finished = true // the run ended before its kill: another run would start afresh
+      else killed++
     }
-    const last = await cli(config)
-    if (last.code !== 0) throw new Error(`resumed run exited with ${last.code}`)
+    if (!finished) {
+      const last = await cli(config)
+      if (last.code !== 0) throw new Error(`resumed run exited with ${last.code}`)
+    }
     const units = (await charged(sandbox)) - u1
     return { killed, units, extra: killed > 0 ? (units - needed) / killed : 0 }
   }
