@@ -23,7 +23,7 @@ const auth = { authorization: `Bearer ${SANDBOX_API_KEY}` }
  * `fetch`, tried again on a transport error: the sandbox closes idle keep-alive sockets after
  * 5 s, and a request racing that close fails with ECONNRESET (the toolkit's clients retry too).
  */
-const fetchAgain = async (url: string, init?: RequestInit): Promise<Response> => {
+export const fetchAgain = async (url: string, init?: RequestInit): Promise<Response> => {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fetch(url, init)

@@ -38,7 +38,7 @@ import { sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize
 import type { Row } from "../src/normalize/Table.js"
 import { SANDBOX_API_KEY } from "../src/sandbox/Credentials.js"
 import { SourcingProperty } from "../src/service/schema/Sourcing.js"
-import { pool, type Place } from "./Floor.js"
+import { fetchAgain, pool, type Place } from "./Floor.js"
 import type { HandLoaderInput } from "./HandLoader.js"
 
 const PAGES_PER_COMMIT = 32
@@ -160,16 +160,6 @@ const land = async (pages: ReadonlyArray<Page>) => {
   )
   await conn.run("COMMIT")
   for (const { name } of staged) await conn.run(`DROP TABLE ${name}`)
-}
-
-const fetchAgain = async (url: string, init?: RequestInit): Promise<Response> => {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await fetch(url, init)
-    } catch (e) {
-      if (attempt >= 3) throw e
-    }
-  }
 }
 
 let records = 0
