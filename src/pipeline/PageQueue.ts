@@ -28,11 +28,14 @@ export interface PageQueueOptions {
 
 export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32, fillWaitMs: 1000 }
 
-/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups. */
-export const pageQueueOptions = (landing?: {
+/** A run's landing groups as the settings give them (`duckdb.groupPages`, `duckdb.groupWaitMs`). */
+export interface LandingGroups {
   readonly groupPages?: number | undefined
   readonly groupWaitMs?: number | undefined
-}): PageQueueOptions => {
+}
+
+/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups. */
+export const pageQueueOptions = (landing?: LandingGroups): PageQueueOptions => {
   const maxGroup = landing?.groupPages ?? DEFAULT_PAGE_QUEUE.maxGroup
   return { capacity: 2 * maxGroup, maxGroup, fillWaitMs: landing?.groupWaitMs ?? DEFAULT_PAGE_QUEUE.fillWaitMs }
 }
