@@ -127,7 +127,9 @@ export const sourcingRounds = async (
       if (kind !== "floor" && m.rows !== set.total) throw new Error(`${kind} landed ${m.rows} rows, the sandbox holds ${set.total}`)
       out[kind].push(m)
       log(`   round ${r + 1} ${kind}: ${fmt(m.wallMs)} ms wall, ${fmt(m.cpuMs)} ms cpu, ${fmt(m.peakRssMb)} MB peak RSS`)
-      for (const f of fs.readdirSync(dir)) if (f.startsWith(path.basename(file))) fs.rmSync(path.join(dir, f), { force: true })
+      // the warehouse, its WAL and spill folder, the guarded loader's journal and archive
+      for (const f of fs.readdirSync(dir))
+        if (f.startsWith(path.basename(file))) fs.rmSync(path.join(dir, f), { force: true, recursive: true })
     }
   }
   return out
