@@ -21,11 +21,13 @@ import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { TokenClient } from "../service/TokenClient.js"
 import {
+  DEFAULT_BODY_RATE_GRACE_MS,
   DEFAULT_BODY_TIMEOUT_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_MAX_BODY_BYTES,
   DEFAULT_MAX_CONNECTIONS,
   DEFAULT_MAX_PENDING_BODIES,
+  DEFAULT_MIN_BODY_BYTES_PER_SECOND,
   startReceiver
 } from "../webhooks/Receiver.js"
 import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
@@ -279,7 +281,17 @@ export const serveAlertsCommand = Command.make(
       DEFAULT_MAX_CONNECTIONS,
       "Open connections at most; beyond, the oldest without a request in progress is closed"
     ),
-    maxPendingBodies: positive("max-pending-bodies", DEFAULT_MAX_PENDING_BODIES, "Bodies read and verified at once at most; beyond, 503"),
+    maxPendingBodies: positive(
+      "max-pending-bodies",
+      DEFAULT_MAX_PENDING_BODIES,
+      "Bodies read and verified at once at most; beyond, the body read longest gets 503 to make room"
+    ),
+    minBodyBytesPerSecond: positive(
+      "min-body-bytes-per-second",
+      DEFAULT_MIN_BODY_BYTES_PER_SECOND,
+      "Average rate a body must keep once the grace is over, bytes/s; under it, 408 (0: no check)"
+    ),
+    bodyRateGraceMs: positive("body-rate-grace-ms", DEFAULT_BODY_RATE_GRACE_MS, "Time a body has before its rate is checked, ms"),
     loadInterval: Options.integer("load-interval").pipe(
       Options.withDefault(5),
       Options.withDescription("Seconds between loads of the spool into the warehouse (default 5; 0: never, use `alerts load`)")
@@ -294,10 +306,13 @@ export const serveAlertsCommand = Command.make(
           ["--headers-timeout-ms", o.headersTimeoutMs],
           ["--body-timeout-ms", o.bodyTimeoutMs],
           ["--max-connections", o.maxConnections],
-          ["--max-pending-bodies", o.maxPendingBodies]
+          ["--max-pending-bodies", o.maxPendingBodies],
+          ["--body-rate-grace-ms", o.bodyRateGraceMs]
         ] as const) {
           if (value < 1) return yield* Effect.fail(new InvalidInput({ field, detail: "must be at least 1" }))
         }
+        if (o.minBodyBytesPerSecond < 0)
+          return yield* Effect.fail(new InvalidInput({ field: "--min-body-bytes-per-second", detail: "must be at least 0" }))
         // settled before listening, so a settings error stops the receiver before any delivery
         const warehouseFile = o.loadInterval > 0 ? yield* warehousePath(o) : undefined
         const r = yield* startReceiver({
@@ -310,7 +325,9 @@ export const serveAlertsCommand = Command.make(
           headersTimeoutMs: o.headersTimeoutMs,
           bodyTimeoutMs: o.bodyTimeoutMs,
           maxConnections: o.maxConnections,
-          maxPendingBodies: o.maxPendingBodies
+          maxPendingBodies: o.maxPendingBodies,
+          minBodyBytesPerSecond: o.minBodyBytesPerSecond,
+          bodyRateGraceMs: o.bodyRateGraceMs
         })
         process.stdout.write(
           `listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`

@@ -12,7 +12,9 @@
  * | timestamp more than the tolerance in the past / future | 400 | `Stale`, `Future` | no |
  * | `content-type` not `application/json` (or `application/*+json`) | 415 | `UnsupportedMediaType` | no |
  * | declared body over `maxBodyBytes` | 413 | `TooLarge` | no |
- * | `maxPendingBodies` bodies already being read and verified | 503 (`retry-after: 1`) | `Busy` | no |
+ * | `maxPendingBodies` bodies already being read and verified, none of them still reading | 503 (`retry-after: 1`) | `Busy` | no |
+ * | the slots full and a new request in: the body that has been read longest (its slot goes to the new one) | 503 (`retry-after: 1`) | `Busy` | partly |
+ * | body averaging under `minBodyBytesPerSecond` once `bodyRateGraceMs` have passed since its headers | 408 | `BodyTooSlow` | partly |
  * | body not complete `bodyTimeoutMs` after its headers | 408 | `BodyTimeout` | partly |
  * | streamed body over `maxBodyBytes` | 413 | `TooLarge` | up to the limit |
  * | body cut off by the client | - | `Aborted` | partly |
@@ -29,7 +31,16 @@
  *   one that has no request in progress (first those that never completed a request, such as a
  *   client dribbling its headers, then idle keep-alive ones); when every open connection is
  *   serving a request, the new one is closed at once;
- * - at most `maxPendingBodies` requests read and verify a body at once; the others get 503.
+ * - at most `maxPendingBodies` requests read and verify a body at once. A request over the cap
+ *   takes the slot of the one that has been reading its body longest (answered 503 and closed),
+ *   and gets 503 itself only when no body is still being read. A well-formed forged signature
+ *   passes every header check, so no slot can be kept for verified deliveries; instead, no slow
+ *   body keeps its slot: it is cut (408, closed) as soon as it averages under
+ *   `minBodyBytesPerSecond` once `bodyRateGraceMs` have passed (time for connection set-up and
+ *   slow start), and, whatever its rate, it gives its slot up to a new request once it is the
+ *   oldest one still being read. A delivery whose body comes with its headers, as any HTTP client
+ *   sends it, is read in well under a millisecond on loopback: to refuse it, slow clients would
+ *   need `maxPendingBodies` new requests within that time (a flood, not a slow attack).
  *
  * Secrets come from a `SecretSource` (`Secrets.ts`): with `secretsFile`, the file is checked
  * before each signature check and re-read when it changed, which is how a revocation by
@@ -84,8 +95,19 @@ export interface ReceiverOptions {
   readonly bodyTimeoutMs?: number
   /** Open connections at most (see the header for eviction). Default 256. */
   readonly maxConnections?: number
-  /** Requests whose body is being read and verified at once, at most; beyond: 503. Default 64. */
+  /**
+   * Requests whose body is being read and verified at once, at most. Beyond, the body being read
+   * longest is refused (503) to make room; with none still reading, the new request. Default 64.
+   */
   readonly maxPendingBodies?: number
+  /**
+   * Average rate a body must keep, bytes/s since its headers, once `bodyRateGraceMs` have passed;
+   * below it: 408, closed. 0 turns the check off. Default 8,192 (a 256 KiB body within the body
+   * timeout needs 26,215).
+   */
+  readonly minBodyBytesPerSecond?: number
+  /** Time a body has before its rate is checked, ms (connection set-up, slow start). Default 1,000. */
+  readonly bodyRateGraceMs?: number
   /** Idle time of a keep-alive connection between requests, ms. Default 5,000. */
   readonly keepAliveTimeoutMs?: number
 }
@@ -100,6 +122,7 @@ export type Refusal =
   | "UnsupportedMediaType"
   | "Busy"
   | "BodyTimeout"
+  | "BodyTooSlow"
   | "Aborted"
 
 export interface ReceiverHandle {
@@ -113,6 +136,8 @@ export interface ReceiverHandle {
     readonly refused: Map<Refusal, number>
     /** Requests reading or verifying a body now (capped by `maxPendingBodies`). */
     readonly pendingBodies: () => number
+    /** Bodies refused (503) while being read, their slot given to a newer request. */
+    preempted: number
     readonly connections: {
       /** Open now. */
       readonly open: () => number
@@ -130,6 +155,8 @@ export const DEFAULT_BODY_TIMEOUT_MS = 10_000
 export const DEFAULT_MAX_CONNECTIONS = 256
 export const DEFAULT_MAX_PENDING_BODIES = 64
 export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000
+export const DEFAULT_MIN_BODY_BYTES_PER_SECOND = 8_192
+export const DEFAULT_BODY_RATE_GRACE_MS = 1_000
 
 const statusOf: Record<Refusal, number> = {
   TooLarge: 413,
@@ -145,6 +172,7 @@ const statusOf: Record<Refusal, number> = {
   UnsupportedMediaType: 415,
   Busy: 503,
   BodyTimeout: 408,
+  BodyTooSlow: 408,
   Aborted: 400
 }
 
@@ -155,30 +183,69 @@ export const isJsonContentType = (value: string | undefined): boolean => {
   return type === "application/json" || /^application\/[a-z0-9.!#$&^_-]+\+json$/.test(type)
 }
 
-type BodyRead = { readonly body: Uint8Array } | { readonly failed: "TooLarge" | "BodyTimeout" | "Aborted" }
+type BodyRead = { readonly body: Uint8Array } | { readonly failed: "TooLarge" | "BodyTimeout" | "BodyTooSlow" | "Busy" | "Aborted" }
+
+interface BodyLimits {
+  readonly maxBytes: number
+  readonly timeoutMs: number
+  /** 0: no rate check. */
+  readonly minBytesPerSecond: number
+  readonly graceMs: number
+}
+
+/** A body's hold on a pending-body slot, from its headers until it is verified or refused. */
+interface Slot {
+  /** Still receiving bytes (only such a slot can be taken by a newer request). */
+  reading: boolean
+  /** Set by the read: ends it with `Busy` (its slot was given to a newer request). */
+  preempt?: () => void
+}
 
 /**
- * The whole body, or why not: over `max` bytes (a chunked upload is cut at the limit), not
- * complete within `timeoutMs`, or cut off by the client. Whatever arrives after is discarded.
+ * The whole body, or why not: over `maxBytes` (a chunked upload is cut at the limit), not
+ * complete within `timeoutMs`, averaging under `minBytesPerSecond` after `graceMs`, its slot
+ * taken (`slot.preempt`), or cut off by the client. Whatever arrives after is discarded.
  */
-const readLimited = (req: HttpServerRequest.HttpServerRequest, max: number, timeoutMs: number) =>
+const readLimited = (req: HttpServerRequest.HttpServerRequest, limits: BodyLimits, slot: Slot) =>
   Effect.async<BodyRead>((resume) => {
+    if (!slot.reading) return void resume(Effect.succeed({ failed: "Busy" })) // taken before the read began
     const msg = NodeHttpServerRequest.toIncomingMessage(req)
     const chunks: Array<Buffer> = []
+    const started = performance.now()
     let size = 0
     let done = false
+    let rateTimer: ReturnType<typeof setTimeout> | undefined
     const finish = (v: BodyRead) => {
       if (done) return
       done = true
+      slot.reading = false
       clearTimeout(timer)
+      clearTimeout(rateTimer)
       chunks.length = 0
       resume(Effect.succeed(v))
     }
-    const timer = setTimeout(() => finish({ failed: "BodyTimeout" }), timeoutMs)
+    const timer = setTimeout(() => finish({ failed: "BodyTimeout" }), limits.timeoutMs)
+    // The average falls under the rate `size / rate` after the start: checked then (and re-armed
+    // while bytes keep coming). The check waits for the I/O already due (setImmediate runs after
+    // the poll phase), so bytes waiting in the socket while the event loop was busy still count.
+    const checkRate = () => {
+      if (done) return
+      const due = Math.max(limits.graceMs, (size / limits.minBytesPerSecond) * 1000)
+      const elapsed = performance.now() - started
+      if (elapsed < due) rateTimer = setTimeout(checkRate, due - elapsed)
+      else
+        setImmediate(() => {
+          if (done) return
+          if (performance.now() - started >= (size / limits.minBytesPerSecond) * 1000) finish({ failed: "BodyTooSlow" })
+          else checkRate()
+        })
+    }
+    if (limits.minBytesPerSecond > 0) rateTimer = setTimeout(checkRate, limits.graceMs)
+    slot.preempt = () => finish({ failed: "Busy" })
     msg.on("data", (chunk: Buffer) => {
       if (done) return
       size += chunk.length
-      if (size > max) finish({ failed: "TooLarge" })
+      if (size > limits.maxBytes) finish({ failed: "TooLarge" })
       else chunks.push(chunk)
     })
     msg.on("end", () => {
@@ -187,7 +254,10 @@ const readLimited = (req: HttpServerRequest.HttpServerRequest, max: number, time
     // A body cut off by the client is never whole: refused (nothing is stored).
     msg.on("error", () => finish({ failed: "Aborted" }))
     msg.on("aborted", () => finish({ failed: "Aborted" }))
-    return Effect.sync(() => clearTimeout(timer))
+    return Effect.sync(() => {
+      clearTimeout(timer)
+      clearTimeout(rateTimer)
+    })
   })
 
 interface ConnState {
@@ -207,6 +277,12 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
   const maxConnections = Math.max(1, options.maxConnections ?? DEFAULT_MAX_CONNECTIONS)
   const maxPending = Math.max(1, options.maxPendingBodies ?? DEFAULT_MAX_PENDING_BODIES)
   const keepAlive = Math.max(1, options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS)
+  const limits: BodyLimits = {
+    maxBytes: maxBody,
+    timeoutMs: bodyTimeout,
+    minBytesPerSecond: Math.max(0, options.minBodyBytesPerSecond ?? DEFAULT_MIN_BODY_BYTES_PER_SECOND),
+    graceMs: Math.max(0, options.bodyRateGraceMs ?? DEFAULT_BODY_RATE_GRACE_MS)
+  }
   const secrets: SecretSource =
     options.secretsFile !== undefined
       ? yield* fileSecretSource(options.secretsFile, options.secrets ?? [])
@@ -214,12 +290,13 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
   const spool = yield* openSpool(options.spoolPath)
   const seen = new Set(spool.existingIds)
   const conns = new Map<Net.Socket, ConnState>() // insertion order: oldest first
-  let pending = 0 // bodies being read and verified
+  const slots = new Set<Slot>() // bodies being read and verified; insertion order: oldest first
   let closing = false
   const stats: ReceiverHandle["stats"] = {
     accepted: 0,
     refused: new Map(),
-    pendingBodies: () => pending,
+    pendingBodies: () => slots.size,
+    preempted: 0,
     connections: { open: () => conns.size, evicted: 0, dropped: 0 }
   }
 
@@ -250,9 +327,9 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
     )
 
   /** Reads and verifies the body of a request whose headers passed: the body's text, or the refusal. */
-  const verifyBody = (req: HttpServerRequest.HttpServerRequest, headers: DeliveryHeaders) =>
+  const verifyBody = (req: HttpServerRequest.HttpServerRequest, headers: DeliveryHeaders, slot: Slot) =>
     Effect.gen(function* () {
-      const read = yield* readLimited(req, maxBody, bodyTimeout)
+      const read = yield* readLimited(req, limits, slot)
       if ("failed" in read) return refuse(read.failed, true)
       const held = yield* secrets.current
       if (!matchesBody(headers, read.body, held)) return refuse("Forged")
@@ -280,10 +357,25 @@ export const startReceiver = Effect.fn("Receiver.start")(function* (options: Rec
     if (!isJsonContentType(req.headers["content-type"])) return refuse("UnsupportedMediaType", true)
     const declared = Number(req.headers["content-length"] ?? "0")
     if (declared > maxBody) return refuse("TooLarge", true)
-    if (pending >= maxPending) return refuse("Busy", true)
+    if (slots.size >= maxPending) {
+      // The body being read longest gives up its slot (it is answered 503 and closed).
+      let oldest: Slot | undefined
+      for (const s of slots) {
+        if (s.reading) {
+          oldest = s
+          break
+        }
+      }
+      if (oldest === undefined) return refuse("Busy", true)
+      slots.delete(oldest)
+      stats.preempted += 1
+      oldest.reading = false
+      oldest.preempt?.()
+    }
     // The slot is held until the body is verified (or refused); spooling happens after.
-    pending += 1
-    const verified = yield* verifyBody(req, h.headers).pipe(Effect.ensuring(Effect.sync(() => (pending -= 1))))
+    const slot: Slot = { reading: true }
+    slots.add(slot)
+    const verified = yield* verifyBody(req, h.headers, slot).pipe(Effect.ensuring(Effect.sync(() => slots.delete(slot))))
     if (typeof verified !== "string") return verified
     return yield* store(h.headers.id, h.headers.timestamp, yield* Clock.currentTimeMillis, verified)
   })

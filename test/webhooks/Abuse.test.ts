@@ -1,12 +1,14 @@
 /**
  * The receiver under abuse, over real sockets on 127.0.0.1: clients dribbling their headers or
  * stalling their bodies are answered 408 and closed after the (short, test-sized) timeouts while
- * valid deliveries still get through; the connection and pending-body caps; signature headers and
- * the content type are checked before any of the body is read; a secret removed from the secrets
- * file is refused by the running receiver.
+ * valid deliveries still get through; bodies under the minimum rate are cut, and slow bodies
+ * behind well-formed forged signatures cannot starve valid deliveries of pending-body slots; the
+ * connection and pending-body caps; signature headers and the content type are checked before any
+ * of the body is read; a secret removed from the secrets file is refused by the running receiver.
  */
 import { afterEach, describe, expect, it, vi } from "@effect/vitest"
 import { Effect, Exit, Redacted, Scope } from "effect"
+import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import { type ReceiverHandle, type ReceiverOptions, startReceiver } from "../../src/webhooks/Receiver.js"
 import { writeSecretsFile } from "../../src/webhooks/Secrets.js"
@@ -41,6 +43,52 @@ const signed = (secret: string, id: string, body: string, contentType = "applica
   "content-type": contentType,
   "content-length": String(Buffer.byteLength(body))
 })
+
+/** Headers of a delivery whose signature is well-formed (a `v1` entry of 32 bytes, a fresh timestamp) but forged. */
+const forged = (id: string, contentLength: number) => ({
+  "webhook-id": id,
+  "webhook-timestamp": String(now()),
+  "webhook-signature": `v1,${randomBytes(32).toString("base64")}`,
+  "content-type": "application/json",
+  "content-length": String(contentLength)
+})
+
+/**
+ * A client that sends a forged delivery's body `chunk` bytes every `everyMs` and opens a new
+ * request each time its connection is closed, until `stop()`; the status lines it was answered.
+ */
+const slowBodyClient = (url: string, chunk: number, everyMs: number) => {
+  const answers: Array<string> = []
+  const lifetimes: Array<number> = []
+  let stopped = false
+  let current: RawConnection | undefined
+  const loop = (async () => {
+    for (let n = 0; !stopped; n++) {
+      const c = await connect(url)
+      current = c
+      c.socket.write(requestHead(forged(`msg_slow_${n}`, 16_384)))
+      const timer = setInterval(() => {
+        if (c.isClosed()) return clearInterval(timer)
+        c.socket.write("x".repeat(chunk))
+      }, everyMs)
+      const lifetime = await c.closed
+      clearInterval(timer)
+      if (stopped && c.received() === "") break // closed by the test
+      answers.push(c.received().split("\r\n")[0]!)
+      lifetimes.push(lifetime)
+      await new Promise((r) => setTimeout(r, 20))
+    }
+  })()
+  return {
+    answers,
+    lifetimes,
+    stop: async () => {
+      stopped = true
+      current?.socket.destroy()
+      await loop
+    }
+  }
+}
 
 describe("receiver under abuse", () => {
   it(
@@ -137,42 +185,94 @@ describe("receiver under abuse", () => {
     expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_json"])
   })
 
-  it("answers 503 beyond the cap on unverified bodies", { timeout: 10_000 }, async () => {
-    const secret = newSecret()
-    const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 500, maxPendingBodies: 2 })
-    const body = eventBody(1)
-    // Two deliveries whose bodies stall hold both pending slots.
-    const stalled = await Promise.all(
-      [0, 1].map(async (i) => {
+  it(
+    "beyond the cap on pending bodies, gives the slot of the body read longest to the newer request (503 for the older)",
+    { timeout: 10_000 },
+    async () => {
+      const secret = newSecret()
+      const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 5_000, maxPendingBodies: 2 })
+      const body = eventBody(1)
+      // Two deliveries whose bodies stall hold both pending slots, the first one longest.
+      const stalled: Array<RawConnection> = []
+      for (const i of [0, 1]) {
         const c = await connect(r.url)
         c.socket.write(requestHead(signed(secret, `msg_stall_${i}`, body)) + body.slice(0, 5))
-        return c
-      })
-    )
-    await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 10 })
-    const third = await connect(r.url)
-    third.socket.write(requestHead(signed(secret, "msg_busy", body)) + body)
-    await within(third.closed, 1_000, "503 before the body")
-    expect(third.received()).toMatch(/^HTTP\/1\.1 503 /)
-    expect(third.received().toLowerCase()).toContain("retry-after: 1")
-    expect(third.received()).toContain('{"error":"Busy"}')
+        await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(i + 1), { timeout: 1_000, interval: 5 })
+        stalled.push(c)
+      }
+      // A whole delivery beyond the cap is accepted: the first stalled body is refused to make room.
+      expect((await deliver(r.url, { id: "msg_new", body, timestamp: now(), secrets: [secret] })).status).toBe(204)
+      await within(stalled[0]!.closed, 1_000, "oldest body refused")
+      expect(stalled[0]!.received()).toMatch(/^HTTP\/1\.1 503 /)
+      expect(stalled[0]!.received().toLowerCase()).toContain("retry-after: 1")
+      expect(stalled[0]!.received()).toContain('{"error":"Busy"}')
+      expect(stalled[1]!.isClosed()).toBe(false)
 
-    // Another one, whose body would stall too, is refused as well: nothing of it is read.
-    const fourth = await connect(r.url)
-    fourth.socket.write(requestHead(signed(secret, "msg_busy_2", body)) + body.slice(0, 5))
-    await within(fourth.closed, 1_000, "503 closes")
-    expect(fourth.received()).toMatch(/^HTTP\/1\.1 503 /)
-    expect(r.stats.refused.get("Busy")).toBe(2)
-
-    // Once the stalled bodies time out (408), deliveries are accepted again.
-    for (const c of stalled) {
-      await within(c.closed, 2_000, "stalled body closed")
-      expect(c.received()).toMatch(/^HTTP\/1\.1 408 /)
+      // Once the slots are full again (the second and a third stalled body), a fourth stalled body
+      // takes the second's slot; the last two are cut once under the rate after the 1 s grace.
+      const third = await connect(r.url)
+      third.socket.write(requestHead(signed(secret, "msg_stall_2", body)) + body.slice(0, 5))
+      await vi.waitFor(() => expect(r.stats.pendingBodies()).toBe(2), { timeout: 1_000, interval: 5 })
+      const fourth = await connect(r.url)
+      fourth.socket.write(requestHead(signed(secret, "msg_stall_3", body)) + body.slice(0, 5))
+      await within(stalled[1]!.closed, 1_000, "second body refused")
+      expect(stalled[1]!.received()).toMatch(/^HTTP\/1\.1 503 /)
+      for (const c of [third, fourth]) {
+        const lifetime = await within(c.closed, 3_000, "stalled body cut")
+        expect(c.received()).toMatch(/^HTTP\/1\.1 408 /)
+        expect(c.received()).toContain('{"error":"BodyTooSlow"}')
+        expect(lifetime).toBeGreaterThanOrEqual(950)
+      }
+      expect(r.stats.preempted).toBe(2)
+      expect(r.stats.refused.get("Busy")).toBe(2)
+      expect(r.stats.pendingBodies()).toBe(0)
+      expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_new"])
     }
-    expect(r.stats.pendingBodies()).toBe(0)
-    expect((await deliver(r.url, { id: "msg_after", body, timestamp: now(), secrets: [secret] })).status).toBe(204)
-    expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["msg_after"])
-  })
+  )
+
+  it(
+    "cuts a body that averages under the minimum rate after the grace (408), not one that keeps above it",
+    { timeout: 10_000 },
+    async () => {
+      const secret = newSecret()
+      const r = await receiver({ secrets: [Redacted.make(secret)], bodyTimeoutMs: 5_000, bodyRateGraceMs: 300 })
+      const padded = (id: number, bytes: number) => JSON.stringify({ ...JSON.parse(eventBody(id)), pad: "x".repeat(bytes) })
+      /** Sends a signed delivery of `body` over a raw connection, `chunk` bytes every `everyMs`, the head at once. */
+      const dribbled = async (id: string, body: string, chunk: number, everyMs: number) => {
+        const c = await connect(r.url)
+        c.socket.write(requestHead(signed(secret, id, body)))
+        let sent = 0
+        const timer = setInterval(() => {
+          if (c.isClosed() || sent >= body.length) return clearInterval(timer)
+          c.socket.write(body.slice(sent, (sent += chunk)))
+        }, everyMs)
+        cleanups.push(() => clearInterval(timer))
+        return c
+      }
+      // ~3 KB/s, under the default 8 KiB/s: cut at the grace.
+      const slow = await dribbled("msg_slow", padded(1, 16_000), 300, 100)
+      // ~40 KB/s for about 1.6 s, well past the grace: accepted.
+      const steady = await dribbled("msg_steady", padded(2, 64_000), 4_000, 100)
+      // Half, a 100 ms pause (shorter than the grace), the rest: accepted.
+      const paused = padded(3, 2_000)
+      const halting = await connect(r.url)
+      halting.socket.write(requestHead(signed(secret, "msg_paused", paused)) + paused.slice(0, 1_000))
+      setTimeout(() => halting.socket.write(paused.slice(1_000)), 100)
+
+      const lifetime = await within(slow.closed, 2_000, "slow body cut")
+      expect(slow.received()).toMatch(/^HTTP\/1\.1 408 /)
+      expect(slow.received()).toContain('{"error":"BodyTooSlow"}')
+      expect(lifetime).toBeGreaterThanOrEqual(250)
+      expect(lifetime).toBeLessThan(800)
+      await vi.waitFor(() => expect(steady.received()).toMatch(/^HTTP\/1\.1 204 /), { timeout: 4_000, interval: 20 })
+      await vi.waitFor(() => expect(halting.received()).toMatch(/^HTTP\/1\.1 204 /), { timeout: 1_000, interval: 20 })
+      expect(
+        spoolLines(r.spoolPath)
+          .map((l) => l.id)
+          .sort()
+      ).toEqual(["msg_paused", "msg_steady"])
+    }
+  )
 
   it("closes a new connection at once when every open connection is serving a request", { timeout: 10_000 }, async () => {
     const secret = newSecret()
@@ -209,4 +309,39 @@ describe("receiver under abuse", () => {
     expect((await send("d", newS)).status).toBe(204)
     expect(spoolLines(r.spoolPath).map((l) => l.id)).toEqual(["a", "d"])
   })
+
+  it(
+    "keeps accepting valid deliveries while 80 clients hold bodies open at ~3 KB/s behind forged signatures",
+    { timeout: 15_000 },
+    async () => {
+      const secret = newSecret()
+      // Test-sized grace; the rate, the body timeout and the pending-body cap (64) are the defaults.
+      const r = await receiver({ secrets: [Redacted.make(secret)], bodyRateGraceMs: 300 })
+      const slow = Array.from({ length: 80 }, () => slowBodyClient(r.url, 300, 100))
+      await vi.waitFor(() => expect(r.stats.pendingBodies()).toBeGreaterThanOrEqual(60), { timeout: 2_000, interval: 10 })
+      // A valid delivery every 50 ms for 3 s, while the slow clients keep coming back.
+      const sent: Array<Promise<{ status: number; body: unknown }>> = []
+      for (let i = 0; i < 60; i++) {
+        sent.push(deliver(r.url, { id: `msg_${i}`, body: eventBody(i), timestamp: now(), secrets: [secret] }))
+        await new Promise((res) => setTimeout(res, 50))
+      }
+      const answers = await within(Promise.all(sent), 5_000, "valid deliveries answered")
+      await Promise.all(slow.map((s) => s.stop()))
+
+      const statuses = answers.map((a) => a.status)
+      expect(statuses.filter((s) => s !== 204)).toEqual([])
+      const ids = spoolLines(r.spoolPath).map((l) => l.id)
+      expect(ids.sort()).toEqual(Array.from({ length: 60 }, (_, i) => `msg_${i}`).sort())
+      // Every slow body was refused before it was whole: 408 (below the rate) or 503 (slot taken by a newer request).
+      const refused = slow.flatMap((s) => s.answers)
+      expect(refused.length).toBeGreaterThanOrEqual(80)
+      expect(refused.filter((a) => !/^HTTP\/1\.1 (408|503) /.test(a))).toEqual([])
+      expect(r.stats.refused.get("Forged") ?? 0).toBe(0)
+      expect(Math.max(...slow.flatMap((s) => s.lifetimes))).toBeLessThan(1_500)
+      console.log(
+        `slow-body attack: ${statuses.length} valid, ${statuses.filter((s) => s !== 204).length} refused; ` +
+          `${refused.length} slow requests refused (${r.stats.refused.get("BodyTooSlow") ?? 0} 408, ${r.stats.refused.get("Busy") ?? 0} 503)`
+      )
+    }
+  )
 })
