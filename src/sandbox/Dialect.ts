@@ -17,6 +17,26 @@
  * | `apiKeyHeader`      | the only header name that carries a header-style API key (default `X-Api-Key`)         |
  * | `bearerKeys`        | false: API keys in `Authorization: Bearer` are refused 401 `invalid_credential`        |
  * | `paymentLinkMember` | member of the 402 problem that carries the payment link (default `payment_url`)        |
+ * | `costFactor`        | operations whose cost the spec does not state charge this many times the usual units    |
+ * | `linkPaging`        | premises search and seller leads ignore `offset` and page by an opaque `next` link      |
+ * |                     | (`?cursor=`; premises: POST the same body to it); premises answers carry no `offset`    |
+ * | `noPaging`          | premises search and seller leads answer their first page to every request: no `next`,   |
+ * |                     | no premises `offset`, `count` and `returned` kept (wins over `linkPaging`)               |
+ * | `repeatPage`        | a query's second page request (offset/cursor just after the first page) is answered     |
+ * |                     | once with the first page's records (a stale cache); links and `offset` as requested     |
+ * | `pageDepth`         | premises search refuses `offset + limit` above this, 400 `page_depth_exceeded`          |
+ * |                     | (wins over `SandboxConfig.premisesPageDepth`)                                           |
+ * | `removeAfterFirstPage` | once a query's first page is served, its records at positions 1..n leave the query  |
+ * |                     | (sold): later pages shift, `count` drops by n (`SandboxControl.removed()`)              |
+ *
+ * The paging flags (`linkPaging`, `noPaging`, `repeatPage`, `removeAfterFirstPage`) live in
+ * `Paging.ts`. Which lists each paging flag touches:
+ * `linkPaging`, `noPaging`: premises search, seller leads (the list payloads the spec does not
+ * show, both offset-paged by default). `repeatPage`: every paged list (premises, seller leads, plot
+ * search, sourcing cursor pages, legacy feed alert pages, alerts search, properties search v1 and
+ * v2). `removeAfterFirstPage`: premises, seller leads, plot search, legacy feed alert pages, alerts
+ * search. "A query" is the request without its paging members (`limit`, `offset`, `cursor`) on one
+ * route, remembered per sandbox; setting a dialect (or `reset`) forgets what was remembered.
  */
 import { Schema } from "effect"
 import { mix32 } from "./world/Hash.js"
@@ -41,7 +61,17 @@ export const DialectFlags = Schema.Struct({
    * Charges this many times the sandbox's unit cost for every operation whose cost the spec does
    * not state (premises search stays 40): a service priced otherwise than the client assumes.
    */
-  costFactor: Schema.optional(Schema.Int.pipe(Schema.between(1, 100)))
+  costFactor: Schema.optional(Schema.Int.pipe(Schema.between(1, 100))),
+  /** Premises search and seller leads page by an opaque `next` link (`?cursor=`), not by `offset`. */
+  linkPaging: Schema.optional(Schema.Boolean),
+  /** Premises search and seller leads answer the first page to every request (no paging at all). */
+  noPaging: Schema.optional(Schema.Boolean),
+  /** A query's second page is answered once with the first page's records. */
+  repeatPage: Schema.optional(Schema.Boolean),
+  /** Premises search: the largest `offset + limit` served (400 `page_depth_exceeded` above). */
+  pageDepth: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  /** After a query's first page, its records at positions 1..n leave the query. */
+  removeAfterFirstPage: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type DialectFlags = typeof DialectFlags.Type
 
@@ -55,7 +85,12 @@ export const DIALECT_NAMES = [
   "missing-keys",
   "header-key",
   "payment-member",
-  "pricier"
+  "pricier",
+  "next-only",
+  "no-paging",
+  "repeat-pages",
+  "page-depth",
+  "removals"
 ] as const
 export const DialectName = Schema.Literal(...DIALECT_NAMES)
 export type DialectName = typeof DialectName.Type
@@ -72,7 +107,13 @@ export const DIALECTS: Readonly<Record<DialectName, DialectFlags>> = {
   "missing-keys": { missingEvery: 7 },
   "header-key": { apiKeyHeader: "Svc-Api-Key", bearerKeys: false },
   "payment-member": { paymentLinkMember: "top_up_url" },
-  pricier: { costFactor: 3 }
+  pricier: { costFactor: 3 },
+  "next-only": { linkPaging: true },
+  "no-paging": { noPaging: true },
+  "repeat-pages": { repeatPage: true },
+  // 60: three premises pages at the default size (20); a full read of a larger result is refused.
+  "page-depth": { pageDepth: 60 },
+  removals: { removeAfterFirstPage: 3 }
 }
 
 /** What `SandboxConfig.dialect` and the control accept: a preset name or flags. */

@@ -5,6 +5,7 @@
 import { Schema } from "effect"
 import { activeDialect, decodeDialect, type Dialect, type DialectFlags, type DialectName, resolveDialect } from "./Dialect.js"
 import { FaultSettings, type FaultSettingsInput, type HostName } from "./Faults.js"
+import { forgetPaging, type Removal, removals } from "./Paging.js"
 import type { RateLimitPolicy } from "./RateLimits.js"
 import type { SandboxState } from "./SandboxState.js"
 
@@ -47,7 +48,15 @@ export interface SandboxControl {
   readonly setDialect: (nameOrFlags: Dialect | (DialectFlags & { readonly name: DialectName })) => DialectFlags
   /** The active dialect's flags. */
   readonly dialect: () => DialectFlags
-  /** Back to the started state: stats, balances, faults, rate limits, quotas, clock, token epoch, dialect. */
+  /**
+   * Dialect `removeAfterFirstPage`: the ids (as text: `prop_`/plot/`lead_` ids, alert ids in
+   * decimal, as the world writes them) of every record that left a query, in the order removed,
+   * each once. `removals()` says which query each left (a record leaves only the query it was
+   * removed from). Setting a dialect or `reset` forgets them.
+   */
+  readonly removed: () => ReadonlyArray<string>
+  readonly removals: () => ReadonlyArray<Removal>
+  /** Back to the started state: stats, balances, faults, rate limits, quotas, clock, token epoch, dialect, paging memory. */
   readonly reset: () => void
 }
 
@@ -70,6 +79,7 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
   const setDialect = (flags: DialectFlags) => {
     if (ctx.dialect === undefined) throw new Error("This sandbox context carries no dialect")
     ctx.dialect.current = flags
+    forgetPaging(ctx)
   }
   return {
     stats: () => ({
@@ -107,6 +117,8 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
       return { ...flags }
     },
     dialect: () => ({ ...activeDialect(ctx) }),
+    removed: () => [...new Set(removals(ctx).flatMap((r) => r.ids))],
+    removals: () => removals(ctx).map((r) => ({ ...r })),
     reset: () => {
       ctx.stats.requests.clear()
       ctx.stats.statuses.clear()

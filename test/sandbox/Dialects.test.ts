@@ -81,7 +81,12 @@ describe("dialect configuration and control", () => {
       "missing-keys": { missingEvery: 7 },
       "header-key": { apiKeyHeader: "Svc-Api-Key", bearerKeys: false },
       "payment-member": { paymentLinkMember: "top_up_url" },
-      pricier: { costFactor: 3 }
+      pricier: { costFactor: 3 },
+      "next-only": { linkPaging: true },
+      "no-paging": { noPaging: true },
+      "repeat-pages": { repeatPage: true },
+      "page-depth": { pageDepth: 60 },
+      removals: { removeAfterFirstPage: 3 }
     })
   })
 
@@ -93,7 +98,15 @@ describe("dialect configuration and control", () => {
     expect(await start("capped-pages")).toEqual(Either.right({ pageCap: 37 }))
     expect(await start({ noCount: true, pageCap: 5 })).toEqual(Either.right({ noCount: true, pageCap: 5 }))
     expect(await start(undefined)).toEqual(Either.right({}))
-    for (const bad of ["nope", { pageCap: 0 }, { missingEvery: 1 }, { bogus: true }, { apiKeyHeader: "bad header" }]) {
+    for (const bad of [
+      "nope",
+      { pageCap: 0 },
+      { missingEvery: 1 },
+      { bogus: true },
+      { apiKeyHeader: "bad header" },
+      { pageDepth: 0 },
+      { removeAfterFirstPage: 0 }
+    ]) {
       const r = await start(bad)
       expect(Either.isLeft(r), JSON.stringify(bad)).toBe(true)
     }
@@ -458,5 +471,206 @@ describe("paymentLinkMember", () => {
     expect(r.status).toBe(402)
     expect(r.body).toMatchObject({ code: "payment_required", top_up_url: before.body.payment_url })
     expect(r.body).not.toHaveProperty("payment_url")
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Paging dialects
+
+const premisesTruth = (query: Record<string, unknown> = {}) => ids(sb.context.world.searchPremises(query as never))
+const spentUnits = () => sb.control.stats().unitsSpent["key_default"] ?? 0
+const leadsTruth = async () => ids((await follow(await platform(`/v1/seller-leads?${AROUND}&limit=200`), sb.platformUrl)).records)
+
+describe("linkPaging", () => {
+  it("premises search ignores offset and pages by an opaque next link POSTed with the same body; each page charged", async () => {
+    // Madrid: a result of a few hundred, inside the page depth (1000).
+    const truth = premisesTruth({ province: "Madrid" })
+    expect(truth.length).toBeGreaterThan(100)
+    expect(keys(await platform(PREMISES, { body: { limit: 50 } }))).toEqual(["count", "offset", "query", "results", "returned"])
+    sb.control.setDialect("next-only")
+    const body = { province: "Madrid", limit: 50, offset: 100 }
+    const spent = spentUnits()
+    const first = await platform(PREMISES, { body })
+    expect(keys(first)).toEqual(["count", "next", "query", "results", "returned"])
+    expect(first.body).toMatchObject({ count: truth.length, returned: 50 })
+    expect(ids(first.body.results)).toEqual(truth.slice(0, 50))
+    const link = new URL(first.body.next)
+    expect(`${link.origin}${link.pathname}`).toBe(`${sb.platformUrl}${PREMISES}`)
+    expect([...link.searchParams.keys()]).toEqual(["cursor"])
+    expect(link.searchParams.get("cursor")).not.toMatch(/^\d+$/)
+    const all = await follow(first, sb.platformUrl, "results", { body })
+    expect(ids(all.records)).toEqual(truth)
+    expect(all.sizes).toHaveLength(Math.ceil(truth.length / 50))
+    expect(spentUnits() - spent).toBe(40 * all.sizes.length)
+    // GET on the path stays 405; a cursor the service did not write is 400 invalid_request.
+    expect((await platform(first.body.next)).body).toMatchObject({ status: 405, code: "method_not_allowed" })
+    expect((await platform(`${PREMISES}?cursor=bogus`, { body })).body).toMatchObject({ status: 400, code: "invalid_request" })
+    // The default ignores a cursor in the URL.
+    sb.control.setDialect("default")
+    expect((await platform(first.body.next, { body })).body).toMatchObject({ offset: 100, returned: 50 })
+  })
+
+  it("seller leads: next carries the query and a cursor in place of offset, GETted; offset is ignored", async () => {
+    const truth = await leadsTruth()
+    expect(truth.length).toBeGreaterThan(14)
+    sb.control.setDialect("next-only")
+    const first = await platform(`/v1/seller-leads?${AROUND}&limit=7&offset=5`)
+    expect(first.body).toMatchObject({ count: truth.length, returned: 7 })
+    expect(ids(first.body.results)).toEqual(truth.slice(0, 7))
+    const next = new URL(first.body.next)
+    expect(next.searchParams.has("offset")).toBe(false)
+    expect(next.searchParams.get("cursor")).toEqual(expect.any(String))
+    expect(next.searchParams.get("latitude")).toBe("40.4168")
+    const all = await follow(first, sb.platformUrl)
+    expect(ids(all.records)).toEqual(truth)
+    expect((await platform(`/v1/seller-leads?${AROUND}&cursor=bogus`)).body).toMatchObject({ status: 400, code: "invalid_request" })
+    // The default refuses cursor as an unknown parameter.
+    sb.control.setDialect("default")
+    expect((await platform(first.body.next)).body).toMatchObject({ status: 400, code: "invalid_request" })
+  })
+})
+
+describe("noPaging", () => {
+  it("premises and seller leads answer the first page to every request: full count, no offset, no next", async () => {
+    const truth = premisesTruth()
+    sb.control.setDialect("no-paging")
+    const first = await platform(PREMISES, { body: { limit: 20 } })
+    expect(keys(first)).toEqual(["count", "query", "results", "returned"])
+    expect(first.body).toMatchObject({ count: truth.length, returned: 20 })
+    expect(ids(first.body.results)).toEqual(truth.slice(0, 20))
+    expect((await platform(PREMISES, { body: { limit: 20, offset: 40 } })).body).toEqual(first.body)
+    const leads = await leadsTruth()
+    const page = await platform(`/v1/seller-leads?${AROUND}&limit=5&offset=10`)
+    expect(page.body).toMatchObject({ count: leads.length, returned: 5, next: null })
+    expect(ids(page.body.results)).toEqual(leads.slice(0, 5))
+    expect((await platform(`/v1/seller-leads?${AROUND}&limit=5&cursor=anything`)).body).toEqual(page.body)
+  })
+})
+
+describe("repeatPage", () => {
+  /** Page 1, page 2, page 2 again of one query: under the dialect the first page 2 repeats page 1. */
+  const pagesOf = async (read: (page: 0 | 1) => Promise<ReadonlyArray<unknown>>) => {
+    const truth = [await read(0), await read(1)]
+    expect(truth[0]).not.toEqual(truth[1])
+    sb.control.setDialect("repeat-pages")
+    const got = [await read(0), await read(1), await read(1)]
+    sb.control.setDialect("default")
+    return { truth, got }
+  }
+  const alertIds = (r: CallResult) => r.body.results.map((a: { alert_id: number }) => a.alert_id)
+  const propertyIds = (r: CallResult) => r.body.results.map((p: { property_id: number }) => p.property_id)
+
+  it("every paged list answers its second page once with the first page's records, then right", async () => {
+    const feed = await createFeed({ alert_date_from: "2026-05-28" })
+    const v2 = { operation: "sale", limit: 10 }
+    const reads: Record<string, (page: 0 | 1) => Promise<ReadonlyArray<unknown>>> = {
+      premises: async (n) => ids((await platform(PREMISES, { body: { limit: 10, offset: 10 * n } })).body.results),
+      leads: async (n) => ids((await platform(`/v1/seller-leads?${AROUND}&limit=5&offset=${5 * n}`)).body.results),
+      plots: async (n) => ids((await platform(PLOTS, { body: { criteria: { ...ALL_PLOTS, limit: 10, offset: 10 * n } } })).body.results),
+      sourcing: async (n) => {
+        const first = await platform(SEARCH, { body: { ...ES_SALE, limit: 10 } })
+        return ids((n === 0 ? first : await platform(first.body.next)).body.results)
+      },
+      feed: async (n) => alertIds(await api(`${FEEDS}/${feed}?limit=10&offset=${10 * n}`)),
+      alertsSearch: async (n) => alertIds(await api("/api/v1/listing-alerts/search", { limit: 10, offset: 10 * n })),
+      propertiesV1: async (n) => propertyIds(await api("/api/v1/properties/search", { limit: 10, offset: 10 * n })),
+      propertiesV2: async (n) => {
+        const first = await api("/api/v2/properties/search", v2)
+        return propertyIds(n === 0 ? first : await api(first.body.next, v2))
+      }
+    }
+    for (const [name, read] of Object.entries(reads)) {
+      const { truth, got } = await pagesOf(read)
+      expect(got, name).toEqual([truth[0], truth[0], truth[1]])
+    }
+  })
+
+  it("links and offset are those of the page asked for; each query gets its own stale page", async () => {
+    sb.control.setDialect("repeat-pages")
+    const first = await platform(`/v1/seller-leads?${AROUND}&limit=5`)
+    const stale = await platform(first.body.next)
+    expect(stale.body.results).toEqual(first.body.results)
+    expect(new URL(stale.body.next).searchParams.get("offset")).toBe("10")
+    const premises = (body: object) => platform(PREMISES, { body })
+    const a = await premises({ limit: 10 })
+    expect((await premises({ limit: 10, offset: 10 })).body).toMatchObject({ offset: 10, results: a.body.results })
+    const sale = await premises({ limit: 10, operation: "sale" })
+    expect((await premises({ limit: 10, offset: 10, operation: "sale" })).body.results).toEqual(sale.body.results)
+    expect((await premises({ limit: 10, offset: 10 })).body.results).not.toEqual(a.body.results)
+  })
+})
+
+describe("pageDepth", () => {
+  it("premises search refuses offset + limit above it with 400 page_depth_exceeded, uncharged; it wins over the config", async () => {
+    sb.control.setDialect("page-depth")
+    expect((await platform(PREMISES, { body: { limit: 20, offset: 40 } })).status).toBe(200)
+    const spent = spentUnits()
+    const r = await platform(PREMISES, { body: { limit: 20, offset: 41 } })
+    expect(r.headers.get("content-type")).toContain("application/problem+json")
+    expect(r.body).toMatchObject({
+      status: 400,
+      code: "page_depth_exceeded",
+      type: expect.stringMatching(/\/errors\/page-depth-exceeded$/)
+    })
+    expect(r.headers.get("svc-units-charged")).toBeNull()
+    expect((await platform(PREMISES, { body: { limit: 61 } })).body.code).toBe("page_depth_exceeded")
+    expect(spentUnits()).toBe(spent)
+    // The config's depth (1000 here) gives way to the flag, upwards too.
+    sb.control.setDialect({ pageDepth: 5_000 })
+    expect((await platform(PREMISES, { body: { limit: 20, offset: 990 } })).status).toBe(200)
+    sb.control.setDialect("default")
+    expect((await platform(PREMISES, { body: { limit: 20, offset: 990 } })).body.code).toBe("page_depth_exceeded")
+    expect((await platform(PREMISES, { body: { limit: 20, offset: 41 } })).status).toBe(200)
+  })
+})
+
+describe("removeAfterFirstPage", () => {
+  it("premises: after the first page, records 1..3 leave the query; later pages shift, count drops; other queries keep them", async () => {
+    const truth = premisesTruth()
+    sb.control.setDialect("removals")
+    const first = await platform(PREMISES, { body: { limit: 10 } })
+    expect(first.body.count).toBe(truth.length)
+    expect(ids(first.body.results)).toEqual(truth.slice(0, 10))
+    expect(sb.control.removed()).toEqual(truth.slice(1, 4))
+    const second = await platform(PREMISES, { body: { limit: 10, offset: 10 } })
+    expect(second.body.count).toBe(truth.length - 3)
+    expect(ids(second.body.results)).toEqual(truth.slice(13, 23))
+    // From the start again: the records are gone, and no more leave.
+    const again = await platform(PREMISES, { body: { limit: 10 } })
+    expect(ids(again.body.results)).toEqual([truth[0], ...truth.slice(4, 13)])
+    // Another query (one more member) still has them.
+    expect(ids((await platform(PREMISES, { body: { limit: 3, offset: 1, note: "other" } })).body.results)).toEqual(truth.slice(1, 4))
+    expect(sb.control.removed()).toEqual(truth.slice(1, 4))
+    const listed = await platform("/__sandbox/removed", { key: null })
+    expect(listed.body).toEqual({
+      ids: truth.slice(1, 4),
+      removals: [{ query: expect.stringMatching(/^POST \/v1\/ai\/search /), ids: truth.slice(1, 4), positions: [1, 2, 3] }]
+    })
+    sb.control.setDialect("default")
+    expect(sb.control.removed()).toEqual([])
+    expect((await platform(PREMISES, { body: { limit: 10, offset: 10 } })).body.count).toBe(truth.length)
+  })
+
+  it("seller leads, plot search, legacy feed pages and alerts search shift the same way", async () => {
+    const feed = await createFeed({ alert_date_from: "2026-05-28" })
+    const alertIds = (r: CallResult) => r.body.results.map((a: { alert_id: number }) => String(a.alert_id))
+    const page = (r: CallResult, of: (r: CallResult) => Array<string>) => ({ count: r.body.count as number, ids: of(r) })
+    const plain = (r: CallResult) => ids(r.body.results)
+    const reads: Record<string, (offset: number, limit: number) => Promise<{ count: number; ids: Array<string> }>> = {
+      leads: async (o, l) => page(await platform(`/v1/seller-leads?${AROUND}&limit=${l}&offset=${o}`), plain),
+      plots: async (o, l) => page(await platform(PLOTS, { body: { criteria: { ...ALL_PLOTS, limit: l, offset: o } } }), plain),
+      feed: async (o, l) => page(await api(`${FEEDS}/${feed}?limit=${l}&offset=${o}`), alertIds),
+      alertsSearch: async (o, l) =>
+        page(await api("/api/v1/listing-alerts/search", { alert_date_from: "2026-05-28", limit: l, offset: o }), alertIds)
+    }
+    for (const [name, read] of Object.entries(reads)) {
+      const truth = await read(0, 20)
+      sb.control.setDialect("removals")
+      expect((await read(0, 5)).ids, name).toEqual(truth.ids.slice(0, 5))
+      expect(await read(5, 5), name).toEqual({ count: truth.count - 3, ids: truth.ids.slice(8, 13) })
+      expect(sb.control.removed(), name).toEqual(truth.ids.slice(1, 4))
+      sb.control.setDialect("default")
+      expect(await read(5, 5), name).toEqual({ count: truth.count, ids: truth.ids.slice(5, 10) })
+    }
   })
 })

@@ -15,6 +15,8 @@
  * - GET  /__sandbox/dialect                        -> the active dialect flags (Dialect.ts; {} = default)
  * - POST /__sandbox/dialect {name} | {...flags} | {name, ...flags} -> the active flags; both hosts
  *   switch at once; 400 on an unknown name or flag
+ * - GET  /__sandbox/removed                       -> {ids, removals: [{query, ids, positions}]} (dialect
+ *   `removeAfterFirstPage`: the records that left each query; `SandboxControl.removed`)
  * - GET  /__sandbox/truth/plots?criteria=<json>    -> {count, ids} (criteria as in plot search)
  * - GET  /__sandbox/truth/properties?filter=<json> -> {count} (body of a sourcing search)
  * - GET  /__sandbox/truth/premises?query=<json>    -> {count, ids}
@@ -145,6 +147,10 @@ export const introspectionRoutes = (state: SandboxState, control: SandboxControl
     HttpRouter.post(
       "/__sandbox/dialect",
       withBody((b) => control.setDialect(b as never))
+    ),
+    HttpRouter.get(
+      "/__sandbox/removed",
+      Effect.sync(() => ok({ ids: control.removed(), removals: control.removals() }))
     ),
     HttpRouter.get(
       "/__sandbox/truth/plots",

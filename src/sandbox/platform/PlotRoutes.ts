@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { CommercialUseLevel, DEFAULT_COMMERCIAL_USE, PlotOperation, PlotSort, PlotType } from "../../service/schema/Enums.js"
 import type { Account } from "../Accounts.js"
 import { activeDialect, capLimit, shapeList } from "../Dialect.js"
+import { listOf, queryKey, readPage } from "../Paging.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { PlotCriteria } from "../world/World.js"
 import { intField, invalid, isObject, jsonBody, operation, PlatformError } from "./PlatformRoute.js"
@@ -116,14 +117,16 @@ export const plotRoutes = (state: SandboxState) =>
             const { world, driftRate } = state.ctx
             const dialect = activeDialect(state.ctx)
             const all = world.searchPlots(criteria)
-            const page = all.slice(offset, offset + capLimit(dialect, limit))
-            const results = driftRate.platform > 0 ? page.map((p) => world.drift(p, "plot", driftRate.platform)) : page
+            // Dialects `repeatPage` and `removeAfterFirstPage` (Paging.ts); the query is the criteria without limit and offset.
+            const key = queryKey("POST /v1/ai/plots/search", criteria)
+            const page = readPage(state.ctx, listOf(all), { key, offset, limit: capLimit(dialect, limit), idOf: (p) => p.id })
+            const results = driftRate.platform > 0 ? page.results.map((p) => world.drift(p, "plot", driftRate.platform)) : page.results
             return shapeList(
               dialect,
               {
                 scope: PLOT_SCOPE,
                 country: "de",
-                count: all.length,
+                count: page.count,
                 returned: results.length,
                 offset,
                 criteria: applied,

@@ -6,6 +6,7 @@
 import { HttpRouter, HttpServerRequest } from "@effect/platform"
 import { Effect } from "effect"
 import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
+import { decodePageCursor, encodePageCursor, listOf, nextPosition, pagingMode, queryKey, readPage } from "../Paging.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { SellerLeadQuery } from "../world/World.js"
 import { invalid, operation, PlatformError, type PlatformError as E } from "./PlatformRoute.js"
@@ -62,32 +63,52 @@ const searchParams = Effect.map(HttpServerRequest.HttpServerRequest, (req) => {
   return new URLSearchParams(i === -1 ? "" : req.url.slice(i + 1))
 })
 
+const ROUTE = "GET /v1/seller-leads"
+
+/**
+ * One page of leads. Default: by `offset`, `next` carries the query, `limit` and the next
+ * offset. Dialects (Paging.ts): `linkPaging` takes `cursor` instead (`next` carries it in place of
+ * `offset`), `noPaging` answers the first page every time with `next` null; both accept and
+ * drop a `cursor` parameter (the default refuses it as unknown). `repeatPage` and
+ * `removeAfterFirstPage` apply.
+ */
+const list = (state: SandboxState, q: URLSearchParams) =>
+  Effect.gen(function* () {
+    const dialect = activeDialect(state.ctx)
+    const mode = pagingMode(dialect)
+    let position: number | undefined
+    if (mode !== "offset") {
+      const raw = q.get("cursor")
+      q.delete("cursor")
+      position = mode === "link" && raw !== null ? decodePageCursor(raw) : 0
+      if (position === undefined) return yield* invalid("cursor is not a cursor of this service")
+    }
+    const { query, limit, offset } = yield* parseLeadQuery(q)
+    const at = position ?? offset
+    const { world, driftRate, clock } = state.ctx
+    const all = world.sellerLeads({ ...query, nowMs: clock.now() })
+    const key = queryKey(ROUTE, Object.fromEntries(q))
+    const page = readPage(state.ctx, listOf(all), { key, offset: at, limit: capLimit(dialect, limit), idOf: (l) => l.id })
+    const results = driftRate.platform > 0 ? page.results.map((l) => world.drift(l, "lead", driftRate.platform)) : page.results
+    // `next` continues after what this page holds (a capped page holds fewer than `limit`).
+    const nextAt = mode === "none" ? null : nextPosition(at, results.length, page.count)
+    let next: string | null = null
+    if (nextAt !== null) {
+      const u = new URL(`${state.ctx.platformUrl()}/v1/seller-leads`)
+      for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v))
+      u.searchParams.set("limit", String(limit))
+      if (mode === "link") u.searchParams.set("cursor", encodePageCursor(nextAt, key))
+      else u.searchParams.set("offset", String(nextAt))
+      next = u.toString()
+    }
+    return shapeList(dialect, { count: page.count, returned: results.length, results, next }, "unshown")
+  })
+
 export const sellerLeadRoutes = (state: SandboxState) =>
   HttpRouter.empty.pipe(
     HttpRouter.get(
       "/v1/seller-leads",
-      operation(state, { cost: LEADS_COST.list }, () =>
-        Effect.flatMap(Effect.flatMap(searchParams, parseLeadQuery), ({ query, limit, offset }) =>
-          Effect.sync(() => {
-            const { world, driftRate, clock } = state.ctx
-            const dialect = activeDialect(state.ctx)
-            const all = world.sellerLeads({ ...query, nowMs: clock.now() })
-            const page = all.slice(offset, offset + capLimit(dialect, limit))
-            const results = driftRate.platform > 0 ? page.map((l) => world.drift(l, "lead", driftRate.platform)) : page
-            // `next` continues after what this page holds (a capped page holds fewer than `limit`).
-            const nextOffset = offset + results.length
-            let next: string | null = null
-            if (results.length > 0 && nextOffset < all.length) {
-              const u = new URL(`${state.ctx.platformUrl()}/v1/seller-leads`)
-              for (const [k, v] of Object.entries(query)) u.searchParams.set(k, String(v))
-              u.searchParams.set("limit", String(limit))
-              u.searchParams.set("offset", String(nextOffset))
-              next = u.toString()
-            }
-            return shapeList(dialect, { count: all.length, returned: results.length, results, next }, "unshown")
-          })
-        )
-      )
+      operation(state, { cost: LEADS_COST.list }, () => Effect.flatMap(searchParams, (q) => list(state, q)))
     ),
     HttpRouter.get(
       "/v1/seller-leads/:lead_id",

@@ -6,6 +6,7 @@
 import { HttpRouter } from "@effect/platform"
 import { Effect } from "effect"
 import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
+import { queryKey, staleOnce } from "../Paging.js"
 import type { SandboxState } from "../SandboxState.js"
 import type { SourcingFilter } from "../world/World.js"
 import { jsonBody, operation, PlatformError, invalid, isObject } from "./PlatformRoute.js"
@@ -13,6 +14,8 @@ import { decodeCursor, encodeCursor, fnv } from "./SourcingCursor.js"
 import { parseDescribe, parseSearch } from "./SourcingRequest.js"
 
 export const SOURCING_COSTS = { search: 1, page: 1, describe: 2, detail: 1, resolve: 1 } as const
+
+const PAGES_ROUTE = "GET /v1/property-sourcing/searches/{cursor}"
 
 /** Assumed: an unknown id or a cursor this sandbox did not write answers 404 `not_found`. */
 const notFound = (detail: string) => new PlatformError({ code: "not_found", detail })
@@ -25,9 +28,18 @@ const notFound = (detail: string) => new PlatformError({ code: "not_found", deta
 export const sourcingPage = (state: SandboxState, filter: SourcingFilter, from: number, limit: number, at: number) => {
   const { world, driftRate } = state.ctx
   const dialect = activeDialect(state.ctx)
-  const page = world.searchProperties(filter, from, capLimit(dialect, limit), at)
+  const size = capLimit(dialect, limit)
+  const page = world.searchProperties(filter, from, size, at)
+  // Dialect `repeatPage` (Paging.ts): the page right after the first answers once with the first page's records.
+  let first: typeof page | undefined
+  const isSecond = () => {
+    first = world.searchProperties(filter, 0, size, at)
+    return page.results.length > 0 && first.nextFrom === from
+  }
+  const stale = from > 0 && staleOnce(state.ctx, queryKey(PAGES_ROUTE, filter), isSecond)
+  const records = stale && first !== undefined ? first.results : page.results
   const rate = driftRate.platform
-  const results = rate > 0 ? page.results.map((r) => world.drift(r, "sourcing", rate)) : page.results
+  const results = rate > 0 ? records.map((r) => world.drift(r, "sourcing", rate)) : records
   const next =
     page.nextFrom === null
       ? null

@@ -12,10 +12,12 @@
 import { Effect } from "effect"
 import { AlertOrderBy } from "../../service/schema/Enums.js"
 import { activeDialect, capLimit, shapeList } from "../Dialect.js"
+import { queryKey, readPage } from "../Paging.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { notFound } from "./Errors.js"
 import { type FeedFilter, applyOverrides, checkFeedFilter, checkFilterFields, toAlertQuery } from "./FeedFilter.js"
-import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, pathParam, query, readPage } from "./Http.js"
+import type { AlertRecord } from "../world/Records.js"
+import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, pathParam, query, readPage as readLimitOffset } from "./Http.js"
 import { Checker, isObject } from "./Validate.js"
 import type { Page } from "./Http.js"
 
@@ -57,14 +59,28 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       return feed === undefined ? Effect.fail(notFound("id", `Feed ${raw} not found.`)) : Effect.succeed(feed)
     })
 
-  /** One page of the world's alerts under a filter, as the spec's envelope (in the active dialect). */
-  const alertPage = (path: string, filter: FeedFilter, page: Page, orderBy: string | undefined, keep: Record<string, string>) => {
+  /**
+   * One page of the world's alerts under a filter, as the spec's envelope (in the active
+   * dialect), answered. `key`: the query, for `repeatPage` and `removeAfterFirstPage`
+   * (Paging.ts).
+   */
+  const alertPage = (
+    path: string,
+    filter: FeedFilter,
+    page: Page,
+    orderBy: string | undefined,
+    keep: Record<string, string>,
+    key: string
+  ) => {
     const dialect = activeDialect(ctx)
-    const served = { limit: capLimit(dialect, page.limit), offset: page.offset }
-    const { count, results } = ctx.world.alerts(toAlertQuery(filter, ctx.clock.now(), served, orderBy, dialect.strictDateTime))
+    const now = ctx.clock.now()
+    const fetch = (offset: number, limit: number) =>
+      ctx.world.alerts(toAlertQuery(filter, now, { limit, offset }, orderBy, dialect.strictDateTime))
+    const served = { key, offset: page.offset, limit: capLimit(dialect, page.limit), idOf: (a: AlertRecord) => String(a.alert_id) }
+    const { count, results } = readPage(ctx, fetch, served)
     const drifted = ctx.driftRate.token > 0 ? results.map((a) => ctx.world.drift(a, "alert", ctx.driftRate.token)) : results
     const { next, previous } = offsetLinks(ctx, path, page, results.length, count, keep, MAX_OFFSET)
-    return shapeList(dialect, { count, next, previous, results: drifted }, "shown")
+    return ok(shapeList(dialect, { count, next, previous, results: drifted }, "shown"))
   }
 
   const checkFeedBody = (partial: boolean) =>
@@ -113,11 +129,12 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const feed = yield* feedParam(owner)
         const q = yield* query
-        const page = yield* readPage(q, "query")
+        const page = yield* readLimitOffset(q, "query")
         const orderBy = (AlertOrderBy.values as ReadonlyArray<string>).includes(q.order_by ?? "") ? q.order_by : "-alert_date"
         const keep = Object.fromEntries(READ_PARAMS.filter((k) => q[k] !== undefined).map((k) => [k, q[k]!]))
         const filter = applyOverrides(feed.filter, q, activeDialect(ctx).strictDateTime)
-        return ok(alertPage(`/api/v1/listing-alerts/feeds/${feed.id}`, filter, page, orderBy, keep))
+        const key = queryKey("GET /api/v1/listing-alerts/feeds/{id}", { ...q, feed: feed.id })
+        return alertPage(`/api/v1/listing-alerts/feeds/${feed.id}`, filter, page, orderBy, keep, key)
       }),
     /**
      * Assumed (docs/ASSUMPTIONS.md): body `{location_ids?, alert_subtypes?, alert_date_from?,
@@ -134,11 +151,12 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
         const filter = checkFilterFields(c, obj ?? {}, ["body"])
         yield* c.result
         const q = yield* query
-        const page = yield* readPage(
+        const page = yield* readLimitOffset(
           { limit: q.limit ?? obj?.limit, offset: q.offset ?? obj?.offset },
           q.limit !== undefined || q.offset !== undefined ? "query" : "body"
         )
-        return ok(alertPage("/api/v1/listing-alerts/search", filter, page, "-alert_date", {}))
+        const key = queryKey("POST /api/v1/listing-alerts/search", { ...obj, ...q })
+        return alertPage("/api/v1/listing-alerts/search", filter, page, "-alert_date", {}, key)
       })
   }
 }

@@ -6,6 +6,7 @@ import { createHash } from "node:crypto"
 import { Effect } from "effect"
 import { Operation, PROPERTY_TYPES, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
 import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
+import { queryKey, staleOnce } from "../Paging.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import type { PropertyRecord } from "../world/Records.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
@@ -36,6 +37,9 @@ const decodeCursor = (cursor: string) => {
   const m = /^pos:(\d+)$/.exec(Buffer.from(cursor, "base64url").toString("utf8"))
   return m === null ? undefined : Number(m[1])
 }
+
+/** Whether a page at `position` is the one right after a first page of `size` records, inside the list. */
+const isSecond = (position: number, size: number, count: number) => position > 0 && position === size && position < count
 
 export const makePropertiesHandlers = (ctx: SandboxContext) => {
   const drift = (p: PropertyRecord) => (ctx.driftRate.token > 0 ? ctx.world.drift(p, "property", ctx.driftRate.token) : p)
@@ -101,9 +105,13 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
         const { offset } = page
-        const results = Array.from(matches.subarray(offset, offset + capLimit(dialect, page.limit)), (i) =>
-          drift(ctx.world.property(i, now))
+        const size = capLimit(dialect, page.limit)
+        // Dialect `repeatPage` (Paging.ts): the second page answers once with the first page's records.
+        const stale = staleOnce(ctx, queryKey("POST /api/v1/properties/search", { ...body, ...q }), () =>
+          isSecond(offset, size, matches.length)
         )
+        const from = stale ? 0 : offset
+        const results = Array.from(matches.subarray(from, from + size), (i) => drift(ctx.world.property(i, now)))
         const links = offsetLinks(ctx, "/api/v1/properties/search", page, results.length, matches.length, {}, MAX_OFFSET)
         return ok(shapeList(dialect, { count: matches.length, ...links, results }, "unshown"))
       }),
@@ -127,9 +135,10 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         const dialect = activeDialect(ctx)
         const matches = ctx.world.tokenSearch(filter, now)
         const limit = Math.min(page.limit, MAX_LIMIT)
-        const results = Array.from(matches.subarray(position, position + capLimit(dialect, limit)), (i) =>
-          drift(ctx.world.property(i, now))
-        )
+        const size = capLimit(dialect, limit)
+        const key = queryKey("POST /api/v2/properties/search", { ...body, ...q })
+        const from = staleOnce(ctx, key, () => isSecond(position, size, matches.length)) ? 0 : position
+        const results = Array.from(matches.subarray(from, from + size), (i) => drift(ctx.world.property(i, now)))
         // The cursor resumes after the last result served (a capped page holds fewer than `limit`).
         const nextPos = position + results.length
         return ok(
