@@ -28,9 +28,11 @@
  * |                     | (wins over `SandboxConfig.premisesPageDepth`)                                           |
  * | `removeAfterFirstPage` | once a query's first page is served, its records at positions 1..n leave the query  |
  * |                     | (sold): later pages shift, `count` drops by n (`SandboxControl.removed()`)              |
+ * | `contentEncoding`   | JSON answers of both hosts are sent in this content coding when `Accept-Encoding` is   |
+ * |                     | absent or allows it; `zstd` always (a coding the client may not decode)                 |
  *
  * The paging flags (`linkPaging`, `noPaging`, `repeatPage`, `removeAfterFirstPage`) live in
- * `Paging.ts`. Which lists each paging flag touches:
+ * `Paging.ts`, `contentEncoding` in `ContentEncoding.ts`. Which lists each paging flag touches:
  * `linkPaging`, `noPaging`: premises search, seller leads (the list payloads the spec does not
  * show, both offset-paged by default). `repeatPage`: every paged list (premises, seller leads, plot
  * search, sourcing cursor pages, legacy feed alert pages, alerts search, properties search v1 and
@@ -71,7 +73,9 @@ export const DialectFlags = Schema.Struct({
   /** Premises search: the largest `offset + limit` served (400 `page_depth_exceeded` above). */
   pageDepth: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
   /** After a query's first page, its records at positions 1..n leave the query. */
-  removeAfterFirstPage: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)))
+  removeAfterFirstPage: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  /** Content coding of every JSON answer (see `ContentEncoding.ts`). */
+  contentEncoding: Schema.optional(Schema.Literal("gzip", "br", "deflate", "zstd"))
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type DialectFlags = typeof DialectFlags.Type
 
@@ -90,7 +94,9 @@ export const DIALECT_NAMES = [
   "no-paging",
   "repeat-pages",
   "page-depth",
-  "removals"
+  "removals",
+  "gzip",
+  "zstd"
 ] as const
 export const DialectName = Schema.Literal(...DIALECT_NAMES)
 export type DialectName = typeof DialectName.Type
@@ -113,7 +119,9 @@ export const DIALECTS: Readonly<Record<DialectName, DialectFlags>> = {
   "repeat-pages": { repeatPage: true },
   // 60: three premises pages at the default size (20); a full read of a larger result is refused.
   "page-depth": { pageDepth: 60 },
-  removals: { removeAfterFirstPage: 3 }
+  removals: { removeAfterFirstPage: 3 },
+  gzip: { contentEncoding: "gzip" },
+  zstd: { contentEncoding: "zstd" }
 }
 
 /** What `SandboxConfig.dialect` and the control accept: a preset name or flags. */

@@ -1,11 +1,13 @@
 /**
  * The middleware around both host routers: request id, statistics, the per-credential rate
- * limit, fault injection and a catch-all for unmatched routes and defects. Host routers only
+ * limit, fault injection, a catch-all for unmatched routes and defects, and the dialect's content
+ * coding of JSON answers. Host routers only
  * handle requests; everything a test may want to provoke on any route lives here.
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse, type HttpApp } from "@effect/platform"
 import { NodeHttpServerRequest } from "@effect/platform-node"
 import { Cause, Effect, FiberRef, Option } from "effect"
+import { encodeResponse } from "./ContentEncoding.js"
 import { activeDialect, apiKeyHeaderOf } from "./Dialect.js"
 import { type Fault, type HostName, nextFault } from "./Faults.js"
 import { AI_VERSION } from "./platform/PlotRoutes.js"
@@ -106,6 +108,9 @@ export const withHost =
       const extra: Record<string, string> = host === "platform" ? { "Svc-Request-Id": info.id } : {}
       if (rate.headers) Object.assign(extra, rate.headers)
 
+      // Dialect `contentEncoding` (ContentEncoding.ts): every JSON answer, errors included.
+      const encode = (r: HttpServerResponse.HttpServerResponse) =>
+        encodeResponse(activeDialect(ctx).contentEncoding, req.headers["accept-encoding"], r)
       const fault: Fault = rate.allowed ? nextFault(ctx.seed, host, state.faults[host]) : { _tag: "None" }
       let response: HttpServerResponse.HttpServerResponse
       if (!rate.allowed) {
@@ -128,12 +133,13 @@ export const withHost =
         if (fault._tag === "TokenExpiry") ctx.tokenEpoch.value++
         if (fault._tag === "Slow") yield* realSleep(fault.ms)
         response = yield* Effect.locally(catchAll(app, state, info), CurrentRequest, info)
-        response = HttpServerResponse.setHeaders(response, extra)
+        response = encode(HttpServerResponse.setHeaders(response, extra))
         if (fault._tag === "Truncate" && sendTruncated(req, response)) {
           record(state, info, req.method, response.status)
           return response
         }
       }
+      response = encode(response)
       record(state, info, req.method, response.status)
       return response
     })

@@ -4,6 +4,8 @@
  * dialect leaves today's behaviour alone.
  */
 import { Effect, Either, Schema } from "effect"
+import * as http from "node:http"
+import * as zlib from "node:zlib"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import * as C from "../../src/sandbox/Credentials.js"
 import { DIALECT_NAMES, DIALECTS, DialectFlags, isMissingKey, parseDateTime } from "../../src/sandbox/Dialect.js"
@@ -86,7 +88,9 @@ describe("dialect configuration and control", () => {
       "no-paging": { noPaging: true },
       "repeat-pages": { repeatPage: true },
       "page-depth": { pageDepth: 60 },
-      removals: { removeAfterFirstPage: 3 }
+      removals: { removeAfterFirstPage: 3 },
+      gzip: { contentEncoding: "gzip" },
+      zstd: { contentEncoding: "zstd" }
     })
   })
 
@@ -105,7 +109,8 @@ describe("dialect configuration and control", () => {
       { bogus: true },
       { apiKeyHeader: "bad header" },
       { pageDepth: 0 },
-      { removeAfterFirstPage: 0 }
+      { removeAfterFirstPage: 0 },
+      { contentEncoding: "compress" }
     ]) {
       const r = await start(bad)
       expect(Either.isLeft(r), JSON.stringify(bad)).toBe(true)
@@ -672,5 +677,110 @@ describe("removeAfterFirstPage", () => {
       sb.control.setDialect("default")
       expect(await read(5, 5), name).toEqual({ count: truth.count, ids: truth.ids.slice(5, 10) })
     }
+  })
+})
+
+// ---------------------------------------------------------------------------------------------
+// Wire dialects
+
+interface RawResult {
+  readonly status: number
+  readonly headers: http.IncomingHttpHeaders
+  readonly bytes: Buffer
+}
+
+/** One request with exactly the headers given (no Accept-Encoding unless given); the body's bytes as sent. */
+const raw = (base: string, path: string, headers: Record<string, string>, body?: unknown) =>
+  new Promise<RawResult>((resolve, reject) => {
+    const h = body === undefined ? headers : { ...headers, "content-type": "application/json" }
+    const req = http.request(`${base}${path}`, { method: body === undefined ? "GET" : "POST", headers: h }, (res) => {
+      const chunks: Array<Buffer> = []
+      res.on("data", (c: Buffer) => chunks.push(c))
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }))
+      res.on("error", reject)
+    })
+    req.on("error", reject)
+    req.end(body === undefined ? undefined : JSON.stringify(body))
+  })
+
+/** A zstd frame's content: Node's decoder when it has one, else the raw blocks the sandbox writes on older Node. */
+const unzstd = (b: Buffer): Buffer => {
+  const native = (zlib as { zstdDecompressSync?: (b: Buffer) => Buffer }).zstdDecompressSync
+  if (native !== undefined) return native(b)
+  expect(b[4]).toBe(0xa0)
+  const parts: Array<Buffer> = []
+  for (let at = 9; ;) {
+    const header = b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)
+    expect((header >>> 1) & 3).toBe(0)
+    parts.push(b.subarray(at + 3, at + 3 + (header >>> 3)))
+    at += 3 + (header >>> 3)
+    if (header & 1) return Buffer.concat(parts)
+  }
+}
+
+describe("contentEncoding", () => {
+  const auth = { authorization: `Bearer ${C.SANDBOX_API_KEY}` }
+  const json = (r: RawResult, decode: (b: Buffer) => Buffer = (b) => b) => JSON.parse(decode(r.bytes).toString("utf8"))
+
+  it("default: nothing is coded, even without Accept-Encoding", async () => {
+    const r = await raw(sb.platformUrl, PREMISES, auth, { limit: 2 })
+    expect(r.headers["content-encoding"]).toBeUndefined()
+    expect(r.headers["vary"]).toBeUndefined()
+    expect(json(r).returned).toBe(2)
+  })
+
+  it("gzip: JSON answers of both hosts, errors included, when Accept-Encoding is absent or allows gzip", async () => {
+    const plain = json(await raw(sb.platformUrl, PREMISES, auth, { limit: 2 }))
+    sb.control.setDialect("gzip")
+    const coded = await raw(sb.platformUrl, PREMISES, auth, { limit: 2 })
+    expect(coded.headers).toMatchObject({ "content-encoding": "gzip", vary: "Accept-Encoding", "svc-units-charged": "40" })
+    expect(Number(coded.headers["content-length"])).toBe(coded.bytes.length)
+    expect(json(coded, zlib.gunzipSync)).toEqual(plain)
+    for (const accept of ["gzip", "br, gzip;q=0.5", "*", "x-gzip"]) {
+      const r = await raw(sb.platformUrl, PREMISES, { ...auth, "accept-encoding": accept }, { limit: 2 })
+      expect(r.headers["content-encoding"], accept).toBe("gzip")
+    }
+    for (const accept of ["identity", "br", "gzip;q=0", "", "*;q=0"]) {
+      const r = await raw(sb.platformUrl, PREMISES, { ...auth, "accept-encoding": accept }, { limit: 2 })
+      expect(r.headers["content-encoding"], accept).toBeUndefined()
+      expect(json(r)).toEqual(plain)
+    }
+    const problem = await raw(sb.platformUrl, PREMISES, {}, {})
+    expect(problem.headers["content-type"]).toContain("application/problem+json")
+    expect(json(problem, zlib.gunzipSync)).toMatchObject({ status: 401, code: "unauthorized" })
+    expect(json(await raw(sb.platformUrl, "/nowhere", auth), zlib.gunzipSync)).toMatchObject({ status: 404, code: "not_found" })
+    const denied = await raw(sb.apiUrl, "/api/v1/properties/search", {}, {})
+    expect(denied.status).toBe(401)
+    expect(json(denied, zlib.gunzipSync)).toEqual({ detail: expect.any(String) })
+    const v1 = await raw(sb.apiUrl, "/api/v1/properties/search", { authorization: `Bearer ${token}` }, { limit: 1 })
+    expect(json(v1, zlib.gunzipSync).results).toHaveLength(1)
+    // The control routes are not the service's: never coded. A fetch client decodes gzip itself.
+    expect((await raw(sb.platformUrl, "/__sandbox/dialect", {})).headers["content-encoding"]).toBeUndefined()
+    expect((await platform(PREMISES, { body: { limit: 2 } })).body).toEqual(plain)
+  })
+
+  it("br and deflate when allowed", async () => {
+    const plain = json(await raw(sb.platformUrl, PLOTS, auth, { criteria: { limit: 2 } }))
+    sb.control.setDialect({ contentEncoding: "br" })
+    const br = await raw(sb.platformUrl, PLOTS, { ...auth, "accept-encoding": "gzip, br" }, { criteria: { limit: 2 } })
+    expect(br.headers["content-encoding"]).toBe("br")
+    expect(json(br, zlib.brotliDecompressSync)).toEqual(plain)
+    sb.control.setDialect({ contentEncoding: "deflate" })
+    const deflate = await raw(sb.platformUrl, PLOTS, auth, { criteria: { limit: 2 } })
+    expect(deflate.headers["content-encoding"]).toBe("deflate")
+    expect(json(deflate, zlib.inflateSync)).toEqual(plain)
+  })
+
+  it("zstd: sent whatever Accept-Encoding says, as a zstd frame", async () => {
+    const plain = json(await raw(sb.platformUrl, PREMISES, auth, { limit: 2 }))
+    sb.control.setDialect("zstd")
+    for (const accept of [undefined, "identity", "gzip, deflate"]) {
+      const r = await raw(sb.platformUrl, PREMISES, accept === undefined ? auth : { ...auth, "accept-encoding": accept }, { limit: 2 })
+      expect(r.headers["content-encoding"], accept).toBe("zstd")
+      expect(r.bytes.readUInt32LE(0)).toBe(0xfd2fb528)
+      expect(json(r, unzstd)).toEqual(plain)
+    }
+    const denied = await raw(sb.apiUrl, "/api/v1/properties/search", { "accept-encoding": "identity" }, {})
+    expect(json(denied, unzstd)).toEqual({ detail: expect.any(String) })
   })
 })
