@@ -30,6 +30,8 @@
  * |                     | (sold): later pages shift, `count` drops by n (`SandboxControl.removed()`)              |
  * | `contentEncoding`   | JSON answers of both hosts are sent in this content coding when `Accept-Encoding` is   |
  * |                     | absent or allows it; `zstd` always (a coding the client may not decode)                 |
+ * | `bigIds`            | token-host alert records carry `alert_id` + 2^53 (`BIG_ID_OFFSET`), an exact integer    |
+ * | `stringIds`         | legacy feed records (list, create, update) carry `id` as a string of digits             |
  *
  * The paging flags (`linkPaging`, `noPaging`, `repeatPage`, `removeAfterFirstPage`) live in
  * `Paging.ts`, `contentEncoding` in `ContentEncoding.ts`. Which lists each paging flag touches:
@@ -75,7 +77,11 @@ export const DialectFlags = Schema.Struct({
   /** After a query's first page, its records at positions 1..n leave the query. */
   removeAfterFirstPage: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
   /** Content coding of every JSON answer (see `ContentEncoding.ts`). */
-  contentEncoding: Schema.optional(Schema.Literal("gzip", "br", "deflate", "zstd"))
+  contentEncoding: Schema.optional(Schema.Literal("gzip", "br", "deflate", "zstd")),
+  /** Token-host alert ids beyond 2^53, written as exact JSON integers. */
+  bigIds: Schema.optional(Schema.Boolean),
+  /** Legacy feed ids as strings holding the integer. */
+  stringIds: Schema.optional(Schema.Boolean)
 }).annotations({ parseOptions: { onExcessProperty: "error" } })
 export type DialectFlags = typeof DialectFlags.Type
 
@@ -96,7 +102,9 @@ export const DIALECT_NAMES = [
   "page-depth",
   "removals",
   "gzip",
-  "zstd"
+  "zstd",
+  "big-ids",
+  "string-ids"
 ] as const
 export const DialectName = Schema.Literal(...DIALECT_NAMES)
 export type DialectName = typeof DialectName.Type
@@ -121,7 +129,9 @@ export const DIALECTS: Readonly<Record<DialectName, DialectFlags>> = {
   "page-depth": { pageDepth: 60 },
   removals: { removeAfterFirstPage: 3 },
   gzip: { contentEncoding: "gzip" },
-  zstd: { contentEncoding: "zstd" }
+  zstd: { contentEncoding: "zstd" },
+  "big-ids": { bigIds: true },
+  "string-ids": { stringIds: true }
 }
 
 /** What `SandboxConfig.dialect` and the control accept: a preset name or flags. */
@@ -222,3 +232,30 @@ export const DEFAULT_PAYMENT_LINK_MEMBER = "payment_url"
 
 /** The header (lower-case, as Node reports it) that carries header-style API keys. */
 export const apiKeyHeaderOf = (d: DialectFlags): string => (d.apiKeyHeader ?? DEFAULT_API_KEY_HEADER).toLowerCase()
+
+// ---------------------------------------------------------------------------------------------
+// Ids
+
+/** 2^53: added to every alert id under `bigIds`, so the id is beyond what a double holds exactly. */
+export const BIG_ID_OFFSET = 9007199254740992n
+
+/**
+ * An alert record as `bigIds` writes it: `alert_id` as the bigint `alert_id + 2^53` (write the
+ * body with `stringifyWithBigInts`). A drifted id sent as a string of digits stays a string, shifted;
+ * a renamed one is left alone.
+ */
+export const withBigAlertId = <A extends object>(a: A): A => {
+  const id = (a as { readonly alert_id?: unknown }).alert_id
+  if (typeof id === "number") return { ...a, alert_id: BigInt(id) + BIG_ID_OFFSET }
+  if (typeof id === "string" && /^\d+$/.test(id)) return { ...a, alert_id: String(BigInt(id) + BIG_ID_OFFSET) }
+  return a
+}
+
+const BIG_MARK = "\u0000bigint:"
+
+/**
+ * `JSON.stringify` that writes a `bigint` as its digits, an exact JSON integer (the bodies of
+ * `bigIds`). Local to the sandbox so it depends on nothing the client side owns.
+ */
+export const stringifyWithBigInts = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? BIG_MARK + v.toString() : v)).replace(/"\\u0000bigint:(-?\d+)"/g, "$1")

@@ -5,12 +5,14 @@
  */
 import { Effect, Either, Schema } from "effect"
 import * as http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as zlib from "node:zlib"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import * as C from "../../src/sandbox/Credentials.js"
-import { DIALECT_NAMES, DIALECTS, DialectFlags, isMissingKey, parseDateTime } from "../../src/sandbox/Dialect.js"
+import { BIG_ID_OFFSET, DIALECT_NAMES, DIALECTS, DialectFlags, isMissingKey, parseDateTime } from "../../src/sandbox/Dialect.js"
 import { Sandbox } from "../../src/sandbox/Sandbox.js"
 import { type FeedFilter, toAlertQuery } from "../../src/sandbox/token/FeedFilter.js"
+import { startWebhookDelivery } from "../../src/sandbox/webhooks/WebhookDelivery.js"
 import { type CallResult, type SandboxHandle, call, startTestSandbox, testOptions } from "../support/sandbox.js"
 
 const PLOTS = "/v1/ai/plots/search"
@@ -90,7 +92,9 @@ describe("dialect configuration and control", () => {
       "page-depth": { pageDepth: 60 },
       removals: { removeAfterFirstPage: 3 },
       gzip: { contentEncoding: "gzip" },
-      zstd: { contentEncoding: "zstd" }
+      zstd: { contentEncoding: "zstd" },
+      "big-ids": { bigIds: true },
+      "string-ids": { stringIds: true }
     })
   })
 
@@ -782,5 +786,82 @@ describe("contentEncoding", () => {
     }
     const denied = await raw(sb.apiUrl, "/api/v1/properties/search", { "accept-encoding": "identity" }, {})
     expect(json(denied, unzstd)).toEqual({ detail: expect.any(String) })
+  })
+})
+
+/** Every `alert_id` of a JSON text, read exactly: digits after the member name, no quotes. */
+const exactAlertIds = (text: string) => [...text.matchAll(/"alert_id":(\d+)[,}]/g)].map((m) => BigInt(m[1]!))
+
+describe("bigIds", () => {
+  const filter: FeedFilter = { alert_date_from: "2026-05-28" }
+  const bearer = () => ({ authorization: `Bearer ${token}` })
+
+  it("legacy feed pages and alerts search write alert_id + 2^53 as exact JSON integers", async () => {
+    const all = alertTruth(filter)
+    const expected = all.slice(0, 5).map((id) => BigInt(id) + BIG_ID_OFFSET)
+    const feed = await createFeed(filter)
+    sb.control.setDialect("big-ids")
+    for (const r of [
+      await raw(sb.apiUrl, `${FEEDS}/${feed}?limit=5`, bearer()),
+      await raw(sb.apiUrl, "/api/v1/listing-alerts/search", bearer(), { ...filter, limit: 5 })
+    ]) {
+      expect(r.headers["content-type"]).toContain("application/json")
+      const text = r.bytes.toString("utf8")
+      expect(exactAlertIds(text)).toEqual(expected)
+      expect(JSON.parse(text).count).toBe(all.length)
+    }
+    sb.control.setDialect("default")
+    expect((await api(`${FEEDS}/${feed}?limit=5`)).body.results.map((a: { alert_id: number }) => a.alert_id)).toEqual(all.slice(0, 5))
+  })
+
+  it("webhook deliveries carry the big id too", async () => {
+    const bodies: Array<string> = []
+    const receiver = http.createServer((req, res) => {
+      let b = ""
+      req.on("data", (c: Buffer) => (b += c.toString("utf8")))
+      req.on("end", () => {
+        bodies.push(b)
+        res.statusCode = 204
+        res.end()
+      })
+    })
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve))
+    const delivery = startWebhookDelivery(sb.context, { pollMs: 0 })
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`
+      expect((await call(sb.apiUrl, "/alerts-api/webhooks", { method: "PUT", key: token, body: { url } })).status).toBe(200)
+      expect((await api("/alerts-api/feeds", { name: "big", filter: {} })).status).toBe(201)
+      sb.control.setDialect("big-ids")
+      sb.control.advanceClock(3 * 3_600_000)
+      const round = await delivery.deliverPending()
+      expect(round.delivered).toBeGreaterThan(0)
+      expect(bodies).toHaveLength(round.delivered)
+      const sent = bodies.flatMap(exactAlertIds)
+      expect(sent).toHaveLength(bodies.length)
+      expect(sent.every((id) => id >= BIG_ID_OFFSET)).toBe(true)
+      expect(new Set(sent)).toEqual(new Set(delivery.attempts().map((a) => BigInt(a.alertId) + BIG_ID_OFFSET)))
+    } finally {
+      await delivery.stop()
+      await new Promise((resolve) => receiver.close(resolve))
+      sb.control.reset()
+    }
+  })
+})
+
+describe("stringIds", () => {
+  it("legacy feed records carry id as a string of digits; the path still takes the digits", async () => {
+    const plain = await api(FEEDS, { name: "plain", filter: {} })
+    expect(typeof plain.body.id).toBe("number")
+    sb.control.setDialect("string-ids")
+    const created = await api(FEEDS, { name: "text", filter: {} })
+    expect(created.body.id).toEqual(expect.stringMatching(/^\d+$/))
+    const list = await call(sb.apiUrl, FEEDS, { key: token })
+    expect(list.body.every((f: { id: unknown }) => typeof f.id === "string")).toBe(true)
+    expect(list.body.map((f: { id: string }) => f.id)).toContain(String(plain.body.id))
+    const updated = await call(sb.apiUrl, `${FEEDS}/${created.body.id}/update`, { method: "PUT", key: token, body: { name: "renamed" } })
+    expect(updated.body).toMatchObject({ id: created.body.id, name: "renamed" })
+    expect((await api(`${FEEDS}/${created.body.id}?limit=1`)).status).toBe(200)
+    sb.control.setDialect("default")
+    expect((await call(sb.apiUrl, FEEDS, { key: token })).body.every((f: { id: unknown }) => typeof f.id === "number")).toBe(true)
   })
 })

@@ -11,13 +11,13 @@
  */
 import { Effect } from "effect"
 import { AlertOrderBy } from "../../service/schema/Enums.js"
-import { activeDialect, capLimit, shapeList } from "../Dialect.js"
+import { activeDialect, capLimit, shapeList, withBigAlertId } from "../Dialect.js"
 import { queryKey, readPage } from "../Paging.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { notFound } from "./Errors.js"
 import { type FeedFilter, applyOverrides, checkFeedFilter, checkFilterFields, toAlertQuery } from "./FeedFilter.js"
 import type { AlertRecord } from "../world/Records.js"
-import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, pathParam, query, readPage as readLimitOffset } from "./Http.js"
+import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, okExact, pathParam, query, readPage as readLimitOffset } from "./Http.js"
 import { Checker, isObject } from "./Validate.js"
 import type { Page } from "./Http.js"
 
@@ -59,10 +59,13 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       return feed === undefined ? Effect.fail(notFound("id", `Feed ${raw} not found.`)) : Effect.succeed(feed)
     })
 
+  /** Dialect `stringIds`: a feed record with `id` as a string of digits. */
+  const present = (feed: LegacyFeed) => (activeDialect(ctx).stringIds ? { ...feed, id: String(feed.id) } : feed)
+
   /**
    * One page of the world's alerts under a filter, as the spec's envelope (in the active
    * dialect), answered. `key`: the query, for `repeatPage` and `removeAfterFirstPage`
-   * (Paging.ts).
+   * (Paging.ts); under `bigIds` the alert ids are exact integers beyond 2^53.
    */
   const alertPage = (
     path: string,
@@ -80,7 +83,8 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
     const { count, results } = readPage(ctx, fetch, served)
     const drifted = ctx.driftRate.token > 0 ? results.map((a) => ctx.world.drift(a, "alert", ctx.driftRate.token)) : results
     const { next, previous } = offsetLinks(ctx, path, page, results.length, count, keep, MAX_OFFSET)
-    return ok(shapeList(dialect, { count, next, previous, results: drifted }, "shown"))
+    if (!dialect.bigIds) return ok(shapeList(dialect, { count, next, previous, results: drifted }, "shown"))
+    return okExact(shapeList(dialect, { count, next, previous, results: drifted.map(withBigAlertId) }, "shown"))
   }
 
   const checkFeedBody = (partial: boolean) =>
@@ -97,14 +101,14 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
     })
 
   return {
-    list: (owner: string): Handler => Effect.sync(() => ok([...feedsOf(owner).values()])),
+    list: (owner: string): Handler => Effect.sync(() => ok([...feedsOf(owner).values()].map(present))),
     create: (owner: string): Handler =>
       Effect.gen(function* () {
         const { name, filter } = yield* checkFeedBody(false)
         serial += 1
         const feed: LegacyFeed = { id: serial, name: name!, filter: filter ?? {}, created_at: new Date(ctx.clock.now()).toISOString() }
         feedsOf(owner).set(feed.id, feed)
-        return ok(feed)
+        return ok(present(feed))
       }),
     update: (owner: string): Handler =>
       Effect.gen(function* () {
@@ -112,7 +116,7 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
         const { name, filter } = yield* checkFeedBody(true)
         const updated: LegacyFeed = { ...feed, name: name ?? feed.name, filter: filter ?? feed.filter }
         feedsOf(owner).set(feed.id, updated)
-        return ok(updated)
+        return ok(present(updated))
       }),
     remove: (owner: string): Handler =>
       Effect.gen(function* () {

@@ -4,7 +4,7 @@
  */
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import { Effect } from "effect"
-import { activeDialect, capLimit, type ListKind, shapeList } from "../Dialect.js"
+import { activeDialect, capLimit, type ListKind, shapeList, stringifyWithBigInts } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { type TokenHostError, toResponse, unprocessableOne } from "./Errors.js"
 
@@ -14,6 +14,10 @@ export type Request = HttpServerRequest.HttpServerRequest | HttpServerRequest.Pa
 export type Handler = Effect.Effect<HttpServerResponse.HttpServerResponse, TokenHostError, Request>
 
 export const ok = (body: unknown, status = 200) => HttpServerResponse.unsafeJson(body, { status })
+
+/** `ok` for bodies that hold `bigint`s: written as exact JSON integers (`stringifyWithBigInts`). */
+export const okExact = (body: unknown, status = 200) =>
+  HttpServerResponse.text(stringifyWithBigInts(body), { status, contentType: "application/json" })
 
 export const noContent = HttpServerResponse.empty({ status: 204 })
 

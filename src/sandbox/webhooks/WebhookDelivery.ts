@@ -20,6 +20,7 @@
  */
 import { Effect } from "effect"
 import { signedHeaders } from "../../webhooks/Signature.js"
+import { activeDialect, stringifyWithBigInts, withBigAlertId } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { toAlertQuery } from "../token/FeedFilter.js"
 import { alertsApiFeedStore, webhookSecretStore } from "../token/TokenHost.js"
@@ -91,7 +92,11 @@ const LOG_LIMIT = 10_000
 
 export const defaultBackoffMs = (attempt: number) => Math.min(1000 * 2 ** (attempt - 1), 600_000)
 
-const eventBody = (a: AlertRecord) => JSON.stringify({ type: `alert.${a.alert_subtype}`, timestamp: a.created_at, data: a })
+/** Dialect `bigIds`: `data.alert_id` is the exact integer `alert_id + 2^53` (the message id keeps the world's id). */
+const eventBody = (a: AlertRecord, bigIds: boolean) =>
+  bigIds
+    ? stringifyWithBigInts({ type: `alert.${a.alert_subtype}`, timestamp: a.created_at, data: withBigAlertId(a) })
+    : JSON.stringify({ type: `alert.${a.alert_subtype}`, timestamp: a.created_at, data: a })
 
 /** The timer of the engine that polls for each sandbox (at most one polls). */
 const pollers = new WeakMap<SandboxContext, () => void>()
@@ -117,6 +122,7 @@ export const startWebhookDelivery = (ctx: SandboxContext, options: WebhookDelive
     let queued = 0
     const sandboxNow = ctx.clock.now()
     const live = new Set<string>()
+    const bigIds = activeDialect(ctx).bigIds === true
     for (const feed of feeds.all()) {
       live.add(feed.feed_id)
       if (hooks.url(feed.owner) === undefined) continue
@@ -130,7 +136,15 @@ export const startWebhookDelivery = (ctx: SandboxContext, options: WebhookDelive
         for (const a of page.results) {
           const id = `msg_${feed.feed_id}_${a.alert_id}`
           if (queue.has(id)) continue
-          queue.set(id, { id, feedId: feed.feed_id, owner: feed.owner, alertId: a.alert_id, body: eventBody(a), attempts: 0, nextAt: 0 })
+          queue.set(id, {
+            id,
+            feedId: feed.feed_id,
+            owner: feed.owner,
+            alertId: a.alert_id,
+            body: eventBody(a, bigIds),
+            attempts: 0,
+            nextAt: 0
+          })
           queued += 1
         }
         if (page.results.length < PAGE) break
