@@ -17,7 +17,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { type DialectFlags, isMissingKey } from "../../src/sandbox/Dialect.js"
+import { BIG_ID_OFFSET, type DialectFlags, isMissingKey } from "../../src/sandbox/Dialect.js"
 import { phrasesToFilter } from "../../src/sandbox/platform/SourcingRequest.js"
 import type { World } from "../../src/sandbox/world/World.js"
 import { snapDateRange } from "../../src/service/schema/TimeSeries.js"
@@ -77,7 +77,14 @@ export interface PipelineCase {
   readonly unshownOperations: ReadonlyArray<string>
   readonly params: (ctx: TruthContext) => Record<string, unknown>
   readonly truth: (ctx: TruthContext) => Truth
+  /** Whether a slice of the run takes more than one page (a stale second page then cuts it). */
+  readonly pages: 1 | "more"
+  /** Platform pipelines: the page size asked for and the most a page costs (what units buy). */
+  readonly paid?: { readonly pageSize: number; readonly unitsPerPage: number }
 }
+
+/** An alert id as the dialect writes it (`bigIds`: beyond 2^53, every digit kept). */
+const alertKey = (dialect: DialectFlags, id: number): string => (dialect.bigIds ? (BigInt(id) + BIG_ID_OFFSET).toString() : String(id))
 
 const table = (name: string, select: string, keys: Iterable<string | number>): TableTruth => ({
   table: name,
@@ -216,6 +223,8 @@ const propertyTruth = (records: ReadonlyArray<ReturnType<World["property"]>>): P
 export const CASES: ReadonlyArray<PipelineCase> = [
   {
     pipeline: "plots-germany",
+    pages: "more",
+    paid: { pageSize: PLOT_PAGE, unitsPerPage: 1 },
     host: "platform",
     paging: "offset",
     unshownOperations: [],
@@ -242,6 +251,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "sourcing-search",
+    pages: "more",
+    paid: { pageSize: SOURCING_PAGE, unitsPerPage: 1 },
     host: "platform",
     paging: "cursor",
     unshownOperations: ["sourcing_search", "sourcing_next"],
@@ -268,6 +279,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "sourcing-describe",
+    pages: "more",
+    paid: { pageSize: DESCRIBE.pageSize, unitsPerPage: 2 },
     host: "platform",
     paging: "cursor",
     unshownOperations: ["sourcing_describe", "sourcing_next"],
@@ -290,6 +303,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "sourcing-properties",
+    pages: 1,
+    paid: { pageSize: 1, unitsPerPage: 1 },
     host: "platform",
     paging: "single",
     unshownOperations: [],
@@ -313,6 +328,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "sourcing-resolve",
+    pages: 1,
+    paid: { pageSize: 1, unitsPerPage: 1 },
     host: "platform",
     paging: "single",
     unshownOperations: [],
@@ -344,6 +361,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "seller-leads",
+    pages: "more",
+    paid: { pageSize: LEAD_PAGE, unitsPerPage: 1 },
     host: "platform",
     paging: "offset",
     unshownOperations: ["seller_leads"],
@@ -379,6 +398,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "premises-search",
+    pages: "more",
+    paid: { pageSize: PREMISES_BODY.limit, unitsPerPage: 40 },
     host: "platform",
     paging: "offset",
     unshownOperations: ["ai_search_premises"],
@@ -397,6 +418,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "references",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -452,6 +474,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "market-time-series",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -477,6 +500,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "market-distributions",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -521,6 +545,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "market-analysis",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -545,19 +570,20 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "alerts",
+    pages: "more",
     host: "token",
     paging: "windows",
     unshownOperations: [],
-    params: ({ now, feeds }) => ({
-      feed_ids: feeds.legacy,
+    // no feed ids: read from the user's feed list (ids as the dialect writes them)
+    params: ({ now }) => ({
       since: ALERTS_SINCE,
       until: new Date(now).toISOString(),
       page_size: ALERTS_PAGE
     }),
-    truth: ({ world, now, feeds }) => {
+    truth: ({ world, now, feeds, dialect }) => {
       const q = { nowMs: now, createdFrom: Date.parse(ALERTS_SINCE), createdTo: now, orderBy: "alert_id" }
       const { count: n } = world.alerts({ ...q, offset: 0, limit: 0 })
-      const ids = world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => a.alert_id)
+      const ids = world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => alertKey(dialect, a.alert_id))
       return {
         tables: [table("alerts", "alert_id", ids)],
         counts: [count("alert_feed_links", ids.length * feeds.legacy.length)],
@@ -567,11 +593,12 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "alerts-search",
+    pages: "more",
     host: "token",
     paging: "offset",
     unshownOperations: [],
     params: () => ({ search: ALERT_SEARCH, page_size: ALERT_SEARCH_PAGE }),
-    truth: ({ world, now }) => {
+    truth: ({ world, now, dialect }) => {
       const q = {
         nowMs: now,
         createdFrom: Date.parse(`${ALERT_SEARCH.created_at_from}Z`),
@@ -584,7 +611,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
           table(
             "alerts",
             "alert_id",
-            world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => a.alert_id)
+            world.alerts({ ...q, offset: 0, limit: n }).results.map((a) => alertKey(dialect, a.alert_id))
           )
         ],
         counts: [],
@@ -594,6 +621,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "alert-feeds",
+    pages: "more",
     host: "token",
     paging: "single+cursor",
     unshownOperations: ["alerts_api_feeds"],
@@ -611,6 +639,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "properties-by-id",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -624,6 +653,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "properties-match",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -642,6 +672,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "properties-search",
+    pages: "more",
     host: "token",
     paging: "cursor",
     unshownOperations: ["properties_search"],
@@ -650,6 +681,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "comparables",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -690,6 +722,7 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   // the change-driven refreshes given their ids (as from a webhook spool) land what the by-id pipelines land
   {
     pipeline: "properties-changed",
+    pages: 1,
     host: "token",
     paging: "single",
     unshownOperations: [],
@@ -698,6 +731,8 @@ export const CASES: ReadonlyArray<PipelineCase> = [
   },
   {
     pipeline: "sourcing-changed",
+    pages: 1,
+    paid: { pageSize: 1, unitsPerPage: 1 },
     host: "platform",
     paging: "single",
     unshownOperations: [],
