@@ -34,7 +34,7 @@ export interface PlotHit {
 export const main = (options: ExampleOptions) =>
   withSession(sessionOptions(options), async (session) => {
     const print = printer(options)
-    const run = await session.run("plots-germany", { params: { criteria: CRITERIA, pageSize: 100, maxPages: 10 } })
+    const run = await session.run("plots-germany", { params: { criteria: CRITERIA, pageSize: 100, maxPages: 10 }, sample: true })
     // zoned_commercial also covers MK and MU; keep GE and GI, strictly under the price.
     const sql = `
       SELECT id, title, municipality, region, zoning_class, sale_eur, plot_area_m2, sale_eur_per_m2,

@@ -22,21 +22,20 @@ const Params = Schema.Struct({
   search: Schema.optionalWith(AlertSearchFilter, { default: () => ({}) }),
   /** Page size, 1..500 (Assumed maximum). Default 500. */
   page_size: Schema.optionalWith(intBetween(1, 500), { default: () => 500 }),
-  /** At most this many pages (also bounded by the 50000 offset cap). Default 101. */
-  max_pages: Schema.optionalWith(intBetween(1, 10_000), { default: () => 101 })
+  /** At most this many pages: a sample (`--sample`; otherwise a cut read is incomplete). Default none (the 50000 offset cap bounds it). */
+  max_pages: Schema.optional(intBetween(1, 10_000))
 })
 type Params = typeof Params.Type
 
-const deepest = (p: Params) => Math.min(MAX_OFFSET, (p.max_pages - 1) * p.page_size)
+const deepest = (p: Params) => Math.min(MAX_OFFSET, p.max_pages === undefined ? Infinity : (p.max_pages - 1) * p.page_size)
 /** The body as sent: date-times in the spec's form (`YYYY-MM-DDTHH:mm:ss`, UTC). */
+const specBody = <B extends AlertSearchFilter>(body: B) => ({
+  ...body,
+  ...(body.created_at_from !== undefined ? { created_at_from: toSpecDateTime(body.created_at_from) } : {}),
+  ...(body.created_at_to !== undefined ? { created_at_to: toSpecDateTime(body.created_at_to) } : {})
+})
 const search = (body: AlertSearchFilter & { limit: number; offset: number }) =>
-  Effect.flatMap(TokenClient, (c) =>
-    c.alertsSearch({
-      ...body,
-      ...(body.created_at_from !== undefined ? { created_at_from: toSpecDateTime(body.created_at_from) } : {}),
-      ...(body.created_at_to !== undefined ? { created_at_to: toSpecDateTime(body.created_at_to) } : {})
-    })
-  )
+  Effect.flatMap(TokenClient, (c) => c.alertsSearch(specBody(body)))
 
 export default definePipeline({
   name: "alerts-search",
@@ -48,7 +47,11 @@ export default definePipeline({
       limit: p.page_size,
       maxPages: p.max_pages,
       maxOffset: MAX_OFFSET,
-      fetch: ({ offset, limit }) => search({ ...p.search, limit, offset }).pipe(Effect.map((r) => pageOf(r, "alerts_search")))
+      fetch: ({ offset, limit }) => search({ ...p.search, limit, offset }).pipe(Effect.map((r) => pageOf(r, "alerts_search"))),
+      follow: (next) =>
+        Effect.flatMap(TokenClient, (c) => c.alertsSearchNext(next, specBody({ ...p.search, limit: p.page_size }))).pipe(
+          Effect.map((r) => pageOf(r, "alerts_search"))
+        )
     })
   ),
   cost: {

@@ -18,6 +18,9 @@ import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { Alert } from "../src/service/schema/Alert.js"
 import { DateTime, intBetween, toSpecDateTime } from "../src/service/schema/Rules.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import { legacyFeedId } from "../src/service/schema/Feeds.js"
+import { UnexpectedShape } from "../src/service/ServiceError.js"
+import { bodyStart } from "../src/service/ResponseShape.js"
 
 const Params = Schema.Struct({
   /** Legacy feed ids to sync. Default: every feed of the user (`GET .../feeds`). */
@@ -48,12 +51,29 @@ type Params = typeof Params.Type
 /** A UTC instant as `toISOString` writes it (a date-time without zone is read as UTC). */
 const utc = (s: string) => `${toSpecDateTime(s)}.000Z`
 
-/** Feed ids of the parameters, else of the user's feed list. */
+/**
+ * Feed ids of the parameters, else of the user's feed list: integers or strings holding one
+ * (spec); a feed whose id is neither stops the run (`UnexpectedShape`), never a silent skip.
+ */
 const feedIds = (p: Params) =>
   p.feed_ids.length > 0
     ? Effect.succeed(p.feed_ids)
     : Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(
-        Effect.map((r) => (r.page.records as ReadonlyArray<{ id?: unknown }>).flatMap((f) => (typeof f?.id === "number" ? [f.id] : [])))
+        Effect.flatMap((r) => {
+          const feeds = r.page.records as ReadonlyArray<{ id?: unknown } | null>
+          const ids = feeds.map((f) => legacyFeedId(f?.id))
+          const bad = feeds.filter((_, i) => ids[i] === undefined)
+          return bad.length === 0
+            ? Effect.succeed(ids as ReadonlyArray<number>)
+            : Effect.fail(
+                new UnexpectedShape({
+                  operation: "legacy_feeds",
+                  host: "token",
+                  detail: `${bad.length} of ${feeds.length} feed(s) have no integer id (e.g. ${JSON.stringify(bad[0]?.id ?? null)}); name the feeds with feed_ids`,
+                  bodyStart: bodyStart(r.raw)
+                })
+              )
+        })
       )
 
 export default definePipeline({
@@ -85,7 +105,9 @@ export default definePipeline({
               created_at_from: toSpecDateTime(from),
               created_at_to: toSpecDateTime(to)
             })
-          ).pipe(Effect.map((r) => pageOf(r, "alerts_feed")))
+          ).pipe(Effect.map((r) => pageOf(r, "alerts_feed"))),
+        follow: (next) =>
+          Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_feed")).pipe(Effect.map((r) => pageOf(r, "alerts_feed")))
       }),
     concurrency: 4
   }),

@@ -13,7 +13,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { untilKnown } from "../src/extract/Incremental.js"
-import { keysFromTable, paged, slicesReadBefore } from "../src/extract/Sources.js"
+import { fullReadPlan, keysFromTable, paged, slicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -26,8 +26,11 @@ const Params = Schema.Struct({
   criteria: Schema.optionalWith(PlotCriteria, { default: () => ({}) }),
   /** Page size, 1 to 100 (Assumed plot-search maximum). Default 100. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100)), { default: () => 100 }),
-  /** At most this many pages (bounds the plan and the spend). Default 50. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 50 }),
+  /**
+   * At most this many pages: a sample (a run cut by it is incomplete unless it is a sample,
+   * `--sample`). Default none: the service's count ends the read; `--max-units` bounds the spend.
+   */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_000))),
   /**
    * With `criteria.sort: "newest"`, after a first read: stop after this many pages in a row that
    * end in a plot landed before. 0 reads every page. Default 1. Assumed (the spec shows the sort
@@ -112,6 +115,10 @@ export default definePipeline({
         fetch: ({ offset, limit }) =>
           Effect.flatMap(PlatformClient, (c) => c.plotSearch({ criteria: { ...p.criteria, limit, offset } })).pipe(
             Effect.map((r) => pageOf(r, "plot_search"))
+          ),
+        follow: (next) =>
+          Effect.flatMap(PlatformClient, (c) => c.plotSearchNext(next, { criteria: { ...p.criteria, limit: p.pageSize } })).pipe(
+            Effect.map((r) => pageOf(r, "plot_search"))
           )
       }),
       { known: keysFromTable(plots.spec.name, "id", { optional: true }), idOf: plotId, tolerated: toleratedOf(p) }
@@ -119,17 +126,25 @@ export default definePipeline({
   ),
   cost: {
     operation: "plot_search",
-    // Counts cost a call here, so the plan is the page bound: at most maxPages requests; after a
-    // first newest-first read, the expected new page plus the known ones it stops at.
+    // Counts cost a call here, so a full read is planned as the last full read took (or the page
+    // bound); after a first newest-first read, the expected new page plus the known ones it stops at.
     estimate: (p) =>
-      Effect.map(slicesReadBefore("plots-germany"), (before) => {
-        const full = `at most ${p.maxPages} pages of ${p.pageSize}`
-        if (before.size === 0 || toleratedOf(p) === 0) return { requests: p.maxPages, exact: false, note: full }
-        const pages = Math.min(p.maxPages, toleratedOf(p))
+      Effect.gen(function* () {
+        const before = yield* slicesReadBefore("plots-germany")
+        const last = yield* fullReadPlan("plots-germany", ["*"], p.maxPages)
+        const fullPages = last.pages
+        const full =
+          p.maxPages !== undefined
+            ? `at most ${fullPages} pages of ${p.pageSize}`
+            : last.known > 0
+              ? `${fullPages} pages of ${p.pageSize}, as the last full read`
+              : `at least 1 page of ${p.pageSize}: the first page's count says the rest`
+        if (before.size === 0 || toleratedOf(p) === 0) return { requests: fullPages, exact: false, note: full }
+        const pages = Math.min(fullPages, toleratedOf(p))
         return {
           requests: pages,
           exact: false,
-          fullRequests: p.maxPages,
+          fullRequests: fullPages,
           note: `newest first: ${toleratedOf(p)} page(s) reaching the plots landed before, more on a night of many new plots (a full pull: ${full})`
         }
       })

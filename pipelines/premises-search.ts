@@ -11,7 +11,7 @@
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { paged } from "../src/extract/Sources.js"
+import { fullReadPlan, paged } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -20,8 +20,6 @@ import { MONEY } from "../src/normalize/records/NestedTypes.js"
 
 /** Assumed (docs/ASSUMPTIONS.md): the server's default page size. */
 const DEFAULT_LIMIT = 20
-/** Assumed (docs/ASSUMPTIONS.md): `offset + limit` may not exceed the plan's page depth, 1000. */
-const PAGE_DEPTH = 1000
 
 const Params = Schema.Struct({
   /**
@@ -34,14 +32,15 @@ const Params = Schema.Struct({
     ),
     { default: () => ({}) }
   ),
-  /** At most this many pages (calls of 40 units). Default 5. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1000)), { default: () => 5 })
+  /**
+   * At most this many pages (calls of 40 units): a sample; a run cut by it is incomplete unless
+   * it is a sample (`--sample`). Default none: the count, next link or page depth ends the read.
+   */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 1000)))
 })
 type Params = typeof Params.Type
 
 const limitOf = (p: Params) => p.body.limit ?? DEFAULT_LIMIT
-/** Pages a run may ask for: `maxPages`, and no page past the page depth. */
-const pagesOf = (p: Params) => Math.min(p.maxPages, Math.floor(PAGE_DEPTH / limitOf(p)))
 
 const premises = flatTable.of<Premises, PageContext>()(
   "premises",
@@ -73,17 +72,31 @@ export default definePipeline({
     offset({
       limit: limitOf(p),
       maxPages: p.maxPages,
-      maxOffset: PAGE_DEPTH - limitOf(p),
       fetch: ({ offset, limit }) =>
         Effect.flatMap(PlatformClient, (c) => c.premisesSearch({ ...p.body, limit, offset })).pipe(
+          Effect.map((r) => pageOf(r, "ai_search_premises"))
+        ),
+      follow: (next) =>
+        Effect.flatMap(PlatformClient, (c) => c.premisesSearchNext(next, { ...p.body, limit: limitOf(p) })).pipe(
           Effect.map((r) => pageOf(r, "ai_search_premises"))
         )
     })
   ),
   cost: {
     operation: "ai_search_premises",
-    // No free count: the plan is the page bound (a short or last page ends the run sooner).
-    estimate: (p) => Effect.succeed({ requests: pagesOf(p), exact: false, note: `at most ${pagesOf(p)} pages of ${limitOf(p)}` })
+    // No free count: the pages of the last full read (at most maxPages), else one page until the
+    // first page's count says the rest; the service's count, link or page depth ends the read
+    estimate: (p) =>
+      Effect.map(fullReadPlan("premises-search", ["*"], p.maxPages), (last) => ({
+        requests: last.pages,
+        exact: false,
+        note:
+          p.maxPages !== undefined
+            ? `at most ${last.pages} pages of ${limitOf(p)}`
+            : last.known > 0
+              ? `${last.pages} pages of ${limitOf(p)}, as the last full read`
+              : `at least 1 page of ${limitOf(p)}: the first page's count says the rest (--max-units bounds the spend)`
+      }))
   },
   tables: [premises.spec],
   records: {

@@ -23,7 +23,7 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
-const matches = flatTable.of<{ listing_id: number; property_id: number }, PageContext>()(
+const matches = flatTable.of<{ listing_id: number | bigint; property_id: number | bigint }, PageContext>()(
   "listing_matches",
   {
     listing_id: "BIGINT",

@@ -5,7 +5,7 @@
 import { Effect, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { paged } from "../src/extract/Sources.js"
+import { fullReadPlan, paged } from "../src/extract/Sources.js"
 import { propertyRows } from "../src/normalize/records/PropertyRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { Property } from "../src/service/schema/Property.js"
@@ -23,8 +23,8 @@ const Params = Schema.Struct({
   max_price: Schema.optional(Schema.Int.pipe(Schema.positive())),
   /** Page size, 1 to 500 (Assumed token-host maximum). Default 200. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 500)), { default: () => 200 }),
-  /** Bound of the plan. Default 100 pages. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { default: () => 100 })
+  /** At most this many pages: a sample (`--sample`; otherwise a cut read is incomplete). Default none. */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.positive()))
 })
 type Params = typeof Params.Type
 
@@ -52,7 +52,15 @@ export default definePipeline({
   ),
   cost: {
     operation: "properties_search",
-    estimate: (p) => Effect.succeed({ requests: p.maxPages, exact: false, note: `at most ${p.maxPages} pages of ${p.pageSize}` })
+    estimate: (p) =>
+      Effect.map(fullReadPlan("properties-search", ["*"], p.maxPages), (last) => {
+        const pages = last.pages
+        return {
+          requests: pages,
+          exact: false,
+          note: `${pages} page(s) of ${p.pageSize}${last.known > 0 ? ", as the last full read" : ""}`
+        }
+      })
   },
   tables: rows.tables,
   records: { table: rows.mainTable, schema: Property, toRows: rows.toRows }

@@ -19,7 +19,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { sinceWatermark } from "../src/extract/Incremental.js"
-import { fanOut, slicesReadBefore } from "../src/extract/Sources.js"
+import { fanOut, fullReadPlan, slicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
 import { extra } from "../src/normalize/Values.js"
@@ -63,8 +63,11 @@ const Params = Schema.Struct({
   sinceOverlapDays: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 365)), { default: () => 1 }),
   /** Page size, 1 to 200. Default 200. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 200)), { default: () => 200 }),
-  /** At most this many pages per point. Default 20. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 10_000)), { default: () => 20 }),
+  /**
+   * At most this many pages per point: a sample (a point cut by it is incomplete unless the run is
+   * a sample, `--sample`). Default none: the count or next link ends a point's read.
+   */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 10_000))),
   /** Points fetched at once. Default 4. */
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
 }).pipe(
@@ -177,21 +180,32 @@ export default definePipeline({
             fetch: ({ offset, limit }) =>
               Effect.flatMap(PlatformClient, (c) => c.sellerLeads({ ...queryOf(p, point, since), limit, offset })).pipe(
                 Effect.map((r) => pageOf(r, "seller_leads", (lead) => ({ point: point.name ?? null, since, lead })))
+              ),
+            follow: (next) =>
+              Effect.flatMap(PlatformClient, (c) => c.sellerLeadsNext(next)).pipe(
+                Effect.map((r) => pageOf(r, "seller_leads", (lead) => ({ point: point.name ?? null, since, lead })))
               )
           })
       })
   }),
   cost: {
     operation: "seller_leads",
-    // at most maxPages a point; a point read before reads since its watermark: expected one page
+    // a point's full read as its last full read took (at most maxPages); a point read before
+    // reads since its watermark: one page expected
     estimate: (p) =>
-      Effect.map(slicesReadBefore("seller-leads"), (before) => {
-        const full = p.points.length * p.maxPages
-        const since = p.since === undefined ? p.points.filter((point) => before.has(pointKey(point, p.radius_km))).length : 0
-        const note = `at most ${p.maxPages} pages of ${p.pageSize} for each of ${p.points.length} point(s)`
+      Effect.gen(function* () {
+        const keys = p.points.map((point) => pointKey(point, p.radius_km))
+        const before = yield* slicesReadBefore("seller-leads")
+        const last = yield* fullReadPlan("seller-leads", keys, p.maxPages)
+        const full = last.pages
+        const since = p.since === undefined ? keys.filter((k) => before.has(k)).length : 0
+        const note =
+          p.maxPages !== undefined
+            ? `at most ${p.maxPages} pages of ${p.pageSize} for each of ${p.points.length} point(s)`
+            : `${full} pages of ${p.pageSize} for ${p.points.length} point(s)${last.known < keys.length ? ` (${keys.length - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
         if (since === 0) return { requests: full, exact: false, note }
         return {
-          requests: full - since * (p.maxPages - 1),
+          requests: Math.min(full, p.points.length),
           exact: false,
           fullRequests: full,
           note: `${since} point(s) read since their last read: one page each expected (a full pull: ${note})`
@@ -202,6 +216,7 @@ export default definePipeline({
   records: {
     table: leads.spec.name,
     schema: Found,
+    key: (found) => (found as { lead?: { id?: string } } | null)?.lead?.id,
     toRows: (f, ctx) => {
       const id = f.lead.id
       const priceRows: Array<Row> = []

@@ -9,7 +9,7 @@
 import { Effect, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { paged } from "../src/extract/Sources.js"
+import { fullReadPlan, paged } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { extra } from "../src/normalize/Values.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
@@ -30,8 +30,11 @@ const Params = Schema.Struct({
   location_ids: fields.location_ids,
   /** Page size, 1 to 200. Default 200. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 200)), { default: () => 200 }),
-  /** At most this many pages (bounds the plan and the spend). Default 100. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 100_000)), { default: () => 100 })
+  /**
+   * At most this many pages: a sample (a run cut by it is incomplete unless it is a sample,
+   * `--sample`). Default none: the service's next link ends the read.
+   */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 100_000)))
 }).pipe(Schema.filter((p) => exactlyOne(p, ["tags", "description"], [])))
 type Params = typeof Params.Type
 
@@ -102,16 +105,20 @@ export default definePipeline({
     // Assumed: the describe call is 2 units, each cursor page 1; the plan prices every page at 2.
     operation: "sourcing_describe",
     estimate: (p) =>
-      Effect.succeed({
-        requests: p.maxPages,
-        exact: false,
-        note: `at most ${p.maxPages} pages of ${p.pageSize} (cursor pages cost 1 unit, not 2)`
+      Effect.map(fullReadPlan("sourcing-describe", ["*"], p.maxPages), (last) => {
+        const pages = last.pages
+        return {
+          requests: pages,
+          exact: false,
+          note: `${p.maxPages !== undefined ? "at most " : ""}${pages} page(s) of ${p.pageSize}${last.known > 0 ? " as the last full read" : ""} (cursor pages cost 1 unit, not 2)`
+        }
       })
   },
   tables: [results.spec],
   records: {
     table: results.spec.name,
     schema: Hit,
+    key: (hit) => (hit as { property?: { id?: string } } | null)?.property?.id,
     toRows: (hit, ctx) => ({ [results.spec.name]: [results.row(hit, ctx)] })
   },
   shardable: false

@@ -12,7 +12,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { fanOut } from "../src/extract/Sources.js"
+import { fanOut, fullReadPlan } from "../src/extract/Sources.js"
 import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -40,8 +40,11 @@ const Params = Schema.Struct({
   bedrooms_min: fields.bedrooms_min,
   /** Page size, 1 to 200 (Assumed maximum). Default 200. */
   pageSize: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 200)), { default: () => 200 }),
-  /** At most this many pages per place (bounds the plan and the spend). Default 1000. */
-  maxPages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000_000)), { default: () => 1000 }),
+  /**
+   * At most this many pages per place: a sample (a place cut by it is incomplete unless the run
+   * is a sample, `--sample`). Default none: the service's next link ends a place's read.
+   */
+  maxPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 1_000_000))),
   /** Places fetched at once. Default 4. */
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
 }).pipe(
@@ -109,14 +112,19 @@ export default definePipeline({
   cost: {
     // The first page is `sourcing_search`, the others `sourcing_next`: 1 unit each (Assumed).
     operation: "sourcing_search",
-    estimate: (p) => {
-      const places = placesOf(p).length
-      return Effect.succeed({
-        requests: places * p.maxPages,
-        exact: false,
-        note: `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)`
+    estimate: (p) =>
+      Effect.map(fullReadPlan("sourcing-search", placesOf(p).map(placeKey), p.maxPages), (last) => {
+        const places = placesOf(p).length
+        const pages = last.pages
+        return {
+          requests: pages,
+          exact: false,
+          note:
+            p.maxPages !== undefined
+              ? `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)`
+              : `${pages} pages of ${p.pageSize} for ${places} place(s)${last.known < places ? ` (${places - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
+        }
       })
-    }
   },
   tables: [main.spec, agencies.spec],
   records: { table: main.spec.name, schema: SourcingProperty, toRows: searchRows(main, agencies) },

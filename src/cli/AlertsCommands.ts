@@ -19,7 +19,8 @@ import { loadCliSettings } from "../config/EffectiveSettings.js"
 import { DEFAULT_WAREHOUSE_PATH, Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
-import { TokenClient } from "../service/TokenClient.js"
+import { TokenClient, type TokenResponse } from "../service/TokenClient.js"
+import { UnexpectedShape } from "../service/ServiceError.js"
 import {
   DEFAULT_BODY_RATE_GRACE_MS,
   DEFAULT_BODY_TIMEOUT_MS,
@@ -40,7 +41,7 @@ const config = Options.file("config").pipe(Options.withAlias("c"), Options.optio
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 const spool = Options.text("spool").pipe(
   Options.withDefault("data/alerts-spool.ndjson"),
-  Options.withDescription("Spool file of verified deliveries (default data/alerts-spool.ndjson)")
+  Options.withDescription("Spool of verified deliveries (default data/alerts-spool.ndjson)")
 )
 const warehouse = Options.text("warehouse").pipe(
   Options.optional,
@@ -56,9 +57,7 @@ const warehousePath = (o: { readonly config: Option.Option<string>; readonly war
 const DEFAULT_SECRETS_FILE = "data/alerts-webhook-secrets"
 const secretsFile = Options.text("secrets-file").pipe(
   Options.withDefault(DEFAULT_SECRETS_FILE),
-  Options.withDescription(
-    `The receiver's secrets file: rotate-secret rewrites it, serve-alerts re-reads it on change (default ${DEFAULT_SECRETS_FILE})`
-  )
+  Options.withDescription(`Secrets file, rewritten by rotate-secret, re-read on change (default ${DEFAULT_SECRETS_FILE})`)
 )
 const secretEnv = Options.text("secret-env").pipe(
   Options.withDefault("ALERTS_WEBHOOK_SECRETS"),
@@ -85,6 +84,19 @@ const withClient = <A, E>(configPath: Option.Option<string>, f: (client: TokenCl
   Effect.flatMap(loadCliSettings(configPath), (settings) =>
     Effect.flatMap(TokenClient, f).pipe(Effect.provide(makeEnvironment({ settings, warehouse: ":memory:", progress: Progress.Silent })))
   )
+
+/**
+ * A write the service answered 2xx but whose body cannot be read: the write happened, so it is
+ * reported as done (exit 0) with a line saying what could not be read; a rerun would repeat it.
+ */
+const unreadableNote = (what: string, r: TokenResponse<unknown>) =>
+  r.unreadable === undefined
+    ? Effect.void
+    : Effect.sync(() =>
+        process.stderr.write(
+          `${what}: the service answered ${r.status} (done), but ${r.unreadable}: ${JSON.stringify(r.raw.replace(/\s+/g, " ").slice(0, 200))}; do not run it again\n`
+        )
+      )
 
 const feedRow = (f: Record<string, unknown>) => ({
   feed_id: f.feed_id,
@@ -138,8 +150,11 @@ const feedsCreate = Command.make(
       Effect.gen(function* () {
         const filter = yield* parseFilter(o.filter)
         if (o.subtype.length > 0) filter.alert_subtypes = [...((filter.alert_subtypes as Array<string> | undefined) ?? []), ...o.subtype]
-        const feed = (yield* c.alertsApiFeedCreate({ name: o.name, filter })).body
-        yield* print(o.json ? feed : feedRow(feed), o.json)
+        const r = yield* c.alertsApiFeedCreate({ name: o.name, filter })
+        yield* unreadableNote("feed created", r)
+        const feed = typeof r.body === "object" && r.body !== null ? (r.body as Record<string, unknown>) : undefined
+        if (feed !== undefined) yield* print(o.json ? feed : feedRow(feed), o.json)
+        else if (o.json) yield* print({ created: true, status: r.status }, true)
       })
     )
 ).pipe(
@@ -164,7 +179,11 @@ const feedsDelete = Command.make("delete", { config, feedId }, (o) =>
 ).pipe(Command.withDescription("Delete a feed permanently. Example: estate-etl alerts feeds delete feed_1"))
 
 const webhookSet = Command.make("set", { config, url: Args.text({ name: "url" }) }, (o) =>
-  withClient(o.config, (c) => Effect.flatMap(c.setWebhook({ url: o.url }), (r) => print(r.body, true)))
+  withClient(o.config, (c) =>
+    Effect.flatMap(c.setWebhook({ url: o.url }), (r) =>
+      Effect.zipRight(unreadableNote("webhook set", r), print(r.body ?? { set: true, status: r.status }, true))
+    )
+  )
 ).pipe(Command.withDescription("Set the delivery URL of all feeds. Example: estate-etl alerts webhook set http://127.0.0.1:8787/alerts"))
 
 const rotateSecret = Command.make(
@@ -185,6 +204,15 @@ const rotateSecret = Command.make(
           ? []
           : ((yield* readSecretsFile(o.secretsFile)) ?? (yield* envSecrets(o.secretEnv)).map((secret) => ({ secret })))
         const r = yield* c.rotateSecret({ immediate: o.immediate })
+        if (r.unreadable !== undefined || typeof r.body?.secret !== "string") {
+          // rotated, but the new secret is not where the spec says: nothing to write, and a rerun would rotate again
+          return yield* new UnexpectedShape({
+            operation: "rotate_secret",
+            host: "token",
+            detail: `the service rotated the secret (${r.status}), but its answer has no readable \`secret\`; ${o.secretsFile} is unchanged. Do not rerun: read the new secret from the service's console`,
+            bodyStart: "(not shown: it may hold the secret)"
+          })
+        }
         // The new secret is this command's output (stdout only, so it can be piped into a secret store),
         // printed before the file is written: the service has rotated whatever happens next.
         process.stdout.write(`${r.body.secret}\n`)

@@ -6,7 +6,7 @@ import { configOption, warehouseOption } from "./CommonOptions.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
-import type { Settings } from "../config/Settings.js"
+import { durationMs, type Settings } from "../config/Settings.js"
 import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { reloadPipeline } from "../pipeline/Reload.js"
@@ -100,7 +100,16 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
       const total = plans.reduce((s, p) => s + p.units, 0)
       const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
       const refresh = yield* planRefresh(plans, { registry, settings, observed })
-      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total), refresh }, null, 2) + "\n")
+      // what a rerun reads from the raw archive instead of buying again (`budget.reuseWithin`)
+      const within = durationMs(settings.budget.reuseWithin)
+      const answers =
+        within > 0 ? yield* Effect.flatMap(Warehouse, (w) => w.reusableAnswers(new Date(Date.now() - within).toISOString())) : []
+      const reuse = plans.flatMap((p) => {
+        const mine = new Map(answers.filter((a) => a.pipeline === p.pipeline).map((a) => [`${a.operation}\u0000${a.key}`, a.units]))
+        const units = [...mine.values()].reduce((s, u) => s + u, 0)
+        return mine.size > 0 ? [{ pipeline: p.pipeline, answers: mine.size, units }] : []
+      })
+      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total), refresh, reuse }, null, 2) + "\n")
       else {
         process.stdout.write(
           table(
@@ -112,7 +121,7 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
               units: p.units,
               eur: eur(p.units),
               "units/call": p.costSource === "unmetered" ? "" : `${p.unitsPerRequest} ${p.costSource}`,
-              exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "upper bound",
+              exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "estimate",
               note: p.note ?? ""
             }))
           ) +
@@ -120,6 +129,12 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
             (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") +
             "\n" +
             (refresh ? `${refreshLine(refresh)}\n` : "") +
+            reuse
+              .map(
+                (r) =>
+                  `reuse: ${r.pipeline}: ${r.answers} answer(s) bought within budget.reuseWithin (${settings.budget.reuseWithin}), ${r.units} units, are read from the raw archive at 0 units when a run asks the same again (--fresh buys them again)\n`
+              )
+              .join("") +
             plans.flatMap((p) => (p.costWarning ? [`warning: ${p.pipeline}: ${p.costWarning}\n`] : [])).join("")
         )
       }
@@ -156,6 +171,12 @@ const run = Command.make(
       Options.withDescription("Start even when the plan exceeds --max-units; stop (resumable) at the cap")
     ),
     fullRefresh: Options.boolean("full-refresh").pipe(Options.withDescription("Forget checkpoints and start over")),
+    sample: Options.boolean("sample").pipe(
+      Options.withDescription("A sample: a read cut by maxPages is reported, not incomplete (exit 6); also -p sample=true")
+    ),
+    fresh: Options.boolean("fresh").pipe(
+      Options.withDescription("Buy every paid answer again instead of reusing the archived ones of the last budget.reuseWithin (12h)")
+    ),
     resume: Options.boolean("resume").pipe(
       Options.withDescription("Go on with an unfinished run's saved parameters, whatever is requested")
     ),
@@ -186,6 +207,8 @@ const run = Command.make(
           maxUnits,
           untilCap: o.untilCap,
           fullRefresh: o.fullRefresh,
+          sample: o.sample,
+          fresh: o.fresh,
           resume: o.restart ? "restart" : o.resume ? "resume" : "auto",
           shard,
           warehouse: o.warehouse,

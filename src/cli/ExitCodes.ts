@@ -12,8 +12,8 @@ export const EXIT_CODES: ReadonlyArray<{ readonly code: ExitCode; readonly meani
   { code: ExitCode.Budget, meaning: "paused, resumable (unit cap, retry budget, service still failing)" },
   { code: ExitCode.Payment, meaning: "payment required" },
   { code: ExitCode.Authentication, meaning: "authentication" },
-  { code: ExitCode.Incomplete, meaning: "incomplete (less landed than the service declared)" },
-  { code: ExitCode.Shape, meaning: "unexpected response shape (paused)" },
+  { code: ExitCode.Incomplete, meaning: "incomplete (fewer keys than declared, a repeat, a cap, a service limit)" },
+  { code: ExitCode.Shape, meaning: "unexpected response shape or coding (paused)" },
   { code: ExitCode.Interrupted, meaning: "stopped by SIGINT (interrupted, resumable)" },
   { code: ExitCode.Terminated, meaning: "stopped by SIGTERM (interrupted, resumable)" }
 ]

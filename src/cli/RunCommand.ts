@@ -6,7 +6,8 @@
  */
 import { Effect, Either, Layer, Option } from "effect"
 import type { Settings } from "../config/Settings.js"
-import { resolveParams } from "../pipeline/Params.js"
+import { resolveParams, sampleRequested } from "../pipeline/Params.js"
+import { runSettingsOf } from "../pipeline/RunSettings.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { Progress } from "../pipeline/Progress.js"
 import type { Registry } from "../pipeline/Registry.js"
@@ -31,6 +32,10 @@ export interface RunOptions {
   readonly maxUnits: Option.Option<number>
   readonly untilCap: boolean
   readonly fullRefresh: boolean
+  /** The run is a sample: caps (`maxPages`) that cut it short are reported, not shortfalls. */
+  readonly sample?: boolean | undefined
+  /** Buy every paid answer again instead of reusing fresh archived ones. */
+  readonly fresh?: boolean | undefined
   /** An unfinished run with other parameters: refuse (`auto`), go on with its own (`resume`) or start over (`restart`). */
   readonly resume?: "auto" | "resume" | "restart" | undefined
   readonly shard: Option.Option<Shard>
@@ -54,14 +59,15 @@ const paramsFor = (pipeline: Pipeline, overrides: ReadonlyArray<string>) =>
 export const runCommand = (settings: Settings, registry: Registry, options: RunOptions) =>
   Effect.gen(function* () {
     const pipelines = yield* Either.match(registry.resolve(options.names), { onLeft: Effect.fail, onRight: Effect.succeed })
-    const resolved: Array<{ pipeline: Pipeline; params: unknown }> = []
+    const resolved: Array<{ pipeline: Pipeline; params: unknown; sample: boolean }> = []
     for (const pipeline of pipelines) {
       const fromSettings = settings.pipelines[pipeline.name]?.params ?? {}
-      const params = yield* Either.match(resolveParams(pipeline, fromSettings, paramsFor(pipeline, options.params)), {
+      const overrides = paramsFor(pipeline, options.params)
+      const params = yield* Either.match(resolveParams(pipeline, fromSettings, overrides), {
         onLeft: Effect.fail,
         onRight: Effect.succeed
       })
-      resolved.push({ pipeline, params })
+      resolved.push({ pipeline, params, sample: options.sample === true || sampleRequested(fromSettings, overrides) })
     }
     const shard = Option.getOrUndefined(options.shard)
     const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
@@ -80,7 +86,7 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     // the runs that ended so far, for the metrics file even when a later pipeline cannot start
     const summaries: Array<RunSummary> = []
     return yield* Effect.gen(function* () {
-      for (const { pipeline, params } of resolved) {
+      for (const { pipeline, params, sample } of resolved) {
         missingKeys.take()
         const summary = yield* runPipeline({
           pipeline,
@@ -90,9 +96,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           maxUnits: Option.getOrElse(options.maxUnits, () => settings.budget.maxUnits),
           untilCap: options.untilCap,
           shard: pipeline.shardable === false ? undefined : shard,
-          maxRejectRatio: settings.budget.maxRejectRatio,
-          landing: { groupPages: settings.duckdb.groupPages, groupWaitMs: settings.duckdb.groupWaitMs },
-          costs: settings.budget.costs
+          ...runSettingsOf(settings),
+          sample,
+          fresh: options.fresh === true
         })
         summaries.push(summary)
         yield* recordRun(summary)

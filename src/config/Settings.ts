@@ -72,6 +72,18 @@ export const ServiceSection = Schema.Struct({
   )
 })
 
+/** A duration: a number and a unit (`s`, `m`, `h`, `d`), or `0`. */
+const Duration = Schema.String.pipe(
+  Schema.pattern(/^(0|\d+(\.\d+)?(s|m|h|d))$/, { message: () => "a duration such as 12h, 90m or 2d (s, m, h, d), or 0" })
+)
+
+/** A duration setting in milliseconds. */
+export const durationMs = (text: string): number => {
+  const m = /^(\d+(?:\.\d+)?)(s|m|h|d)$/.exec(text)
+  if (m === null) return 0
+  return Number(m[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "s" | "m" | "h" | "d"]
+}
+
 export const BudgetSection = Schema.Struct({
   /** Units one run may spend (run cap). Default 5000 (EUR 200). */
   maxUnits: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 5000 }),
@@ -90,7 +102,19 @@ export const BudgetSection = Schema.Struct({
    */
   paidInFlight: Schema.optionalWith(Schema.Int.pipe(Schema.nonNegative()), { default: () => 1 }),
   /** Units per call by operation, overriding the defaults (premises.search 40). */
-  costs: Schema.optionalWith(Schema.Record({ key: Schema.String, value: NonNegative }), { default: () => ({}) })
+  costs: Schema.optionalWith(Schema.Record({ key: Schema.String, value: NonNegative }), { default: () => ({}) }),
+  /**
+   * How long a paid answer stays reusable: a rerun (after a failure, an exit 6 or a crash) that
+   * sends the same request within this time reads the archived answer at 0 units instead of
+   * buying it again. A duration (`12h`, `90m`, `2d`); `0` never reuses. Default `12h`, so the next
+   * night buys fresh answers. `run --fresh` buys again whatever this says.
+   */
+  reuseWithin: Schema.optionalWith(Duration, { default: () => "12h" }),
+  /**
+   * Paid pages a slice may read again to repair a list that shifted while it was read (its count
+   * dropped between pages: records left it). Beyond it the slice ends `shifted` (exit 6). Default 2.
+   */
+  paidRereads: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { default: () => 2 })
 })
 
 export const SandboxSection = Schema.Struct({

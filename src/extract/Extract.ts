@@ -5,8 +5,9 @@
  */
 import { Effect, Option, Stream } from "effect"
 import { type Attempts, countAttempts } from "../service/RetryBudget.js"
-import { isNotFound } from "../service/ServiceError.js"
-import type { Fetched, Slice, SliceEnd, Source } from "./Source.js"
+import { isNotFound, serviceLimitOf } from "../service/ServiceError.js"
+import { keyHash, SeenKeys } from "./SeenKeys.js"
+import type { Fetched, PagerStep, Slice, SliceEnd, Source } from "./Source.js"
 import { fnv1a } from "../shared/Fnv.js"
 import { firstLine } from "../shared/ErrorClass.js"
 
@@ -30,6 +31,13 @@ export interface Page<R = unknown> {
   readonly missing?: Missing | undefined
   /** The requests this page took, and how many of them were retries. */
   readonly attempts: Attempts
+  /**
+   * Keys this page brought that its slice had not read before in this run (records without a
+   * readable key count one each): what the slice's completeness counts, never rows.
+   */
+  readonly fresh: number
+  /** The hashes of those keys (`SeenKeys.keyHash`), so a resume knows what the slice read. */
+  readonly freshKeys?: Float64Array | undefined
 }
 
 /** A fan-out key the service answered 404 for. */
@@ -48,6 +56,14 @@ export interface ExtractPlan {
   readonly positions: ReadonlyMap<string, { readonly value: unknown; readonly done: boolean }>
   /** This machine's share of the slices: index in 0..count-1. */
   readonly shard?: { readonly index: number; readonly count: number } | undefined
+  /**
+   * A record's key as text (its main table's primary key), for progress by content: a page
+   * whose records are all keys its slice read before is a repeat, and the slice stops at once.
+   * Undefined for a record without a readable key (it never makes a page a repeat).
+   */
+  readonly identity?: ((record: unknown, slice: string) => string | undefined) | undefined
+  /** The key hashes a slice read earlier in this run (a resumed run's slices go on from them). */
+  readonly seen?: ((slice: string) => Iterable<number>) | undefined
 }
 
 /** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
@@ -83,60 +99,139 @@ const missingStep = <R>(
   missing: { key: slice.key, status: error.status ?? 404, requestId: error.requestId, detail: firstLine(error.message) } satisfies Missing
 })
 
+type Step<R> = PagerStep<unknown, R> & { readonly missing?: Missing }
+
+/** A limit the service named (`page_depth_exceeded`): the slice ends there, with what it read. */
+const limitStep = <R>(position: unknown, detail: string): Step<R> => ({
+  fetched: nothing as Fetched<R>,
+  next: position,
+  done: true,
+  end: { kind: "limit", detail: `${detail}; what was reachable landed; narrow the query (by place, price, type or date) to read the rest` }
+})
+
 /** Fetches the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
-const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number) => {
-  const fetch = slice.missing
-    ? Effect.catchIf(slice.pager.fetch(position), isNotFound, (e) => Effect.succeed(missingStep(slice, position, e as never)))
-    : slice.pager.fetch(position)
-  return Effect.map(
-    countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq }, captureStackTrace: false })),
-    ([step, attempts]: readonly [
-      {
-        fetched: Fetched<R>
-        next: unknown
-        done: boolean
-        declared?: number | undefined
-        end?: SliceEnd | undefined
-        missing?: Missing
-      },
-      Attempts
-    ]) => {
-      // a stalled slice keeps its position unfinished, so a resume asks again from there
-      const stalled = step.end?.kind === "stalled"
-      const page: Page<R> = {
-        slice: slice.key,
-        seq,
-        fetched: step.fetched,
-        checkpoint: { key: slice.key, value: step.next, done: step.done && !stalled },
-        declared: step.declared,
-        end: step.end,
-        missing: step.missing,
-        attempts
-      }
-      return { page, next: step.next, done: step.done }
-    }
+const fetchStep = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number) => {
+  const limited = Effect.catchIf(
+    slice.pager.fetch(position) as Effect.Effect<Step<R>, E, Ctx>,
+    (e) => serviceLimitOf(e) !== undefined,
+    (e) => Effect.succeed(limitStep<R>(position, serviceLimitOf(e)!))
   )
+  const fetch = slice.missing
+    ? Effect.catchIf(limited, isNotFound, (e) => Effect.succeed(missingStep(slice, position, e as never) as Step<R>))
+    : limited
+  return countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq }, captureStackTrace: false }))
 }
 
-const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
-    state.finished
-      ? Effect.succeed(Option.none())
-      : Effect.map(step(slice, state.position, state.seq), ({ page, next, done }) =>
-          Option.some([page, { position: next, seq: state.seq + 1, finished: done }] as const)
-        )
-  )
+/** The first keys of a page for a line about it. */
+const someKeys = (keys: ReadonlyArray<string>) =>
+  `${keys
+    .slice(0, 3)
+    .map((k) => JSON.stringify(k))
+    .join(", ")}${keys.length > 3 ? `, ... (${keys.length} in all)` : ""}`
+
+/**
+ * Judges a page by its content: how many keys it brings that its slice had not read. A page of
+ * records whose keys were all read before (and not read again on purpose) is a repeat: the slice
+ * stops at once as `stalled`, before any further call, naming the operation, the page and keys.
+ */
+const judge = <R>(
+  step: Step<R>,
+  seen: SeenKeys,
+  identity: ((record: unknown, slice: string) => string | undefined) | undefined,
+  slice: string,
+  seq: number
+): { readonly step: Step<R>; readonly fresh: number; readonly freshKeys?: Float64Array | undefined } => {
+  const records = step.fetched.records
+  if (records.length === 0 || step.missing) return { step, fresh: 0 }
+  if (identity === undefined) return { step, fresh: records.length }
+  const hashes: Array<number> = []
+  const repeated: Array<string> = []
+  let unkeyed = 0
+  for (const r of records) {
+    let key: string | undefined
+    try {
+      key = identity(r, slice)
+    } catch {
+      key = undefined
+    }
+    if (key === undefined) {
+      unkeyed++
+      continue
+    }
+    const h = keyHash(key)
+    if (seen.add(h)) hashes.push(h)
+    else if (repeated.length < 4) repeated.push(key)
+  }
+  const fresh = hashes.length + unkeyed
+  const freshKeys = hashes.length > 0 ? Float64Array.from(hashes) : undefined
+  if (fresh > 0 || step.reread) return { step, fresh, freshKeys }
+  const operation = step.fetched.operation ?? "the operation"
+  return {
+    step: {
+      ...step,
+      next: step.next,
+      done: true,
+      end: {
+        kind: "stalled",
+        detail: `${operation} page ${seq + 1} brought no new key: its ${records.length} record(s) were read before in this slice (${someKeys(repeated)}); the service did not page as asked`
+      }
+    },
+    fresh: 0
+  }
+}
+
+/** Fetches and judges the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
+const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number, seen: SeenKeys, identity: ExtractPlan["identity"]) =>
+  Effect.map(fetchStep(slice, position, seq), ([fetched, attempts]) => {
+    const { step, fresh, freshKeys } = judge(fetched, seen, identity, slice.key, seq)
+    // a stalled slice keeps its position unfinished, so a resume asks again from there
+    const stalled = step.end?.kind === "stalled"
+    const page: Page<R> = {
+      slice: slice.key,
+      seq,
+      fetched: step.fetched,
+      checkpoint: { key: slice.key, value: stalled ? position : step.next, done: step.done && !stalled },
+      declared: step.declared,
+      end: step.end,
+      missing: step.missing,
+      attempts,
+      fresh,
+      ...(freshKeys ? { freshKeys } : {})
+    }
+    return { page, next: step.next, done: step.done }
+  })
+
+/** The keys a slice starts from: none, or what it read earlier in a resumed run. */
+const seenOf = (plan: ExtractPlan, slice: string): SeenKeys => {
+  const seen = new SeenKeys()
+  if (plan.seen) for (const h of plan.seen(slice)) seen.add(h)
+  return seen
+}
+
+const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown, plan: ExtractPlan): Stream.Stream<Page<R>, E, Ctx> =>
+  Stream.suspend(() => {
+    const seen = seenOf(plan, slice.key)
+    return Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
+      state.finished
+        ? Effect.succeed(Option.none())
+        : Effect.map(step(slice, state.position, state.seq, seen, plan.identity), ({ page, next, done }) =>
+            Option.some([page, { position: next, seq: state.seq + 1, finished: done }] as const)
+          )
+    )
+  })
 
 /** A slice's pages, each handed to `accept` before the next is fetched: a plain loop, no stream per page. */
 const walkInto = <R, E, Ctx, E2, Ctx2>(
   slice: Slice<R, E, Ctx>,
   start: unknown,
+  plan: ExtractPlan,
   accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.gen(function* () {
+    const seen = seenOf(plan, slice.key)
     let position = start
     for (let seq = 0; ; seq++) {
-      const { page, next, done } = yield* step(slice, position, seq)
+      const { page, next, done } = yield* step(slice, position, seq, seen, plan.identity)
       yield* accept(page)
       if (done) return
       position = next
@@ -158,7 +253,7 @@ export const extract = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params: P, p
   Stream.unwrap(
     Effect.map(activeSlices(source, params, plan), (active) =>
       Stream.fromIterable(active).pipe(
-        Stream.flatMap(({ slice, start }) => walk(slice, start), { concurrency: concurrencyOf(source, params) })
+        Stream.flatMap(({ slice, start }) => walk(slice, start, plan), { concurrency: concurrencyOf(source, params) })
       )
     )
   )
@@ -177,7 +272,8 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
     Effect.forEach(
       active,
-      ({ slice, start }) => walkInto(slice, start, accept).pipe(Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
+      ({ slice, start }) =>
+        walkInto(slice, start, plan, accept).pipe(Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
       { concurrency: concurrencyOf(source, params), discard: true }
     )
   )

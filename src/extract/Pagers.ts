@@ -12,6 +12,7 @@
  * ends its slice as `stalled`, never a loop.
  */
 import { Effect } from "effect"
+import { pagingPolicy, type PagingPolicyShape } from "./PagingPolicy.js"
 import type { Fetched, Pager, PagerStep, SliceEnd } from "./Source.js"
 
 /** One call, no paging. */
@@ -27,61 +28,156 @@ export const advanceOf = (fetched: Fetched<unknown>): number =>
     : fetched.records.length
 
 /**
- * Whether more remain after `nextOffset`, by the service's signals. Without a count and without a
- * next link a short page proves nothing (a service may cap its pages below `limit` and say
- * nothing), so the slice reads on until an empty page: one call more than needed, the price of
- * knowing it is complete.
+ * Whether more remain after a page, by the service's signals: its count (compared with how far
+ * the slice has read), else its next link, else whether the page held anything. Without a count
+ * and without a next link a short page proves nothing (a service may cap its pages below `limit`
+ * and say nothing), so the slice reads on until an empty page: one call more than needed, the
+ * price of knowing it is complete.
  */
-const moreAfter = (fetched: Fetched<unknown>, nextOffset: number): boolean => {
-  if (fetched.total !== undefined) return nextOffset < fetched.total
+const moreAfter = (fetched: Fetched<unknown>, read: number): boolean => {
+  if (fetched.total !== undefined) return read < fetched.total
   if (fetched.next !== undefined) return fetched.next !== null
   return fetched.records.length > 0
 }
 
 const stalled = (detail: string): SliceEnd => ({ kind: "stalled", detail })
 
-export interface OffsetPosition {
+/** How to split a query the service will not page through, for the end's line. */
+const SPLIT_ADVICE = "narrow the query (by place, price, type or date) into parts that each hold fewer records"
+
+/**
+ * A paged list walked by offsets, or by the service's own `next` links when its answers carry
+ * them (then offsets only count what was read). Shared by the offset and window pagers.
+ */
+interface ListWalk {
+  /** Records read so far (the next offset while the service gives no links). */
   readonly offset: number
+  /** The service's next link to follow; absent: compute the offset. */
+  readonly next?: string | undefined
+  /** The count the last page declared: a drop says records left the list while it was read. */
+  readonly declared?: number | undefined
+  /** Paid pages read again to repair a list that shifted. */
+  readonly rereads?: number | undefined
+  /** The page at this position reads records again on purpose (see `PagerStep.reread`). */
+  readonly rereading?: boolean | undefined
+  /** After a repair: the position up to which the list was read before it (pages below it are re-reads). */
+  readonly rereadUntil?: number | undefined
+}
+
+/**
+ * Unpaid re-reads a slice may make to repair a list that keeps shifting (a bound, so a list that
+ * changes on every read still ends). Assumed: a few removals during one read, never hundreds.
+ */
+const FREE_REREADS = 100
+
+/** Whether the list's count dropped since the last page (records left it while it was read). */
+const shrank = (walk: ListWalk, fetched: Fetched<unknown>) =>
+  walk.declared !== undefined && fetched.total !== undefined && fetched.total < walk.declared
+
+/** What a page says about where its list goes on (see `ListWalk`). */
+const walkOn = (
+  walk: ListWalk,
+  fetched: Fetched<unknown>,
+  options: { readonly follow: boolean; readonly paidRereads: number }
+): { readonly next: ListWalk; readonly more: boolean; readonly shifted?: SliceEnd | undefined } => {
+  const got = advanceOf(fetched)
+  const declared = fetched.total
+  const link = options.follow && typeof fetched.next === "string" ? fetched.next : undefined
+  const offset = walk.offset + got
+  const base = { offset, ...(declared !== undefined ? { declared } : {}), ...(walk.rereads ? { rereads: walk.rereads } : {}) }
+  // The count dropped since the last page: records before this page may have left the list and
+  // shifted unread ones to before this page's position. Read again by offset from `removed`
+  // records before this page (the records read twice merge by their keys); links, if the service
+  // gives them, are followed again from the page after.
+  if (shrank(walk, fetched)) {
+    const removed = walk.declared! - declared!
+    const paid = fetched.units > 0
+    const rereads = (walk.rereads ?? 0) + 1
+    const from = Math.max(0, offset - got - removed)
+    if (rereads > (paid ? options.paidRereads : FREE_REREADS)) {
+      return {
+        next: base,
+        more: false,
+        shifted: {
+          kind: "shifted",
+          detail:
+            `the list shrank from ${walk.declared} to ${declared} records while it was read (records left it between pages), ` +
+            `and repairing it would read more than ${paid ? `${options.paidRereads} paid page(s) again (budget.paidRereads)` : `${FREE_REREADS} pages again`}; rerun later`
+        }
+      }
+    }
+    return { next: { offset: from, declared, rereads, rereading: true, rereadUntil: offset }, more: true }
+  }
+  const more = moreAfter(fetched, offset)
+  // pages that start before the position read before a repair read known records on purpose
+  const still = walk.rereadUntil !== undefined && offset < walk.rereadUntil ? { rereading: true, rereadUntil: walk.rereadUntil } : {}
+  const next = { ...base, ...still }
+  return { next: link !== undefined ? { ...next, next: link } : next, more }
+}
+
+export interface OffsetPosition extends ListWalk {
   /** Pages read so far in this slice. */
   readonly pages?: number
 }
 
-/** Offset pages of (at most) `limit`, walked as the service's answers say (see the header). */
+/**
+ * Offset pages of (at most) `limit`, walked as the service's answers say (see the header). When an
+ * answer carries a next link and `follow` is given, the slice follows the link instead of
+ * computing the next offset: a service that pages by links (and ignores `offset`) is read as it
+ * pages. A count that drops between pages (records left the list) is repaired by reading again
+ * from before the shift, within `paidRereads` paid pages (`PagingPolicy`).
+ */
 export const offset = <R, E, Ctx>(options: {
   readonly limit: number
   /** The user's bound on pages read (`maxPages`): reaching it while more remain is a `cap`. */
-  readonly maxPages?: number
+  readonly maxPages?: number | undefined
   /** The service's deepest offset (e.g. 50,000): reaching it while more remain is a `limit`. */
   readonly maxOffset?: number
   readonly fetch: (page: { offset: number; limit: number }) => Effect.Effect<Fetched<R>, E, Ctx>
+  /** Fetches the page a next link names (GET it, or the same request sent to it: the client's choice). */
+  readonly follow?: ((next: string) => Effect.Effect<Fetched<R>, E, Ctx>) | undefined
 }): Pager<OffsetPosition, R, E, Ctx> => ({
   start: () => ({ offset: 0, pages: 0 }),
   fetch: (pos) =>
-    Effect.map(options.fetch({ offset: pos.offset, limit: options.limit }), (fetched): PagerStep<OffsetPosition, R> => {
-      const pages = (pos.pages ?? 0) + 1
-      const declared = fetched.total
-      const got = advanceOf(fetched)
-      if (got === 0) {
-        const short = declared !== undefined && pos.offset < declared
-        return {
-          fetched,
-          next: pos,
-          done: true,
-          declared,
-          ...(short ? { end: stalled(`an empty page at offset ${pos.offset} while the count says ${declared}`) } : {})
+    Effect.flatMap(pagingPolicy, (policy) =>
+      Effect.map(
+        pos.next !== undefined && options.follow ? options.follow(pos.next) : options.fetch({ offset: pos.offset, limit: options.limit }),
+        (fetched): PagerStep<OffsetPosition, R> => {
+          const pages = (pos.pages ?? 0) + 1
+          const declared = fetched.total
+          const reread = pos.rereading === true
+          const same = { declared, ...(reread ? { reread } : {}) }
+          // an empty page of a list that shrank is a shift to repair, not the end
+          if (advanceOf(fetched) === 0 && !shrank(pos, fetched)) {
+            const short = declared !== undefined && pos.offset < declared
+            return {
+              fetched,
+              next: pos,
+              done: true,
+              ...same,
+              ...(short ? { end: stalled(`an empty page at offset ${pos.offset} while the count says ${declared}`) } : {})
+            }
+          }
+          const walked = walkOn(pos, fetched, { follow: options.follow !== undefined, paidRereads: policy.paidRereads })
+          const next: OffsetPosition = { ...walked.next, pages }
+          if (walked.shifted) return { fetched, next, done: true, ...same, end: walked.shifted }
+          if (!walked.more) return { fetched, next, done: true, ...same }
+          if (options.maxPages !== undefined && pages >= options.maxPages) {
+            return { fetched, next, done: true, ...same, end: { kind: "cap", detail: `maxPages ${options.maxPages}` } }
+          }
+          if (next.next === undefined && options.maxOffset !== undefined && next.offset > options.maxOffset) {
+            return {
+              fetched,
+              next,
+              done: true,
+              ...same,
+              end: { kind: "limit", detail: `the service's offset limit ${options.maxOffset}; ${SPLIT_ADVICE}` }
+            }
+          }
+          return { fetched, next, done: false, ...same }
         }
-      }
-      const next = { offset: pos.offset + got, pages }
-      const more = moreAfter(fetched, next.offset)
-      if (!more) return { fetched, next, done: true, declared }
-      if (options.maxPages !== undefined && pages >= options.maxPages) {
-        return { fetched, next, done: true, declared, end: { kind: "cap", detail: `maxPages ${options.maxPages}` } }
-      }
-      if (options.maxOffset !== undefined && next.offset > options.maxOffset) {
-        return { fetched, next, done: true, declared, end: { kind: "limit", detail: `the service's offset limit ${options.maxOffset}` } }
-      }
-      return { fetched, next, done: false, declared }
-    })
+      )
+    )
 })
 
 export interface CursorPosition {
@@ -115,7 +211,7 @@ export const cursor = <R, E, Ctx>(options: {
   readonly first: () => Effect.Effect<CursorPage<R>, E, Ctx>
   readonly follow: (next: string, context: unknown) => Effect.Effect<CursorPage<R>, E, Ctx>
   /** The user's bound on pages read: reaching it while a next link remains is a `cap`. */
-  readonly maxPages?: number
+  readonly maxPages?: number | undefined
 }): Pager<CursorPosition, R, E, Ctx> => ({
   start: () => ({ next: null, pages: 0, received: 0, empties: 0 }),
   fetch: (pos) =>
@@ -164,6 +260,12 @@ export interface WindowPosition {
   readonly watermark: string
   /** Records the service declared for the windows read so far in this run. */
   readonly declared?: number
+  /** Within the current window: the service's next link, its last count, re-reads (see `ListWalk`). */
+  readonly next?: string | undefined
+  readonly windowCount?: number | undefined
+  readonly rereads?: number | undefined
+  readonly rereading?: boolean | undefined
+  readonly rereadUntil?: number | undefined
 }
 
 const emptyPage: Fetched<never> = { records: [], raw: "", units: 0, charges: [], empty: true }
@@ -190,6 +292,8 @@ export const windows = <R, E, Ctx>(options: {
   /** A record's own time (ISO, UTC), which advances the watermark. */
   readonly stampOf: (record: R) => string | undefined
   readonly fetch: (page: { from: string; to: string; offset: number; limit: number }) => Effect.Effect<Fetched<R>, E, Ctx>
+  /** Fetches the page a next link names: within a window the service's links are followed when its answers carry them. */
+  readonly follow?: ((next: string) => Effect.Effect<Fetched<R>, E, Ctx>) | undefined
 }): Pager<WindowPosition, R, E, Ctx> => {
   /** Whether a window of `total` records can be read without an offset past the cap, in pages of `size` (what the service sends). */
   const fits = (total: number | undefined, size: number) => total === undefined || total <= options.maxOffset + size
@@ -201,56 +305,80 @@ export const windows = <R, E, Ctx>(options: {
       [mid, to]
     ]
   }
-  const step = (pos: WindowPosition): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
+  const step = (pos: WindowPosition, policy: PagingPolicyShape): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
     const [window, ...rest] = pos.windows
     if (window === undefined) return Effect.succeed({ fetched: emptyPage, next: pos, done: true, declared: pos.declared })
-    return Effect.flatMap(
-      options.fetch({ from: window[0], to: window[1], offset: pos.offset, limit: options.limit }),
-      (fetched): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
-        const splittable = Date.parse(window[1]) - Date.parse(window[0]) >= 2000
-        // a service may send fewer than `limit` a page: the split is judged by what it sends
-        const size = Math.max(1, Math.min(options.limit, advanceOf(fetched)))
-        if (pos.offset === 0 && !fits(fetched.total, size) && splittable) {
-          return step({ ...pos, windows: [...halves(window), ...rest] })
-        }
-        let watermark = pos.watermark
-        for (const r of fetched.records) watermark = later(watermark, options.stampOf(r))
-        const declared = pos.offset === 0 && fetched.total !== undefined ? (pos.declared ?? 0) + fetched.total : pos.declared
-        const got = advanceOf(fetched)
-        const nextOffset = pos.offset + got
-        const windowDone: WindowPosition = { windows: rest, offset: 0, watermark, ...(declared !== undefined ? { declared } : {}) }
-        if (got === 0) {
-          // the window's own count (this page's total) says whether an empty page is early
-          const short = fetched.total !== undefined && pos.offset < fetched.total
-          if (short) {
-            return Effect.succeed({
-              fetched,
-              next: pos,
-              done: true,
-              declared,
-              end: stalled(
-                `an empty page at offset ${pos.offset} of window [${window[0]}, ${window[1]}) while the count says ${fetched.total}`
-              )
-            })
-          }
-          return Effect.succeed({ fetched, next: windowDone, done: rest.length === 0, declared })
-        }
-        const more = moreAfter(fetched, nextOffset)
-        if (more && nextOffset > options.maxOffset) {
+    const request =
+      pos.next !== undefined && options.follow
+        ? options.follow(pos.next)
+        : options.fetch({ from: window[0], to: window[1], offset: pos.offset, limit: options.limit })
+    return Effect.flatMap(request, (fetched): Effect.Effect<PagerStep<WindowPosition, R>, E, Ctx> => {
+      const splittable = Date.parse(window[1]) - Date.parse(window[0]) >= 2000
+      // a service may send fewer than `limit` a page: the split is judged by what it sends
+      const size = Math.max(1, Math.min(options.limit, advanceOf(fetched)))
+      if (pos.offset === 0 && pos.next === undefined && !fits(fetched.total, size) && splittable) {
+        return step({ ...pos, windows: [...halves(window), ...rest] }, policy)
+      }
+      let watermark = pos.watermark
+      for (const r of fetched.records) watermark = later(watermark, options.stampOf(r))
+      const first = pos.offset === 0 && pos.next === undefined && pos.windowCount === undefined
+      const declared = first && fetched.total !== undefined ? (pos.declared ?? 0) + fetched.total : pos.declared
+      const reread = pos.rereading === true
+      const same = { declared, ...(reread ? { reread } : {}) }
+      const windowDone: WindowPosition = { windows: rest, offset: 0, watermark, ...(declared !== undefined ? { declared } : {}) }
+      if (advanceOf(fetched) === 0 && !shrank({ offset: pos.offset, declared: pos.windowCount }, fetched)) {
+        // the window's own count (this page's total) says whether an empty page is early
+        const short = fetched.total !== undefined && pos.offset < fetched.total
+        if (short) {
           return Effect.succeed({
             fetched,
-            next: windowDone,
+            next: pos,
             done: true,
-            declared,
-            end: { kind: "limit", detail: `the service's offset limit ${options.maxOffset} in window [${window[0]}, ${window[1]})` }
+            ...same,
+            end: stalled(
+              `an empty page at offset ${pos.offset} of window [${window[0]}, ${window[1]}) while the count says ${fetched.total}`
+            )
           })
         }
-        const next: WindowPosition = more
-          ? { ...pos, offset: nextOffset, watermark, ...(declared !== undefined ? { declared } : {}) }
-          : windowDone
-        return Effect.succeed({ fetched, next, done: next.windows.length === 0, declared })
+        return Effect.succeed({ fetched, next: windowDone, done: rest.length === 0, ...same })
       }
-    )
+      const walked = walkOn(
+        { offset: pos.offset, next: pos.next, declared: pos.windowCount, rereads: pos.rereads, rereadUntil: pos.rereadUntil },
+        fetched,
+        {
+          follow: options.follow !== undefined,
+          paidRereads: policy.paidRereads
+        }
+      )
+      if (walked.shifted) return Effect.succeed({ fetched, next: windowDone, done: true, ...same, end: walked.shifted })
+      if (walked.more && walked.next.next === undefined && walked.next.offset > options.maxOffset) {
+        return Effect.succeed({
+          fetched,
+          next: windowDone,
+          done: true,
+          ...same,
+          end: {
+            kind: "limit",
+            detail: `the service's offset limit ${options.maxOffset} in window [${window[0]}, ${window[1]}); ${SPLIT_ADVICE}`
+          }
+        })
+      }
+      const w = walked.next
+      const next: WindowPosition = walked.more
+        ? {
+            windows: pos.windows,
+            offset: w.offset,
+            watermark,
+            ...(declared !== undefined ? { declared } : {}),
+            ...(w.next !== undefined ? { next: w.next } : {}),
+            ...(w.declared !== undefined ? { windowCount: w.declared } : {}),
+            ...(w.rereads ? { rereads: w.rereads } : {}),
+            ...(w.rereading ? { rereading: true } : {}),
+            ...(w.rereadUntil !== undefined ? { rereadUntil: w.rereadUntil } : {})
+          }
+        : windowDone
+      return Effect.succeed({ fetched, next, done: next.windows.length === 0, ...same })
+    })
   }
   return {
     incremental: true,
@@ -260,6 +388,6 @@ export const windows = <R, E, Ctx>(options: {
       const to = seconds(Date.parse(options.now()))
       return { windows: Date.parse(to) > Date.parse(from) ? [[from, to]] : [], offset: 0, watermark: mark, declared: 0 }
     },
-    fetch: step
+    fetch: (pos) => Effect.flatMap(pagingPolicy, (policy) => step(pos, policy))
   }
 }

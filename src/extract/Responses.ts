@@ -3,12 +3,14 @@
  * the ledger charge. Pipelines call these so they stay free of HTTP details.
  */
 import { randomUUID } from "node:crypto"
-import type { Fetched } from "./Source.js"
+import type { Fetched, PaidRequest } from "./Source.js"
 
 interface ClientResponse {
   readonly raw: string
   readonly requestId?: string | undefined
   readonly units?: { readonly charged: number } | undefined
+  /** The paid request it answers (platform host), kept with the archived body for reuse. */
+  readonly request?: PaidRequest | undefined
 }
 
 /** A page of `records` from a platform or token host response. */
@@ -28,6 +30,8 @@ export const fetchedOf = <R>(
     // id, so a replayed page charges under the same key.
     charges:
       units > 0 ? [{ requestId: response.requestId ?? `unknown-${randomUUID()}`, operation, units, at: new Date().toISOString() }] : [],
+    operation,
+    ...(response.request ? { request: response.request } : {}),
     ...(extra.total !== undefined ? { total: extra.total } : {}),
     ...(extra.empty ? { empty: true } : {})
   }

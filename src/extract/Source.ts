@@ -8,6 +8,7 @@
  * stopped and skips the slices that finished.
  */
 import type { Effect } from "effect"
+import type { PaidRequest } from "../service/PaidAnswers.js"
 
 /** What one request brought back. */
 export interface Fetched<R = unknown> {
@@ -39,7 +40,16 @@ export interface Fetched<R = unknown> {
    * value there: the page journal then keeps only the body and re-reads the records from it.
    */
   readonly recordsAt?: string | undefined
+  /** The operation that answered (a page's line in errors and the raw archive). */
+  readonly operation?: string | undefined
+  /**
+   * The paid request this page answers, canonically (`service/PaidAnswers.ts`): an archived answer
+   * to the same request is reused instead of bought again while it is fresh.
+   */
+  readonly request?: PaidRequest | undefined
 }
+
+export type { PaidRequest }
 
 export interface Charge {
   readonly requestId: string
@@ -74,23 +84,30 @@ export interface PagerStep<S, R> {
   readonly declared?: number | undefined
   /** Why the slice ended before the service's signals said it was complete (see `SliceEnd`). */
   readonly end?: SliceEnd | undefined
+  /**
+   * This page read records again on purpose (a list that shifted while it was read is read again
+   * from before the shift): bringing no new key is then no repeat.
+   */
+  readonly reread?: boolean | undefined
 }
 
 /**
- * A slice that ended early. `cap`: a limit the user set (`maxPages`, a page bound): reported, not
- * a failure. `caught-up`: an incremental read reached data it had landed before (newest-first
+ * A slice that ended early. `cap`: a limit the user set (`maxPages`): a shortfall (the run is
+ * incomplete) unless the run is a sample (`--sample`, `sample: true`), then reported.
+ * `caught-up`: an incremental read reached data it had landed before (newest-first
  * pages ending in records landed before): reported, not a failure; the rest was landed by earlier
- * runs. `limit`: a limit of the service (the 50,000 offset cap): the run is incomplete.
- * `stalled`: a page made no progress (the same offset or cursor again, an empty page while the
- * count says more remain): the slice stops, keeps its position for a resume, and the run is
- * incomplete.
+ * runs. `limit`: a limit of the service (the 50,000 offset cap, `page_depth_exceeded`): the run is
+ * incomplete, with what was reachable landed. `stalled`: a page made no progress (a page of keys
+ * read before, the same cursor again, an empty page while the count says more remain): the slice
+ * stops at once, keeps its position for a resume, and the run is incomplete. `shifted`: the list
+ * moved while it was read (its count changed) beyond what the slice may read again to repair it.
  */
 export interface SliceEnd {
   readonly kind: SliceEndKind
   readonly detail: string
 }
 
-export type SliceEndKind = "cap" | "caught-up" | "limit" | "stalled"
+export type SliceEndKind = "cap" | "caught-up" | "limit" | "stalled" | "shifted"
 
 /** One unit of work with its own checkpoint. `key` is stable across runs (used by `--shard`). */
 export interface Slice<R = unknown, E = unknown, Ctx = never> {

@@ -70,6 +70,12 @@ export class TableKeys extends Context.Tag("extract/TableKeys")<
   TableKeys,
   {
     readonly read: (table: string, column: string, options?: KeyOptions) => Effect.Effect<ReadonlyArray<string>, Error>
+    /**
+     * Pages each slice of `pipeline`'s last full read took (its last done run that no cap,
+     * incremental stop or limit cut short), by slice key: what a full pull is planned at. Empty
+     * before one (and where the warehouse cannot say).
+     */
+    readonly lastFullRead?: (pipeline: string) => Effect.Effect<ReadonlyMap<string, number>, Error>
   }
 >() {}
 
@@ -91,6 +97,30 @@ export const keysFromTable = (
  */
 export const slicesReadBefore = (pipeline: string): Effect.Effect<ReadonlySet<string>, Error, TableKeys> =>
   Effect.map(keysFromTable("_checkpoints", "key", { equals: { pipeline }, optional: true }), (keys) => new Set(keys))
+
+/**
+ * A full pull's pages as `pipeline`'s last full read took them, per slice key: at most
+ * `maxPages` a slice when the user bounds them; a slice never read in full counts `maxPages`, or
+ * one page without a bound (its first page's count says the rest). For plans of pipelines that
+ * read until the service says the end (no page bound by default).
+ */
+export const fullReadPlan = (
+  pipeline: string,
+  slices: ReadonlyArray<string>,
+  maxPages?: number | undefined
+): Effect.Effect<{ readonly pages: number; readonly known: number }, Error, TableKeys> =>
+  Effect.flatMap(TableKeys, (t) =>
+    Effect.map(t.lastFullRead ? t.lastFullRead(pipeline) : Effect.succeed(new Map<string, number>()), (last) => {
+      let pages = 0
+      let known = 0
+      for (const s of slices) {
+        const p = last.get(s)
+        if (p !== undefined) known++
+        pages += p === undefined ? (maxPages ?? 1) : Math.min(p, maxPages ?? Infinity)
+      }
+      return { pages, known }
+    })
+  )
 
 /** Splits a list in batches of at most `size` (match-by-listings: 100; time series groups: 10). */
 export const batches = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {

@@ -42,8 +42,14 @@ export type ParamsOf<X> =
   unknown extends EncodedParams<PipelineOf<X>>
     ? Record<string, unknown>
     : EncodedParams<PipelineOf<X>> extends infer I extends object
-      ? Partial<I>
+      ? Partial<I> & SampleParam
       : Record<string, unknown>
+
+/** The parameter every pipeline takes besides its own (`pipeline/Params.ts` `SAMPLE_PARAM`). */
+export interface SampleParam {
+  /** A sample: a read cut short by `maxPages` is reported, not a shortfall (as `--sample`). */
+  readonly sample?: boolean | undefined
+}
 
 /** The table specs of a referenced pipeline. */
 export type TablesOf<X> = PipelineOf<X> extends { readonly tables: infer T extends ReadonlyArray<TableSpec> } ? T : ReadonlyArray<TableSpec>

@@ -17,7 +17,8 @@ import type { Settings } from "../config/Settings.js"
 import { ident, MEMORY } from "../load/Database.js"
 import { currentSource } from "../load/HistoryTable.js"
 import { Warehouse } from "../load/Warehouse.js"
-import { resolveParams } from "../pipeline/Params.js"
+import { resolveParams, sampleRequested } from "../pipeline/Params.js"
+import { runSettingsOf } from "../pipeline/RunSettings.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
@@ -71,6 +72,10 @@ export interface RunOptions<Params = Record<string, unknown>> {
    * Default false. (A memory session has no earlier runs.)
    */
   readonly fullRefresh?: boolean | undefined
+  /** The run is a sample: a cap (`maxPages`) that cuts it short is reported, not a shortfall (`--sample`). */
+  readonly sample?: boolean | undefined
+  /** Buy every paid answer again instead of reusing fresh archived ones (`--fresh`). */
+  readonly fresh?: boolean | undefined
   /** An unfinished run with other parameters: refuse (`auto`, default), go on with its own (`resume`) or start over (`restart`). */
   readonly resume?: "auto" | "resume" | "restart" | undefined
   /**
@@ -195,9 +200,9 @@ export const session = (
             maxUnits: runOptions.maxUnits ?? sessionCap,
             untilCap: runOptions.untilCap ?? false,
             shard: undefined,
-            maxRejectRatio: settings.budget.maxRejectRatio,
-            landing: { groupPages: settings.duckdb.groupPages, groupWaitMs: settings.duckdb.groupWaitMs },
-            costs: settings.budget.costs
+            ...runSettingsOf(settings),
+            sample: runOptions.sample === true || sampleRequested(fromSettings, runOptions.overrides ?? []),
+            fresh: runOptions.fresh === true
           })
         )
         if (summary.status !== "done" && !runOptions.allowPartial) {

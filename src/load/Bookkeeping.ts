@@ -8,7 +8,7 @@
  * Every timestamp is UTC wall time (`TIMESTAMP`), written from ISO strings.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { literal, rowsOf } from "./Database.js"
+import { inTransaction, literal, rowsOf } from "./Database.js"
 import { WarehouseError } from "./WarehouseError.js"
 
 /**
@@ -19,8 +19,12 @@ import { WarehouseError } from "./WarehouseError.js"
  * - 2: `_ledger` is keyed by `(run_id, request_id)`: a request id the service repeats in another
  *   run (a restarted sandbox, a service reusing ids) is still a charge of that run. Version 1
  *   keyed it by `request_id` alone and silently dropped such charges.
+ * - 3: paid answers are reusable: `_raw_pages` says which request a body answers, when it was
+ *   bought and for how much (`operation`, `request_key`, `bought_at`, `units`); `_slices` counts
+ *   the distinct keys a slice read (`distinct_keys`), and `_slice_keys` keeps their hashes until
+ *   the run ends, so a resumed slice knows what it read. Version 2 warehouses gain them in place.
  */
-export const FORMAT_VERSION = 2
+export const FORMAT_VERSION = 3
 export const FORMAT_NAME = "estate-etl-warehouse"
 
 /** The unit ledger: one row per charged request of a run (format 2 key, see `FORMAT_VERSION`). */
@@ -41,14 +45,20 @@ export const BOOKKEEPING_DDL = [
   LEDGER_DDL("_ledger"),
   `CREATE TABLE IF NOT EXISTS _rejects (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
      reason VARCHAR NOT NULL, raw VARCHAR, "at" TIMESTAMP NOT NULL)`,
+  // operation .. units (format 3): the paid request a body answers, for reuse (`PaidArchive.ts`)
   `CREATE TABLE IF NOT EXISTS _raw_pages (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
-     page_key VARCHAR NOT NULL, path VARCHAR NOT NULL, bytes BIGINT NOT NULL, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, seq))`,
+     page_key VARCHAR NOT NULL, path VARCHAR NOT NULL, bytes BIGINT NOT NULL, "at" TIMESTAMP NOT NULL,
+     operation VARCHAR, request_key VARCHAR, bought_at TIMESTAMP, units DOUBLE, PRIMARY KEY (run_id, seq))`,
   `CREATE TABLE IF NOT EXISTS _replace_pending (pipeline VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
      PRIMARY KEY (pipeline, table_name))`,
-  // declared: the service's count (null when it gives none); ended_by: cap | caught-up | limit | stalled
+  // declared: the service's count (null when it gives none); ended_by: cap | caught-up | limit | stalled | shifted;
+  // distinct_keys (format 3): the distinct keys the slice read, what completeness compares with `declared`
   `CREATE TABLE IF NOT EXISTS _slices (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, slice VARCHAR NOT NULL,
      declared BIGINT, received BIGINT NOT NULL, landed BIGINT NOT NULL, rejected BIGINT NOT NULL, pages BIGINT NOT NULL,
-     ended_by VARCHAR, end_detail VARCHAR, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, PRIMARY KEY (run_id, slice))`,
+     ended_by VARCHAR, end_detail VARCHAR, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, distinct_keys BIGINT,
+     PRIMARY KEY (run_id, slice))`,
+  // the key hashes each page brought to its slice (`extract/SeenKeys.ts`), kept while the run may resume
+  `CREATE TABLE IF NOT EXISTS _slice_keys (run_id VARCHAR NOT NULL, slice VARCHAR NOT NULL, keys BLOB NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS _missing (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, "key" VARCHAR NOT NULL,
      status INTEGER NOT NULL, request_id VARCHAR, detail VARCHAR, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, "key"))`
 ]
@@ -63,6 +73,7 @@ export const BOOKKEEPING_TABLES = [
   "_raw_pages",
   "_replace_pending",
   "_slices",
+  "_slice_keys",
   "_missing"
 ]
 
@@ -89,6 +100,12 @@ export const checkFormat = async (
   }
   if (!names.has("_meta")) return { names, version: undefined }
   const meta = await rowsOf(conn, `SELECT key, value FROM _meta`)
+  if (meta.length === 0 && [...names].every((n) => BOOKKEEPING_TABLES.includes(n))) {
+    // an older toolkit killed while it created the warehouse (before creation was one
+    // transaction): bookkeeping tables without the marker. Nothing ran yet if `_runs` is empty.
+    const runs = names.has("_runs") ? Number((await rowsOf(conn, `SELECT count(*) AS n FROM _runs`))[0]!.n) : 0
+    if (runs === 0) return { names: new Set([...names].filter((n) => n !== "_meta")), version: undefined }
+  }
   const get = (k: string) => meta.find((m) => m.key === k)?.value
   const version = Number(get("format_version"))
   if (get("format") !== FORMAT_NAME || version > FORMAT_VERSION || !Number.isFinite(version)) {
@@ -103,22 +120,24 @@ export const checkFormat = async (
 
 /**
  * Version 1 -> 2: `_ledger` rebuilt with the key `(run_id, request_id)` (DuckDB cannot change a
- * primary key in place), rows kept, in one transaction with the version bump.
+ * primary key in place), rows kept.
  */
 const migrateLedger = async (conn: DuckDBConnection) => {
-  await conn.run("BEGIN TRANSACTION")
-  try {
-    await conn.run(`DROP TABLE IF EXISTS _ledger_v2`)
-    await conn.run(LEDGER_DDL("_ledger_v2"))
-    await conn.run(`INSERT INTO _ledger_v2 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
-    await conn.run(`DROP TABLE _ledger`)
-    await conn.run(`ALTER TABLE _ledger_v2 RENAME TO _ledger`)
-    await conn.run(`UPDATE _meta SET value = '2' WHERE key = 'format_version'`)
-    await conn.run("COMMIT")
-  } catch (e) {
-    await conn.run("ROLLBACK").catch(() => undefined)
-    throw e
+  await conn.run(`DROP TABLE IF EXISTS _ledger_v2`)
+  await conn.run(LEDGER_DDL("_ledger_v2"))
+  await conn.run(`INSERT INTO _ledger_v2 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
+  await conn.run(`DROP TABLE _ledger`)
+  await conn.run(`ALTER TABLE _ledger_v2 RENAME TO _ledger`)
+}
+
+/** Version 2 -> 3: the reuse columns of `_raw_pages` and the distinct keys of `_slices` (`_slice_keys` is created below). */
+const migrateReuse = async (conn: DuckDBConnection, names: ReadonlySet<string>) => {
+  if (names.has("_raw_pages")) {
+    for (const col of ["operation VARCHAR", "request_key VARCHAR", "bought_at TIMESTAMP", "units DOUBLE"]) {
+      await conn.run(`ALTER TABLE _raw_pages ADD COLUMN IF NOT EXISTS ${col}`)
+    }
   }
+  if (names.has("_slices")) await conn.run(`ALTER TABLE _slices ADD COLUMN IF NOT EXISTS distinct_keys BIGINT`)
 }
 
 /**
@@ -128,14 +147,20 @@ const migrateLedger = async (conn: DuckDBConnection) => {
  */
 export const initialise = async (conn: DuckDBConnection, path: string): Promise<void> => {
   const { names, version } = await checkFormat(conn, path)
-  if (version !== undefined && version < 2 && names.has("_ledger")) await migrateLedger(conn)
-  for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
-  if (!names.has("_meta")) {
-    await conn.run(
-      `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}'),
-       ('created_at', CAST(now() AS VARCHAR)) ON CONFLICT DO NOTHING`
-    )
-  } else if (version !== undefined && version < FORMAT_VERSION) {
-    await conn.run(`UPDATE _meta SET value = '${FORMAT_VERSION}' WHERE key = 'format_version'`)
-  }
+  if (version === FORMAT_VERSION && BOOKKEEPING_TABLES.every((t) => names.has(t))) return
+  // creation and each migration are one transaction: a process killed meanwhile leaves either no
+  // warehouse tables or a whole warehouse of the old or the new version, never a half
+  await inTransaction(conn, async () => {
+    if (version !== undefined && version < 2 && names.has("_ledger")) await migrateLedger(conn)
+    if (version !== undefined && version < 3) await migrateReuse(conn, names)
+    for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
+    if (!names.has("_meta")) {
+      await conn.run(
+        `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}'),
+         ('created_at', CAST(now() AS VARCHAR)) ON CONFLICT DO NOTHING`
+      )
+    } else if (version !== undefined && version < FORMAT_VERSION) {
+      await conn.run(`UPDATE _meta SET value = '${FORMAT_VERSION}' WHERE key = 'format_version'`)
+    }
+  })
 }

@@ -38,6 +38,9 @@ export const sqlValue = (v: string | number | boolean | null | undefined): strin
 
 const tuple = (values: ReadonlyArray<string>) => `(${values.join(", ")})`
 
+/** Key hashes (`SeenKeys.keyHash`, below 2^53) as the hex of their little-endian doubles. */
+const hashesHex = (keys: ReadonlyArray<number>): string => Buffer.from(Float64Array.from(keys).buffer).toString("hex")
+
 /** A run's counters as a group starts landing (read once per group, inside its commit lock). */
 export type RunCounters = Awaited<ReturnType<typeof readRun>>
 
@@ -129,14 +132,27 @@ export const landGroup = async (
     )
   }
 
-  const archived = pages.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey }] : []))
+  const archived = pages.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey, request: c.raw.request }] : []))
   if (archived.length > 0) {
     await conn.run(
-      `INSERT OR REPLACE INTO _raw_pages VALUES ${archived
-        .map(({ raw, pageKey }) =>
-          tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(raw.seq), sqlValue(pageKey), sqlValue(raw.path), sqlValue(raw.bytes), atTs])
-        )
-        .join(", ")}`
+      `INSERT OR REPLACE INTO _raw_pages (run_id, pipeline, seq, page_key, path, bytes, "at", operation, request_key, bought_at, units)
+       VALUES ${archived
+         .map(({ raw, pageKey, request }) =>
+           tuple([
+             sqlValue(runId),
+             sqlValue(pipeline),
+             sqlValue(raw.seq),
+             sqlValue(pageKey),
+             sqlValue(raw.path),
+             sqlValue(raw.bytes),
+             atTs,
+             sqlValue(request?.operation),
+             sqlValue(request?.key),
+             request ? TS(sqlValue(request.boughtAt)) : "NULL",
+             sqlValue(request?.units)
+           ])
+         )
+         .join(", ")}`
     )
   }
 
@@ -147,6 +163,7 @@ export const landGroup = async (
       received: number
       landed: number
       rejected: number
+      distinct: number
       pages: number
       end: NonNullable<StagedPage["slice"]>["end"]
       done: boolean
@@ -154,12 +171,23 @@ export const landGroup = async (
   >()
   for (const c of pages) {
     if (!c.slice) continue
-    const s = slices.get(c.slice.key) ?? { declared: undefined, received: 0, landed: 0, rejected: 0, pages: 0, end: undefined, done: false }
+    const s = slices.get(c.slice.key) ?? {
+      declared: undefined,
+      received: 0,
+      landed: 0,
+      rejected: 0,
+      distinct: 0,
+      pages: 0,
+      end: undefined,
+      done: false
+    }
     slices.set(c.slice.key, {
       declared: c.slice.declared ?? s.declared,
       received: s.received + c.slice.received,
       landed: s.landed + c.slice.landed,
       rejected: s.rejected + c.slice.rejected,
+      // pages landed before distinct keys were counted (a journal of an older toolkit) count their records
+      distinct: s.distinct + (c.slice.fresh ?? c.slice.received),
       pages: s.pages + 1,
       end: c.slice.end ?? s.end,
       done: c.slice.done
@@ -167,29 +195,42 @@ export const landGroup = async (
   }
   if (slices.size > 0) {
     await conn.run(
-      `INSERT INTO _slices VALUES ${[...slices]
-        .map(([key, s]) =>
-          tuple([
-            sqlValue(runId),
-            sqlValue(pipeline),
-            sqlValue(key),
-            sqlValue(s.declared),
-            sqlValue(s.received),
-            sqlValue(s.landed),
-            sqlValue(s.rejected),
-            sqlValue(s.pages),
-            sqlValue(s.end?.kind),
-            sqlValue(s.end?.detail),
-            sqlValue(s.done),
-            atTs
-          ])
-        )
-        .join(", ")}
+      `INSERT INTO _slices (run_id, pipeline, slice, declared, received, landed, rejected, pages, ended_by, end_detail, done,
+         updated_at, distinct_keys) VALUES ${[...slices]
+           .map(([key, s]) =>
+             tuple([
+               sqlValue(runId),
+               sqlValue(pipeline),
+               sqlValue(key),
+               sqlValue(s.declared),
+               sqlValue(s.received),
+               sqlValue(s.landed),
+               sqlValue(s.rejected),
+               sqlValue(s.pages),
+               sqlValue(s.end?.kind),
+               sqlValue(s.end?.detail),
+               sqlValue(s.done),
+               atTs,
+               sqlValue(s.distinct)
+             ])
+           )
+           .join(", ")}
        ON CONFLICT (run_id, slice) DO UPDATE SET declared = coalesce(EXCLUDED.declared, _slices.declared),
          received = _slices.received + EXCLUDED.received, landed = _slices.landed + EXCLUDED.landed,
          rejected = _slices.rejected + EXCLUDED.rejected, pages = _slices.pages + EXCLUDED.pages,
+         distinct_keys = coalesce(_slices.distinct_keys, 0) + EXCLUDED.distinct_keys,
          ended_by = coalesce(EXCLUDED.ended_by, _slices.ended_by), end_detail = coalesce(EXCLUDED.end_detail, _slices.end_detail),
          done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
+    )
+  }
+
+  // the keys each page brought its slice (a group lands once: its rows are appended once)
+  const keyed = pages.flatMap((c) =>
+    c.slice?.freshKeys && c.slice.freshKeys.length > 0 ? [{ slice: c.slice.key, keys: c.slice.freshKeys }] : []
+  )
+  if (keyed.length > 0) {
+    await conn.run(
+      `INSERT INTO _slice_keys VALUES ${keyed.map((k) => tuple([sqlValue(runId), sqlValue(k.slice), `from_hex('${hashesHex(k.keys)}')`])).join(", ")}`
     )
   }
 

@@ -3,7 +3,7 @@
  */
 import type { Row } from "../normalize/Table.js"
 import type { Checkpoint } from "../extract/Extract.js"
-import type { Charge, SliceEndKind } from "../extract/Source.js"
+import type { Charge, PaidRequest, SliceEndKind } from "../extract/Source.js"
 import type { Reject } from "../normalize/Normalizer.js"
 
 /** One page: its rows by table, where the source stands after it, and what it cost. Committed all or nothing. */
@@ -28,7 +28,14 @@ export interface PageCommit {
    * Raw response body, archived (gzip) before the page commits: the text, or its UTF-8 bytes as
    * received (the runner keeps the bytes: outside V8's heap while the page waits for its group).
    */
-  readonly raw?: { readonly pageKey: string; readonly body: string | Uint8Array } | undefined
+  readonly raw?:
+    | {
+        readonly pageKey: string
+        readonly body: string | Uint8Array
+        /** The paid request the body answers: recorded so a later run reuses it instead of buying it again. */
+        readonly request?: PaidRequest | undefined
+      }
+    | undefined
   readonly requests: number
   readonly retries: number
   /** What this page adds to its slice's completeness record (`_slices`). */
@@ -48,6 +55,10 @@ export interface SliceProgress {
   readonly received: number
   readonly landed: number
   readonly rejected: number
+  /** Keys new to the slice in this page (`Page.fresh`): the slice's distinct keys add up from them. */
+  readonly fresh?: number | undefined
+  /** Their hashes, kept in `_slice_keys` while the run may resume. */
+  readonly freshKeys?: ReadonlyArray<number> | undefined
   readonly end?: { readonly kind: SliceEndKind; readonly detail: string } | undefined
   readonly done: boolean
 }
@@ -59,6 +70,8 @@ export interface SliceRecord {
   readonly received: number
   readonly landed: number
   readonly rejected: number
+  /** Distinct keys the slice read (null in runs recorded before format 3). */
+  readonly distinct: number | null
   readonly pages: number
   readonly endedBy: SliceEndKind | null
   readonly endDetail: string | null

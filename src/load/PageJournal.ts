@@ -25,6 +25,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { recordsAtPath } from "../service/ResponseShape.js"
 import type { PageCommit } from "./PageCommit.js"
+import { parseJson, stringifyJson } from "../shared/ExactJson.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
 
 /** Pages per segment file (about 10 MB for sourcing pages of 200). */
@@ -54,12 +55,17 @@ export interface JournalEntry {
   readonly missing?: PageCommit["missing"]
   /** `records` is exactly the list at this path of `raw.body` (see `Fetched.recordsAt`). */
   readonly recordsAt?: string | undefined
+  /** Keys new to the slice (`Page.fresh`; absent in journals of older toolkits: the records count). */
+  readonly fresh?: number | undefined
+  /** Their hashes (`Page.freshKeys`), as plain numbers (exact in JSON: below 2^53). */
+  readonly freshKeys?: ReadonlyArray<number> | undefined
 }
 
 /** The header of a frame whose records are re-read from the body that follows it. */
 interface FrameHead extends Omit<JournalEntry, "records" | "raw"> {
   readonly rawKey: string
   readonly rawBytes: number
+  readonly rawRequest?: NonNullable<JournalEntry["raw"]>["request"]
 }
 
 const NL = 0x0a
@@ -73,11 +79,16 @@ const encode = (entry: JournalEntry): Buffer => {
       entry.raw === undefined || typeof entry.raw.body === "string"
         ? entry
         : { ...entry, raw: { ...entry.raw, body: textOf(entry.raw.body) } }
-    return Buffer.from(`${JSON.stringify(text)}\n`, "utf8")
+    return Buffer.from(`${stringifyJson(text)}\n`, "utf8")
   }
   const { records: _records, raw, ...rest } = entry
   const body = typeof raw.body === "string" ? Buffer.from(raw.body, "utf8") : raw.body
-  const head: FrameHead = { ...rest, rawKey: raw.pageKey, rawBytes: body.length }
+  const head: FrameHead = {
+    ...rest,
+    rawKey: raw.pageKey,
+    rawBytes: body.length,
+    ...(raw.request ? { rawRequest: raw.request } : {})
+  }
   return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, "utf8"), body, Buffer.from([NL])])
 }
 
@@ -91,7 +102,7 @@ const decodeFrames = (bytes: Buffer): { readonly entries: Array<JournalEntry>; r
     if (nl < 0) break // a frame cut short by a kill
     let head: JournalEntry | FrameHead
     try {
-      head = JSON.parse(bytes.toString("utf8", pos, nl)) as JournalEntry | FrameHead
+      head = parseJson(bytes.toString("utf8", pos, nl)) as JournalEntry | FrameHead
     } catch {
       pos = nl + 1 // a line cut short by a kill, written before frames were checked on resume
       continue
@@ -104,11 +115,11 @@ const decodeFrames = (bytes: Buffer): { readonly entries: Array<JournalEntry>; r
     const bodyEnd = nl + 1 + head.rawBytes
     if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NL) break // its body was cut short
     const body = bytes.toString("utf8", nl + 1, bodyEnd)
-    const records = head.recordsAt === undefined ? undefined : recordsAtPath(JSON.parse(body), head.recordsAt)
+    const records = head.recordsAt === undefined ? undefined : recordsAtPath(parseJson(body), head.recordsAt)
     if (records === undefined)
       throw new WarehouseError({ reason: "Io", detail: `Page journal: page ${head.seq} has no records at "${head.recordsAt}"` })
-    const { rawKey, rawBytes: _bytes, ...rest } = head
-    entries.push({ ...rest, records, raw: { pageKey: rawKey, body } })
+    const { rawKey, rawBytes: _bytes, rawRequest, ...rest } = head
+    entries.push({ ...rest, records, raw: { pageKey: rawKey, body, ...(rawRequest ? { request: rawRequest } : {}) } })
     pos = end = bodyEnd + 1
   }
   return { entries, end }

@@ -35,6 +35,8 @@ import { dropStages, type Stage, Stager } from "./Stage.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
 import { readKeys } from "./KeyReads.js"
+import { forgetSliceKeys, readSliceKeys } from "./SliceKeys.js"
+import { readReusableAnswers } from "./PaidArchive.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
 import { sqlError, WarehouseError } from "./WarehouseError.js"
@@ -387,6 +389,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
               received: Number(r.received),
               landed: Number(r.landed),
               rejected: Number(r.rejected),
+              distinct: r.distinct_keys === null || r.distinct_keys === undefined ? null : Number(r.distinct_keys),
               pages: Number(r.pages),
               endedBy: r.ended_by === null ? null : (String(r.ended_by) as SliceRecord["endedBy"]),
               endDetail: r.end_detail === null ? null : String(r.end_detail),
@@ -402,6 +405,16 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
      */
     const keysOf = (table: string, column: string, filter?: KeyFilter): Effect.Effect<ReadonlyArray<string> | undefined, WarehouseError> =>
       db.use(`Cannot read keys from ${table}.${column}`, (conn) => readKeys(conn, table, column, filter))
+
+    /** Paid answers archived with their request since `sinceIso` (`service/PaidAnswers.ts`), newest first. */
+    const reusableAnswers = (sinceIso: string) => db.use("Cannot read _raw_pages", (conn) => readReusableAnswers(conn, sinceIso))
+
+    /** The key hashes each slice of a run read (`SliceKeys.ts`), for a resumed run. */
+    const sliceKeys = (runId: string) => db.use("Cannot read _slice_keys", (conn) => readSliceKeys(conn, runId))
+
+    /** Forgets the key hashes of a pipeline's runs but `keep` (see `SliceKeys.ts`). */
+    const forgetKeys = (pipeline: string, keep?: string) =>
+      commitLock.withPermits(1)(db.use("Cannot clear _slice_keys", (conn) => forgetSliceKeys(conn, pipeline, keep)))
 
     /** Fan-out keys of a run the service answered 404 for. */
     const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>
@@ -460,6 +473,9 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       observedCosts,
       slices,
       missingCount,
+      sliceKeys,
+      forgetKeys,
+      reusableAnswers,
       keysOf,
       rawPages,
       query,

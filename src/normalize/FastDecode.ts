@@ -27,6 +27,8 @@ const compileAst = (ast: SchemaAST.AST): Check | undefined => {
       return (u) => typeof u === "number"
     case "BooleanKeyword":
       return (u) => typeof u === "boolean"
+    case "BigIntKeyword":
+      return (u) => typeof u === "bigint"
     case "UnknownKeyword":
     case "AnyKeyword":
       return () => true

@@ -7,6 +7,7 @@ import { type ParsedType, parseColumnType } from "./ColumnTypes.js"
 import type { ColumnTypesOf, TypedTableSpec } from "./RowType.js"
 import type { ColumnType, Disposition, Row, TableSpec } from "./Table.js"
 import { extra } from "./Values.js"
+import { stringifyJson } from "../shared/ExactJson.js"
 
 type Value = string | number | bigint | boolean | null
 
@@ -22,12 +23,12 @@ export interface FlatTable<R, C, S extends TableSpec = TableSpec> {
 
 type Convert = (v: unknown) => Value
 
-const asJson: Convert = (v) => (v === undefined || v === null ? null : JSON.stringify(v))
+const asJson: Convert = (v) => (v === undefined || v === null ? null : stringifyJson(v))
 const asDate: Convert = (v) => (typeof v === "string" ? v.slice(0, 10) : null)
 const asBoolean: Convert = (v) => (typeof v === "boolean" ? v : null)
 const asNumber: Convert = (v) => (typeof v === "number" ? (Number.isFinite(v) ? v : null) : typeof v === "bigint" ? v : null)
 const asText: Convert = (v) =>
-  v === undefined || v === null ? null : typeof v === "string" ? v : typeof v === "object" ? JSON.stringify(v) : String(v)
+  v === undefined || v === null ? null : typeof v === "string" ? v : typeof v === "object" ? stringifyJson(v) : String(v)
 
 /** The row value of a decoded field, by column type (chosen once per column). */
 const converterOf = (t: ParsedType): Convert => {

@@ -6,6 +6,7 @@
 import { Either, ParseResult, type Schema } from "effect"
 import { makeRecordDecoder } from "./FastDecode.js"
 import type { Row, Rows } from "./Table.js"
+import { stringifyJson } from "../shared/ExactJson.js"
 
 export interface Reject {
   readonly table: string
@@ -27,6 +28,12 @@ export interface RecordMapping<R, Ctx = unknown> {
   readonly schema: Schema.Schema<R, any>
   /** Rows of one decoded record, by table. `ctx` carries the page's context (slice key, run). */
   readonly toRows: (record: R, ctx: Ctx) => Rows
+  /**
+   * A record's key as the service sent it (before decoding; undefined when it has none), for
+   * progress by content (`extract/SeenKeys.ts`): a page of keys its slice read before is a repeat.
+   * Default: the main table's one primary-key column read from the record's member of that name.
+   */
+  readonly key?: ((record: unknown) => string | number | bigint | undefined | null) | undefined
 }
 
 /** Schema errors as one short line: `path: message; path: message`. */
@@ -51,14 +58,14 @@ export const makeNormalizer = <R, Ctx>(mapping: RecordMapping<R, Ctx>) => {
     for (const record of records) {
       const decoded = decode(record)
       if (Either.isLeft(decoded)) {
-        rejects.push({ table: mapping.table, reason: describeParseError(decoded.left), raw: JSON.stringify(record) })
+        rejects.push({ table: mapping.table, reason: describeParseError(decoded.left), raw: stringifyJson(record) })
         continue
       }
       let out: Rows
       try {
         out = mapping.toRows(decoded.right, ctx)
       } catch (e) {
-        rejects.push({ table: mapping.table, reason: `normalize: ${String(e)}`, raw: JSON.stringify(record) })
+        rejects.push({ table: mapping.table, reason: `normalize: ${String(e)}`, raw: stringifyJson(record) })
         continue
       }
       for (const t in out) {

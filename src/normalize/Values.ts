@@ -2,9 +2,10 @@
  * Small conversions from decoded records to row values. Kept allocation-light: they run once
  * per field of every record of a bulk load.
  */
+import { stringifyJson } from "../shared/ExactJson.js"
 
 /** A JSON column value: `null` for absent, else the JSON text. */
-export const json = (v: unknown): string | null => (v === undefined || v === null ? null : JSON.stringify(v))
+export const json = (v: unknown): string | null => (v === undefined || v === null ? null : stringifyJson(v))
 
 /** A nullable scalar: `undefined` becomes `null`. */
 export const opt = <A extends string | number | boolean | bigint>(v: A | null | undefined): A | null => v ?? null
@@ -24,5 +25,5 @@ export const extra = (record: object, known: ReadonlySet<string>): string | null
   for (const k in record) {
     if (!known.has(k)) (out ??= {})[k] = (record as Record<string, unknown>)[k]
   }
-  return out === undefined ? null : JSON.stringify(out)
+  return out === undefined ? null : stringifyJson(out)
 }

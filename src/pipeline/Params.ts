@@ -46,22 +46,45 @@ export const paramError = (pipeline: string, error: ParseResult.ParseError): Inv
   return new InvalidInput({ field: [pipeline, ...path].join("."), detail: line })
 }
 
-/** Decodes the parameters of `pipeline` from the settings' object and the overrides. */
-export const resolveParams = <P>(
-  pipeline: Pipeline<P>,
+/**
+ * The parameter every pipeline takes besides its own: `sample: true` says the run is a sample, so
+ * a cap (`maxPages`) that cuts it short is reported, not a shortfall (as `--sample` does).
+ */
+export const SAMPLE_PARAM = "sample"
+
+/** The settings' object with the overrides laid over it (before decoding). */
+const mergeParams = (
   fromSettings: Record<string, unknown>,
   overrides: ReadonlyArray<string>
-): Either.Either<P, InvalidInput> => {
+): Either.Either<Record<string, unknown>, InvalidInput> => {
   const merged: Record<string, unknown> = { ...fromSettings }
   for (const o of overrides) {
     const parsed = parseOverride(o)
     if (Either.isLeft(parsed)) return Either.left(parsed.left)
     setPath(merged, parsed.right[0], parsed.right[1])
   }
-  return Schema.decodeUnknownEither(pipeline.params, { errors: "all", onExcessProperty: "error" })(merged).pipe(
-    Either.mapLeft((e) => paramError(pipeline.name, e))
-  )
+  return Either.right(merged)
 }
+
+/** Decodes the parameters of `pipeline` from the settings' object and the overrides (`sample` aside). */
+export const resolveParams = <P>(
+  pipeline: Pipeline<P>,
+  fromSettings: Record<string, unknown>,
+  overrides: ReadonlyArray<string>
+): Either.Either<P, InvalidInput> =>
+  Either.flatMap(mergeParams(fromSettings, overrides), ({ [SAMPLE_PARAM]: sample, ...own }) =>
+    sample !== undefined && typeof sample !== "boolean"
+      ? Either.left(
+          new InvalidInput({ field: `${pipeline.name}.${SAMPLE_PARAM}`, detail: `must be true or false, got ${JSON.stringify(sample)}` })
+        )
+      : Schema.decodeUnknownEither(pipeline.params, { errors: "all", onExcessProperty: "error" })(own).pipe(
+          Either.mapLeft((e) => paramError(pipeline.name, e))
+        )
+  )
+
+/** Whether the parameters say `sample: true` (see `SAMPLE_PARAM`). */
+export const sampleRequested = (fromSettings: Record<string, unknown>, overrides: ReadonlyArray<string>): boolean =>
+  Either.match(mergeParams(fromSettings, overrides), { onLeft: () => false, onRight: (m) => m[SAMPLE_PARAM] === true })
 
 /** Parameters as stored in `_runs.params` and compared on resume. */
 export const encodeParams = <P>(pipeline: Pipeline<P>, params: P): unknown => Schema.encodeSync(pipeline.params)(params)

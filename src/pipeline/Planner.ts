@@ -122,7 +122,7 @@ export const planPipeline = <P>(
 /**
  * Refines a plan from first pages: a page that carries its slice's record count (`total`) fixes
  * that slice's page count at `ceil(total / page size)`, where the page size is what the first page
- * held when more records follow. Slices not seen (yet) keep the plan's bound per slice.
+ * held when more records follow. Slices not seen (yet) keep the plan's pages per slice.
  */
 export const makePlanRefiner = (plan: Plan) => {
   const bound = plan.slices > 0 ? plan.pages / plan.slices : plan.pages
@@ -130,8 +130,8 @@ export const makePlanRefiner = (plan: Plan) => {
   const known = new Map<string, number>()
   const first = (slice: string, total: number | undefined, records: number): boolean => {
     if (total === undefined || known.has(slice)) return false
-    const pages = total <= records ? 1 : Math.ceil(total / Math.max(1, records))
-    known.set(slice, Math.min(bound, pages))
+    // what the count says, whatever the plan assumed (a plan without a count may be too low)
+    known.set(slice, total <= records ? 1 : Math.ceil(total / Math.max(1, records)))
     return true
   }
   const expected = () => {

@@ -13,6 +13,7 @@ import { readList, type ResponseShape } from "../service/ResponseShape.js"
 import { ServiceSettings } from "../service/ServiceSettings.js"
 import { shapeOf } from "../service/Shapes.js"
 import { newRunId } from "./RunId.js"
+import { parseJson } from "../shared/ExactJson.js"
 
 /**
  * The default reading of a raw body: the records list where the operation's response shape says
@@ -21,7 +22,7 @@ import { newRunId } from "./RunId.js"
  */
 export const recordsOfRaw = (raw: string, shape: ResponseShape = shapeOf("")): ReadonlyArray<unknown> => {
   if (raw.trim() === "") return []
-  const body = JSON.parse(raw) as unknown
+  const body = parseJson(raw)
   if (Array.isArray(body)) return body
   return Either.match(readList(body, shape), {
     onRight: (page) => page.records,

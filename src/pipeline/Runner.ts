@@ -16,6 +16,9 @@ import { fetchAndLand } from "./run/Fetch.js"
 import { finishRun } from "./run/Finish.js"
 import { makeRunState, type RunContext } from "./run/RunContext.js"
 import { startRun } from "./run/Start.js"
+import { paidAnswersOf } from "./run/Reuse.js"
+import { PaidAnswers } from "../service/PaidAnswers.js"
+import { DEFAULT_PAGING_POLICY, PagingPolicy } from "../extract/PagingPolicy.js"
 
 export interface RunRequest<P = unknown> {
   readonly pipeline: Pipeline<P>
@@ -39,6 +42,17 @@ export interface RunRequest<P = unknown> {
   readonly landing?: LandingGroups | undefined
   /** Unit costs by operation (settings over defaults). */
   readonly costs: Readonly<Record<string, number>>
+  /**
+   * The user asked for a sample in so many words (`--sample`, `sample: true`): a slice a cap
+   * (`maxPages`) cut short is reported as a cap; otherwise it is a shortfall (exit 6).
+   */
+  readonly sample?: boolean | undefined
+  /** Buy every paid answer again, reusing nothing archived (`--fresh`). */
+  readonly fresh?: boolean | undefined
+  /** How long a paid answer stays reusable, ms (`budget.reuseWithin`; 0: never reuse). */
+  readonly reuseWithinMs?: number | undefined
+  /** Paid pages a slice may read again to repair a list that shifted (`budget.paidRereads`). */
+  readonly paidRereads?: number | undefined
 }
 
 export interface RunSummary {
@@ -72,7 +86,7 @@ export interface Completeness {
   readonly missing: number
   /** One line per slice whose landed plus rejected records fall short of what was declared, or that stalled or hit a service limit. */
   readonly shortfalls: ReadonlyArray<string>
-  /** One line per slice cut by a cap the user set (reported, not a failure). */
+  /** One line per slice cut by a cap the user set in a sample run, or by the unit cap (reported). */
   readonly caps: ReadonlyArray<string>
   /**
    * One line per slice an incremental read ended on data landed before (`caught-up`: reported,
@@ -113,7 +127,13 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       slices: context.plan.slices,
       planned: { requests: context.plan.requests, pages: context.plan.pages, units: context.plan.units, exact: context.plan.exact }
     })
-    const outcome = yield* Effect.either(fetchAndLand(context as RunContext, state))
+    const answers = yield* paidAnswersOf(context as RunContext)
+    const outcome = yield* Effect.either(
+      fetchAndLand(context as RunContext, state).pipe(
+        Effect.provideService(PaidAnswers, answers),
+        Effect.provideService(PagingPolicy, { paidRereads: request.paidRereads ?? DEFAULT_PAGING_POLICY.paidRereads })
+      )
+    )
     const summary = yield* finishRun(context as RunContext, state, Either.isLeft(outcome) ? outcome.left : undefined)
     yield* Effect.annotateCurrentSpan({
       "run.status": summary.status,

@@ -27,8 +27,11 @@ const Params = Schema.Struct({
   location_ids: Schema.optionalWith(Schema.Array(Schema.Int.pipe(Schema.positive())), { default: () => [18] }),
   /** Alerts a page, 1 to 500. */
   page_size: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 500)), { default: () => 200 }),
-  /** At most this many pages a run (bounds the plan). */
-  max_pages: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 250)), { default: () => 10 })
+  /**
+   * At most this many pages a run: for a sample (\`--sample\` or \`sample: true\`); a run it cuts short
+   * is otherwise incomplete (exit 6). Default none: the service's count ends the read.
+   */
+  max_pages: Schema.optional(Schema.Int.pipe(Schema.between(1, 250)))
 })
 /** @typedef {typeof Params.Type} Params */
 /** @typedef {typeof Schemas.Alert.Type} Alert */
@@ -80,8 +83,9 @@ export default definePipeline({
   ),
   cost: {
     operation: "alerts_search",
-    // what a plan shows before anything is called: at most max_pages requests
-    estimate: (p) => Effect.succeed({ requests: p.max_pages, exact: false, note: "at most " + p.max_pages + " pages" })
+    // what a plan shows before anything is called (free on the token host): one page, or max_pages
+    estimate: (p) =>
+      Effect.succeed({ requests: p.max_pages ?? 1, exact: false, note: p.max_pages ? "at most " + p.max_pages + " pages" : "one page or more" })
   },
   tables: [priceDrops.spec],
   records: {
@@ -106,7 +110,8 @@ test("price-drops lands the sandbox's price cuts in Madrid, one row per alert", 
   const result = await extract(priceDrops, {
     // settings as in estate-etl.json; an object here, so this test reads no file (a small sandbox world)
     settings: { service: { target: "sandbox" }, sandbox: { properties: 2000 } },
-    params: { location_ids: [18], max_pages: 2 }
+    params: { location_ids: [18], max_pages: 2 },
+    sample: true
   })
   assert.equal(result.summary.status, "done")
   const rows = result.rows()

@@ -22,7 +22,7 @@ const nightly = ["references", "plots-germany", EXAMPLE_PIPELINE]
 
 const pipelineParams = {
   references: { params: { location_countries: ["ES", "DE"] } },
-  "plots-germany": { params: { criteria: { regions: ["Bayern"], sort: "price_m2_asc" }, pageSize: 50, maxPages: 4 } },
+  "plots-germany": { params: { criteria: { regions: ["Bayern"], sort: "price_m2_asc" }, pageSize: 50 } },
   "market-analysis": { params: { location_ids: [18], types: ["apartment"], business_type: "sale" } },
   [EXAMPLE_PIPELINE]: { params: { location_ids: [18] } }
 }

@@ -1,8 +1,8 @@
 /**
  * The HTTP pipeline shared by both host clients, one instance per host:
  *
- *   pace (shared per host) -> send with a per-attempt timeout -> read the whole body as text
- *   -> log the attempt at Debug (`RequestLog.ts`) -> learn rate limits -> map non-2xx to a
+ *   pace (shared per host) -> send with a per-attempt timeout -> read the whole body and undo its
+ *   content coding (gzip, deflate, br; `ContentEncoding.ts`) -> log the attempt at Debug (`RequestLog.ts`) -> learn rate limits -> map non-2xx to a
  *   tagged error -> retry transient ones within budget
  *
  * It returns the raw text (the engine archives it) and the lower-case headers; the clients
@@ -20,6 +20,7 @@ import { logExchange, pathForLog } from "./RequestLog.js"
 import { countRequest } from "../observe/Instruments.js"
 import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
 import { firstLine } from "../shared/ErrorClass.js"
+import { ACCEPT_ENCODING, decodeBody } from "./ContentEncoding.js"
 
 export type { RawResponse } from "./ErrorMapping.js"
 
@@ -72,7 +73,12 @@ export const makeHostTransport = (options: HostTransportOptions) =>
     const client = HttpClient.withTracerDisabledWhen(options.client, () => true)
 
     const toRequest = (req: HostRequest) => {
-      let r = HttpClientRequest.make(req.method)(req.url).pipe(HttpClientRequest.setHeaders(req.headers), HttpClientRequest.acceptJson)
+      let r = HttpClientRequest.make(req.method)(req.url).pipe(
+        HttpClientRequest.setHeaders(req.headers),
+        HttpClientRequest.acceptJson,
+        // named, so a server that compresses uses a coding this client decodes
+        HttpClientRequest.setHeader("accept-encoding", ACCEPT_ENCODING)
+      )
       if (req.body !== undefined) r = HttpClientRequest.bodyUnsafeJson(r, req.body)
       return r
     }
@@ -83,8 +89,28 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         yield* options.pacer.take
         yield* Ref.update(counters, (c) => ({ ...c, attempts: c.attempts + 1 }))
         const exchange = client.execute(toRequest(req)).pipe(
-          Effect.flatMap((res) => Effect.map(res.text, (text): RawResponse => ({ status: res.status, headers: res.headers, text }))),
+          Effect.flatMap((res) =>
+            Effect.flatMap(res.arrayBuffer, (bytes) => {
+              const decoded = decodeBody(new Uint8Array(bytes), res.headers["content-encoding"])
+              if ("text" in decoded) return Effect.succeed<RawResponse>({ status: res.status, headers: res.headers, text: decoded.text })
+              const charged = Number(res.headers["svc-units-charged"] ?? 0)
+              return Effect.fail(
+                new TransportError({
+                  reason: "unsupported" in decoded ? "Encoding" : "TruncatedBody",
+                  operation: req.operation,
+                  status: res.status,
+                  requestId: res.headers["svc-request-id"],
+                  detail:
+                    "unsupported" in decoded
+                      ? `the answer is encoded as "${decoded.unsupported}", which this client cannot decode (it asks for ${ACCEPT_ENCODING})`
+                      : `the encoded body cannot be decoded (${decoded.corrupt})`,
+                  ...(charged > 0 ? { unitsCharged: charged } : {})
+                })
+              )
+            })
+          ),
           Effect.mapError((e): ServiceError => {
+            if (e._tag === "TransportError") return e
             if (e._tag === "RequestError" && e.reason === "InvalidUrl") {
               return new InvalidRequest({ reason: "Url", operation: req.operation, detail: "the URL is not valid" })
             }

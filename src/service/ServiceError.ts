@@ -7,6 +7,7 @@
  * `AuthenticationFailed` 5, `InvalidRequest` 2, the rest 1.
  */
 import { Data } from "effect"
+import type { PaidRequest } from "./PaidAnswers.js"
 import { PROBLEM_CODES as SPEC_PROBLEM_CODES } from "./schema/Problem.js"
 
 /** Which host answered. */
@@ -75,9 +76,9 @@ export class TransportError extends Data.TaggedError("TransportError")<{
     | "Network" // connection refused, reset, DNS
     | "Timeout" // no complete answer within the per-request timeout
     | "TruncatedBody" // the body ended early / could not be read
-    | "InvalidBody" // not JSON where JSON was expected
-    | "UnexpectedShape" // JSON, but not the documented shape
+    | "InvalidBody" // not JSON where JSON was expected (JSON of another shape is `UnexpectedShape`)
     | "WrongContentType" // e.g. an HTML error page from a proxy
+    | "Encoding" // a content coding this client cannot decode (it names gzip, deflate and br)
   readonly operation: string
   readonly status?: number | undefined
   readonly requestId?: string | undefined
@@ -139,9 +140,10 @@ export class PaymentRequired extends Data.TaggedError("PaymentRequired")<{
 }
 
 /**
- * A 2xx body without the list (or count, or next link) where the operation's response shape says
- * it is (`service.shapes`). The run stops paused; a charged page keeps its raw body in the archive,
- * so `reload` after a settings fix costs 0 units.
+ * A 2xx body of another shape than the operation's: a list answer without the list (or count,
+ * or next link) where its response shape says it is (`service.shapes`), or a single record that
+ * is not the documented object. One exit code for both (7). The run stops paused; a charged page
+ * keeps its raw body in the archive, so a rerun after a settings fix reuses it at 0 units.
  */
 export class UnexpectedShape extends Data.TaggedError("UnexpectedShape")<{
   readonly operation: string
@@ -156,9 +158,14 @@ export class UnexpectedShape extends Data.TaggedError("UnexpectedShape")<{
   readonly unitsCharged?: number | undefined
   /** The whole body, for the raw archive; never printed. */
   readonly raw?: string | undefined
+  /** The paid request it answers: archived with its key, a rerun after the settings fix reuses it at 0 units. */
+  readonly request?: PaidRequest | undefined
 }> {
   override get message() {
-    return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; set service.shapes.${this.operation} to where this service puts it, then resume (or reload archived pages at 0 units)`
+    const fix = this.request?.reused
+      ? `this answer was bought at ${this.request.boughtAt} and read again from the raw archive (0 units): set service.shapes.${this.operation} to where this service puts it and rerun, or rerun with --fresh to buy it again`
+      : `set service.shapes.${this.operation} to where this service puts it, then resume (the paid answer is reused at 0 units)`
+    return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; ${fix}`
   }
 }
 
@@ -198,6 +205,19 @@ export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
 export const isNotFound = (e: unknown): boolean => {
   const tag = (e as { _tag?: unknown } | null)?._tag
   return (tag === "PlatformProblem" || tag === "TokenProblem") && (e as { status: number }).status === 404
+}
+
+/**
+ * A limit the service names for a list read (`page_depth_exceeded`: more results requested than
+ * the plan allows): the slice ends there with what was reachable, a `limit`, not a failure.
+ * Returns the line that says which limit, or undefined.
+ */
+export const serviceLimitOf = (e: unknown): string | undefined => {
+  if ((e as { _tag?: unknown } | null)?._tag !== "PlatformProblem") return undefined
+  const p = e as PlatformProblem
+  return p.reason === "page_depth_exceeded"
+    ? `the service's page depth (${p.status} page_depth_exceeded${p.detail ? `: ${p.detail}` : ""})`
+    : undefined
 }
 
 /** Everything a client call can fail with. */

@@ -19,12 +19,20 @@ import { AuthenticationFailed, InvalidRequest, type ServiceError, TransportError
 import { ServiceSettings } from "./ServiceSettings.js"
 import { shapeOf } from "./Shapes.js"
 import { makeTokenSession } from "./TokenSession.js"
+import { parseJson } from "../shared/ExactJson.js"
+import { firstLine } from "../shared/ErrorClass.js"
 
 export interface TokenResponse<A> {
   readonly body: A
   /** The body exactly as received ("" for 204). */
   readonly raw: string
   readonly status: number
+  /**
+   * A write (`RequestOptions.write`) the service answered 2xx with a body this client cannot read
+   * (not JSON, or not the documented shape): what was wrong. The write happened; `body` is what
+   * could be read (the parsed JSON, or undefined).
+   */
+  readonly unreadable?: string | undefined
 }
 
 type Query = Readonly<Record<string, string | number | boolean | undefined>>
@@ -41,6 +49,12 @@ export interface RequestOptions<A> {
   readonly empty?: A
   /** Operation name for errors and counters (default `METHOD path`). */
   readonly operation?: string
+  /**
+   * A write (create, update, set): a 2xx answer is success whatever its body, so a body that
+   * cannot be read is reported (`TokenResponse.unreadable`), never an error a rerun would repeat
+   * the write for.
+   */
+  readonly write?: boolean
 }
 
 const Obj = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -75,21 +89,40 @@ export const makeTokenClient = Effect.gen(function* () {
   const session = yield* makeTokenSession(transport, settings)
   const origin = new URL(settings.apiUrl).origin
 
-  const decode = <A>(operation: string, res: RawResponse, options: RequestOptions<A>): Effect.Effect<TokenResponse<A>, TransportError> => {
+  const decode = <A>(
+    operation: string,
+    res: RawResponse,
+    options: RequestOptions<A>
+  ): Effect.Effect<TokenResponse<A>, TransportError | UnexpectedShape> => {
     if ((res.status === 204 || res.text === "") && options.empty !== undefined) {
       return Effect.succeed({ body: options.empty, raw: res.text, status: res.status })
     }
     let json: unknown
     try {
-      json = res.text === "" ? null : JSON.parse(res.text)
+      // integers beyond 2^53 keep every digit (`shared/ExactJson.ts`)
+      json = res.text === "" ? null : parseJson(res.text)
     } catch {
+      if (options.write)
+        return Effect.succeed({ body: undefined as A, raw: res.text, status: res.status, unreadable: "the body is not JSON" })
       return Effect.fail(new TransportError({ reason: "InvalidBody", operation, status: res.status, detail: "the body is not valid JSON" }))
     }
     const schema = (options.response ?? Schema.Unknown) as Schema.Schema<A, any, never>
+    if (options.write) {
+      return Effect.succeed(
+        Either.match(Schema.decodeUnknownEither(schema, { onExcessProperty: "preserve" })(json), {
+          onRight: (body) => ({ body, raw: res.text, status: res.status }),
+          onLeft: () => ({ body: json as A, raw: res.text, status: res.status, unreadable: "the body is not the documented shape" })
+        })
+      )
+    }
+    // JSON of another shape than the operation's: the same named stop as a list of the wrong shape (exit 7)
     return Schema.decodeUnknown(schema, { onExcessProperty: "preserve" })(json).pipe(
-      Effect.mapError(
-        () =>
-          new TransportError({ reason: "UnexpectedShape", operation, status: res.status, detail: "the body is not the documented shape" })
+      Effect.mapError((e) =>
+        shapeError(
+          operation,
+          { body: json, raw: res.text, status: res.status },
+          `the body is not the documented shape (${firstLine(String(e.message)).slice(0, 160)})`
+        )
       ),
       Effect.map((body) => ({ body, raw: res.text, status: res.status }))
     )
@@ -265,21 +298,26 @@ export const makeTokenClient = Effect.gen(function* () {
       record("market_analysis", post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Schema.Unknown)),
     // Alerts, legacy family
     legacyFeeds: () => list("legacy_feeds", get("/api/v1/listing-alerts/feeds", Schema.Unknown)),
-    legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj),
+    legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj, { write: true }),
     legacyFeedAlerts: (feedId: string | number, query: S.FeedAlertsQuery = {}) =>
       list("alerts_feed", get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Schema.Unknown, query, S.FeedAlertsQuery)),
     legacyFeedDelete: (feedId: string | number) => request("DELETE", `/api/v1/listing-alerts/feeds/${seg(feedId)}`, { response: Obj }),
     legacyFeedUpdate: (feedId: string | number, body: Body) =>
-      request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: S.FeedRequest, response: Obj }),
+      request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: S.FeedRequest, response: Obj, write: true }),
     alertsSearch: (body: Body) => list("alerts_search", post("/api/v1/listing-alerts/search", body, S.AlertSearchRequest, Schema.Unknown)),
+    /** Follows an alerts-search `next` link: the body POSTed to it (as properties search; Assumed, docs/ASSUMPTIONS.md). */
+    alertsSearchNext: (nextUrl: string, body: Body) =>
+      list("alerts_search", post(nextUrl, body, undefined, Schema.Unknown, { operation: "POST /api/v1/listing-alerts/search (next)" })),
     // Alerts, webhook family
     alertsApiFeeds: (query: Query = {}) => list("alerts_api_feeds", get("/alerts-api/feeds", Schema.Unknown, query)),
-    alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj),
+    alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj, { write: true }),
     alertsApiFeed: (feedId: string) => get(`/alerts-api/feeds/${seg(feedId)}`, Obj),
     alertsApiFeedDelete: (feedId: string) =>
       request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),
-    setWebhook: (body: Body) => request("PUT", "/alerts-api/webhooks", { body, bodySchema: S.WebhookUrlRequest, response: Obj }),
-    rotateSecret: (body: Body = {}) => post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret),
+    setWebhook: (body: Body) =>
+      request("PUT", "/alerts-api/webhooks", { body, bodySchema: S.WebhookUrlRequest, response: Obj, write: true }),
+    rotateSecret: (body: Body = {}) =>
+      post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret, { write: true }),
     // References
     referenceFeatures: () => get("/api/v1/references/features", List),
     referenceSources: (locationId: number) => get("/api/v1/references/sources", Obj, { locationId }, S.SourcesQuery),

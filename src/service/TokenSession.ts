@@ -14,7 +14,7 @@
 import { Effect, Option, Redacted, Ref, Schema } from "effect"
 import type { HostTransport } from "./HostTransport.js"
 import { LoginTokens, RefreshedToken } from "./schema/Auth.js"
-import { AuthenticationFailed, type ServiceError, TransportError } from "./ServiceError.js"
+import { AuthenticationFailed, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
 import type { ServiceSettingsShape } from "./ServiceSettings.js"
 
 interface Tokens {
@@ -34,11 +34,24 @@ export const makeTokenSession = (transport: HostTransport, settings: ServiceSett
     const counts = yield* Ref.make({ logins: 0, refreshes: 0 })
     const lock = yield* Effect.makeSemaphore(1)
 
+    // a token answer's body is never shown (it holds the tokens), not even its start
     const decode = <A>(operation: string, schema: Schema.Schema<A, any, never>, text: string) =>
-      Effect.try(() => JSON.parse(text) as unknown).pipe(
-        Effect.flatMap(Schema.decodeUnknown(schema)),
-        Effect.mapError(
-          () => new TransportError({ reason: "UnexpectedShape", operation, detail: "the token answer is not the documented shape" })
+      Effect.try({
+        try: () => JSON.parse(text) as unknown,
+        catch: () => new TransportError({ reason: "InvalidBody", operation, detail: "the token answer is not valid JSON" })
+      }).pipe(
+        Effect.flatMap((json) =>
+          Schema.decodeUnknown(schema)(json).pipe(
+            Effect.mapError(
+              () =>
+                new UnexpectedShape({
+                  operation,
+                  host: "token",
+                  detail: "the token answer is not the documented shape (access_token, refresh_token)",
+                  bodyStart: "(not shown: it may hold tokens)"
+                })
+            )
+          )
         )
       )
 

@@ -77,6 +77,8 @@ export const isResumable = (e: unknown): boolean =>
 /** The exit code of an ending. */
 export const exitCodeOf = (e: unknown): ExitCode => {
   if (isInterrupted(e)) return e.signal === "SIGINT" ? ExitCode.Interrupted : ExitCode.Terminated
+  // an answer in a coding the client cannot read is an answer of an unexpected form, like a shape
+  if (isTransport(e) && e.reason === "Encoding") return ExitCode.Shape
   if (isResumable(e) || is("BudgetExhausted")(e)) return ExitCode.Budget
   if (isBadInput(e)) return ExitCode.BadInput
   if (is("PaymentRequired")(e)) return ExitCode.Payment

@@ -20,8 +20,8 @@
  * offset after the batch, key `spool:<absolute path>`), so a crash mid-load repeats at most the
  * uncommitted batch. Ids already in `webhook_deliveries` or `alert_events` are skipped.
  */
-import { type Either, Effect, Option, Schema } from "effect"
-import type { ParseError } from "effect/ParseResult"
+import { Either, Effect, Option, Schema } from "effect"
+import { parseJson } from "../shared/ExactJson.js"
 import * as nodePath from "node:path"
 import { Warehouse } from "../load/Warehouse.js"
 import { flatTable } from "../normalize/Flatten.js"
@@ -37,7 +37,7 @@ interface Delivery {
   readonly entry: SpooledEntry
   readonly type: string | null
   readonly eventTimestamp: string | null
-  readonly alertId: number | null
+  readonly alertId: number | bigint | null
   readonly status: "landed" | "rejected"
 }
 
@@ -130,7 +130,12 @@ export interface LoadSummary {
   readonly offset: number
 }
 
-const decodeEvent = Schema.decodeUnknownEither(Schema.parseJson(AlertEvent))
+/** A delivery's body as its event: ids beyond 2^53 read exactly (`shared/ExactJson.ts`). */
+const decodeEvent = (body: string): Either.Either<typeof AlertEvent.Type, { readonly message: string }> =>
+  Either.flatMap(
+    Either.try({ try: () => parseJson(body), catch: (e) => ({ message: `not JSON: ${String(e)}` }) }),
+    Schema.decodeUnknownEither(AlertEvent)
+  )
 
 const sqlString = (s: string) => `'${s.replaceAll("'", "''")}'`
 
@@ -160,7 +165,7 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
       `SELECT delivery_id FROM webhook_deliveries WHERE delivery_id IN (${ids}) UNION SELECT delivery_id FROM alert_events WHERE delivery_id IN (${ids})`
     )
     const skip = new Set(known.map((r) => String(r.delivery_id)))
-    const fresh: Array<{ entry: SpooledEntry; event: Either.Either<AlertEvent, ParseError> }> = []
+    const fresh: Array<{ entry: SpooledEntry; event: Either.Either<AlertEvent, { readonly message: string }> }> = []
     for (const entry of batch) {
       if (skip.has(entry.id)) {
         summary.duplicates += 1
@@ -171,19 +176,20 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
     }
     // The time of each alert's row as `alerts` holds it now (absent: no row).
     const alertIds = [...new Set(fresh.flatMap((f) => (f.event._tag === "Right" ? [f.event.right.data.alert_id] : [])))]
-    const held = new Map<number, number | null>()
+    // keyed by the id's digits: an id beyond 2^53 is a bigint, exact (`shared/ExactJson.ts`)
+    const held = new Map<string, number | null>()
     if (alertIds.length > 0) {
       const rows = yield* w.query(
         `SELECT alert_id, epoch_ms(updated_at) AS u, epoch_ms(created_at) AS c, alert_date_and_time AS d FROM alerts WHERE alert_id IN (${alertIds.join(", ")})`
       )
-      for (const r of rows) held.set(Number(r.alert_id), r.u != null ? Number(r.u) : r.c != null ? Number(r.c) : instantOf(r.d))
+      for (const r of rows) held.set(String(r.alert_id), r.u != null ? Number(r.u) : r.c != null ? Number(r.c) : instantOf(r.d))
     }
     // The winner per alert: the newest event, over the row and the rest of the batch.
-    const winner = new Map<number, number>() // alert_id -> index in `fresh`
+    const winner = new Map<string, number>() // alert_id -> index in `fresh`
     const times = fresh.map((f) => (f.event._tag === "Right" ? alertTimeOf(f.event.right) : null))
     fresh.forEach((f, i) => {
       if (f.event._tag === "Left") return
-      const id = f.event.right.data.alert_id
+      const id = String(f.event.right.data.alert_id)
       const best = winner.get(id)
       if (supersedes(times[i]!, best === undefined ? held.get(id) : times[best]!)) winner.set(id, i)
     })
@@ -194,7 +200,7 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
     fresh.forEach(({ entry, event }, i) => {
       if (event._tag === "Right") {
         const e = event.right
-        const applied = winner.get(e.data.alert_id) === i
+        const applied = winner.get(String(e.data.alert_id)) === i
         if (applied) alerts.push(alertsTable.row(e.data, ctx))
         else summary.superseded += 1
         const d: Delivery = { entry, type: e.type, eventTimestamp: e.timestamp ?? null, alertId: e.data.alert_id, status: "landed" }

@@ -12,7 +12,7 @@ import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
-const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3 } } }
+const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3, sample: true } } }
 
 describe("exit codes", () => {
   let sandbox: Sandbox
@@ -98,7 +98,9 @@ describe("exit codes", () => {
     try {
       const d = fs.mkdtempSync(path.join(dir, "run-"))
       const config = remoteConfig(d, other, {
-        pipelines: { "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 10 } } }
+        pipelines: {
+          "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 10, sample: true } }
+        }
       })
       const r = await runCli(["run", "sourcing-search", "--config", config], sandboxEnv())
       expect(r.code).toBe(6)
@@ -114,7 +116,9 @@ describe("exit codes", () => {
     try {
       const d = fs.mkdtempSync(path.join(dir, "run-"))
       const config = remoteConfig(d, other, {
-        pipelines: { "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 3 } } }
+        pipelines: {
+          "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 20, maxPages: 3, sample: true } }
+        }
       })
       const r = await runCli(["run", "sourcing-search", "--config", config], sandboxEnv())
       expect(r.code).toBe(7)

@@ -47,7 +47,7 @@ describe.runIf(canMount)("a full disk", () => {
   it("names the raw-archive write that failed (file and ENOSPC), not the export after it", async () => {
     const config = remoteConfig(dir, sandbox, {
       output: path.join(dir, "out"),
-      pipelines: { "plots-germany": { params: { criteria: { commercial_use: "all" }, pageSize: 50, maxPages: 20 } } }
+      pipelines: { "plots-germany": { params: { criteria: { commercial_use: "all" }, pageSize: 50, maxPages: 20, sample: true } } }
     })
     const r = await runCli(["run", "plots-germany", "--config", config, "--export", "parquet"], sandboxEnv())
     expect(r.code).not.toBe(0)

@@ -66,7 +66,7 @@ describe("every example of every help runs", () => {
         sets: { nightly: ["references", "plots-germany", "alerts"], weekly: ["alert-feeds"] },
         pipelines: {
           references: { params: { location_countries: ["ES"], source_location_ids: [18] } },
-          "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2 } },
+          "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2, sample: true } },
           alerts: { params: { since: "2026-05-25T00:00:00Z" } },
           "market-time-series": {
             params: {

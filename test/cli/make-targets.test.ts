@@ -81,8 +81,8 @@ const settingsIn = (dir: string): string => {
   settings.warehouse = path.join(dir, "warehouse.duckdb")
   settings.output = path.join(dir, "out")
   settings.sandbox = { ...settings.sandbox, properties: 500 }
-  // a few pages are enough to show the target works (its default reads up to 101 pages of 500)
-  settings.pipelines = { ...settings.pipelines, "alerts-search": { params: { max_pages: 2 } } }
+  // a few pages are enough to show the target works: a sample (without it, a read cut short is exit 6)
+  settings.pipelines = { ...settings.pipelines, "alerts-search": { params: { max_pages: 2, sample: true } } }
   const file = path.join(dir, "settings.json")
   fs.writeFileSync(file, JSON.stringify(settings, null, 2))
   return file

@@ -13,7 +13,7 @@ import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
-const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2 } } }
+const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2, sample: true } } }
 const requests = (s: Sandbox) => Object.values(s.control.stats().requests).reduce((a, b) => a + b, 0)
 
 /** Every file under `dir` with its size and modification time. */

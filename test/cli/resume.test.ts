@@ -12,7 +12,7 @@ import { collect, remoteConfig, runCli, sandboxEnv, spawnCli } from "../support/
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
-const pipelines = { "sourcing-search": { params: { country: "ES", operation: "sale", pageSize: 25, maxPages: 1000 } } }
+const pipelines = { "sourcing-search": { params: { country: "ES", operation: "sale", pageSize: 25, maxPages: 1000, sample: true } } }
 
 const readWarehouse = async (file: string, sql: string) => {
   const db = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" })

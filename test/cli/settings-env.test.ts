@@ -52,7 +52,7 @@ describe("settings from flags, environment, .env, file and defaults", () => {
         service: { target: "sandbox", apiUrl: sandbox.apiUrl },
         output: path.join(dir, "out"),
         budget: { maxUnits: 7 },
-        pipelines: { references, "plots-germany": { params: { pageSize: 5, maxPages: 1 } } }
+        pipelines: { references, "plots-germany": { params: { pageSize: 5, maxPages: 1, sample: true } } }
       })
     )
     fs.writeFileSync(

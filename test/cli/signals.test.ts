@@ -56,7 +56,9 @@ describe("signals", () => {
   const config = () => {
     const d = fs.mkdtempSync(path.join(dir, "run-"))
     const file = remoteConfig(d, sandbox, {
-      pipelines: { "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 10, maxPages: 60 } } }
+      pipelines: {
+        "sourcing-search": { params: { places: [{ country: "ES" }], operation: "sale", pageSize: 10, maxPages: 60, sample: true } }
+      }
     })
     return { file, warehouse: path.join(d, "warehouse.duckdb") }
   }

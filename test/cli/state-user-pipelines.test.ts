@@ -29,7 +29,7 @@ describe("state and drop of a user's pipeline", () => {
     )
     config = settingsFile(dir, sandbox, {
       pipelineModules: [path.join(dir, "pipelines", "my-plots.mjs")],
-      pipelines: { "my-plots": { params: { pageSize: 20, maxPages: 2 } } }
+      pipelines: { "my-plots": { params: { pageSize: 20, maxPages: 2, sample: true } } }
     })
   })
   afterAll(async () => {

@@ -21,9 +21,9 @@ import { startTestSandbox } from "../support/sandbox.js"
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
 const pipelines = {
-  "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3 } },
+  "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3, sample: true } },
   alerts: { params: { since: "2026-05-25T00:00:00Z" } },
-  "alerts-search": { params: { page_size: 50, max_pages: 2 } }
+  "alerts-search": { params: { page_size: 50, max_pages: 2, sample: true } }
 }
 
 const json = (text: string) => JSON.parse(text) as { pipelines: Array<any> }

@@ -72,7 +72,7 @@ describe("offset pager", () => {
       const pages = yield* collect(extract(source, {}, fresh()))
       expect(recordsOf(pages)).toEqual(all)
       expect(offsets).toEqual([0, 50, 100, 150, 200])
-      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, pages: 5 }, done: true })
+      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
       expect(pages.map((p) => p.declared)).toEqual([212, 212, 212, 212, 212])
       expect(pages.every((p) => p.end === undefined)).toBe(true)
     })
@@ -96,7 +96,7 @@ describe("offset pager", () => {
       const pages = yield* collect(extract(source, {}, fresh()))
       expect(recordsOf(pages)).toEqual(all)
       expect(offsets).toEqual([0, 50, 100, 150, 200])
-      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, pages: 5 }, done: true })
+      expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
       expect(pages.every((p) => p.declared === 212)).toBe(true)
 
       // `returned` wins over the records' length (a page that lost a record it counted)
@@ -114,7 +114,7 @@ describe("offset pager", () => {
       )
       const pages2 = yield* collect(extract(lossy, {}, fresh()))
       expect(offsets2).toEqual([0, 50, 100, 150, 200])
-      expect(pages2.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, pages: 5 }, done: true })
+      expect(pages2.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
     })
   )
 
@@ -188,7 +188,7 @@ describe("offset pager", () => {
       expect(offsets).toEqual([0, 10, 20])
       const last = pages.at(-1)!
       expect(last.end?.kind).toBe("stalled")
-      expect(last.checkpoint).toEqual({ key: "*", value: { offset: 20, pages: 2 }, done: false })
+      expect(last.checkpoint).toEqual({ key: "*", value: { offset: 20, declared: 100, pages: 2 }, done: false })
       expect(recordsOf(pages)).toHaveLength(20)
 
       // a resume asks again from the kept position

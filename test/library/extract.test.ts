@@ -33,7 +33,7 @@ import { startTestSandbox } from "../support/sandbox.js"
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
 const criteria = { regions: ["Bayern"], commercial_use: "all" } as const
-const plotParams = { criteria, pageSize: 50, maxPages: 4 } as const
+const plotParams = { criteria, pageSize: 50, maxPages: 4, sample: true } as const
 
 describe("library API", () => {
   let sandbox: Sandbox
@@ -79,7 +79,7 @@ describe("library API", () => {
       sandbox,
       into: "warehouse",
       warehouse,
-      params: { ...plotParams, maxPages: 1 },
+      params: { ...plotParams, maxPages: 1, sample: true },
       read: ["plot_agency_links"]
     })
     expect(first.tableNames).toEqual(["plot_agency_links"])
@@ -212,10 +212,12 @@ describe("library API", () => {
     const program = Effect.scoped(
       Effect.gen(function* () {
         const s = yield* Etl.session({ sandbox, maxUnits: 2 })
-        const x = yield* s.run("plots-germany", { params: { ...plotParams, maxPages: 1 } })
+        const x = yield* s.run("plots-germany", { params: { ...plotParams, maxPages: 1, sample: true } })
         const counts = yield* s.tableCounts()
         // the session's cap is 2 units; a run planned at 2 pages passes the plan check but stops at the cap
-        const paused = yield* Effect.flip(s.run("plots-germany", { params: { ...plotParams, maxPages: 2 }, untilCap: true, maxUnits: 100 }))
+        const paused = yield* Effect.flip(
+          s.run("plots-germany", { params: { ...plotParams, maxPages: 2, sample: true }, untilCap: true, maxUnits: 100 })
+        )
         return { x, counts, paused }
       })
     )
@@ -226,7 +228,7 @@ describe("library API", () => {
     expect((paused as LibraryError).reason).toBe("RunPaused")
     expect((paused as LibraryError).summary?.status).toBe("paused")
 
-    const ex = await Effect.runPromise(Etl.extract("plots-germany", { sandbox, params: { ...plotParams, maxPages: 1 } }))
+    const ex = await Effect.runPromise(Etl.extract("plots-germany", { sandbox, params: { ...plotParams, maxPages: 1, sample: true } }))
     expect(ex.rows().length).toBe(50)
     const s = await openSession({ sandbox })
     expect(s.sandbox?.apiUrl).toBe(sandbox.apiUrl)

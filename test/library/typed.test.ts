@@ -171,7 +171,12 @@ describe("typed library", () => {
     try {
       const warehouse = path.join(dir, "plots.duckdb")
       const criteria = { regions: ["Bayern", "Berlin"], commercial_use: "all" } as const
-      const x = await extract("plots-germany", { sandbox, into: "warehouse", warehouse, params: { criteria, pageSize: 50, maxPages: 2 } })
+      const x = await extract("plots-germany", {
+        sandbox,
+        into: "warehouse",
+        warehouse,
+        params: { criteria, pageSize: 50, maxPages: 2, sample: true }
+      })
       expect(x.summary.status).toBe("done")
       const byRegion = await query<{ region: string; n: number }>(
         "SELECT region, count(*) AS n FROM plots_current GROUP BY region ORDER BY region",

@@ -60,10 +60,10 @@ describe("--metrics-file", () => {
             zip_codes: [{ country_code: "ES", zip_code: "28001" }]
           }
         },
-        "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3 } },
+        "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3, sample: true } },
         // one id the world never knew: a _missing row
         "properties-by-id": { params: { ids: [...ids, 987654321] } },
-        "plots-germany": { params: { pageSize: 5, maxPages: 3 } }
+        "plots-germany": { params: { pageSize: 5, maxPages: 3, sample: true } }
       },
       sets: { nightly: ["sourcing-search", "properties-by-id", "plots-germany"] }
     })
@@ -157,7 +157,8 @@ describe("--metrics-file", () => {
     const perCall = JSON.parse(plan.stdout).plans[0].unitsPerRequest as number
     expect(perCall).toBeGreaterThan(0)
     const before = snapshots.at(-1)!.samples
-    await run(["plots-germany", "--metrics-file", file, "--max-units", String(perCall), "--until-cap"], 3)
+    // --fresh: the pages the set bought above would be reused at 0 units and never reach the cap
+    await run(["plots-germany", "--metrics-file", file, "--max-units", String(perCall), "--until-cap", "--fresh"], 3)
     const now = snapshots.at(-1)!
     const r = await checkRun(now.samples, "plots-germany")
     expect(r.status).toBe("paused")

@@ -98,9 +98,9 @@ describe("OTLP export", () => {
       { platformUrl: sandbox.platformUrl, apiUrl: token.url },
       {
         pipelines: {
-          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3 } },
+          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 3, sample: true } },
           "properties-by-id": { params: { ids } },
-          "plots-germany": { params: { pageSize: 5, maxPages: 2 } }
+          "plots-germany": { params: { pageSize: 5, maxPages: 2, sample: true } }
         },
         sets: { both: ["sourcing-search", "properties-by-id", "plots-germany"] }
       }

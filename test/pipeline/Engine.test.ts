@@ -20,7 +20,7 @@ describe("engine", () => {
   const h = useHarness({ sandbox: { world: { properties: 4000 } } })
 
   it("an exact plan equals what the run then spends", async () => {
-    const params = { body: { municipality: "Madrid", limit: 10 }, maxPages: 3 }
+    const params = { body: { municipality: "Madrid", limit: 10 }, maxPages: 3, sample: true }
     const pipeline = pipelineByName("premises-search")
     const plan = await h.use(planPipeline(pipeline, (await import("effect")).Schema.decodeUnknownSync(pipeline.params)(params), {}))
     const before = unitsSpent(h)
@@ -33,7 +33,7 @@ describe("engine", () => {
 
   it("reload rebuilds a table from the raw archive with zero requests and zero units", async () => {
     const pipeline = pipelineByName("plots-germany")
-    const params = { criteria: { regions: ["Bayern"] }, pageSize: 25, maxPages: 4 }
+    const params = { criteria: { regions: ["Bayern"] }, pageSize: 25, maxPages: 4, sample: true }
     const run = await h.run(pipeline, { params })
     expect(run.totals.pages).toBeGreaterThan(1)
     const [before] = await h.query(checksum("plots", "id"))
@@ -100,7 +100,7 @@ describe("engine", () => {
 
   it("a finished run is not resumed: the next run starts over, --full-refresh forgets checkpoints", async () => {
     const pipeline = pipelineByName("plots-germany")
-    const params = { criteria: { regions: ["Hessen"] }, pageSize: 50, maxPages: 2 }
+    const params = { criteria: { regions: ["Hessen"] }, pageSize: 50, maxPages: 2, sample: true }
     const first = await h.run(pipeline, { params })
     const second = await h.run(pipeline, { params })
     expect(second.resumed).toBe(false)

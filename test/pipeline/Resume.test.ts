@@ -14,14 +14,14 @@ describe("resume", () => {
 
   it("refuses other parameters for an unfinished run, then resumes or restarts as asked", async () => {
     const paused = await h.run("plots-germany", {
-      params: { criteria, pageSize: 20, maxPages: 5 },
+      params: { criteria, pageSize: 20, maxPages: 5, sample: true },
       maxUnits: 1,
       untilCap: true,
       fullRefresh: true
     })
     expect(paused.status).toBe("paused")
 
-    const refused = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } }).then(
+    const refused = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5, sample: true } }).then(
       () => undefined,
       (e) => e
     )
@@ -30,11 +30,15 @@ describe("resume", () => {
     expect(refused.message).toMatch(/--resume goes on with its saved parameters, --restart drops its checkpoints/)
 
     // the same parameters resume without asking
-    const same = await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true })
+    const same = await h.run("plots-germany", {
+      params: { criteria, pageSize: 20, maxPages: 5, sample: true },
+      maxUnits: 1,
+      untilCap: true
+    })
     expect(same.resumed).toBe(true)
     expect(same.runId).toBe(paused.runId)
 
-    const resumed = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 }, resume: "resume" })
+    const resumed = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5, sample: true }, resume: "resume" })
     expect(resumed.resumed).toBe(true)
     expect(resumed.runId).toBe(paused.runId)
     expect(resumed.status).toBe("done")
@@ -42,8 +46,13 @@ describe("resume", () => {
     expect(Number(saved!.p)).toBe(20)
 
     // a paused run restarted with new parameters: a new run with them
-    await h.run("plots-germany", { params: { criteria, pageSize: 20, maxPages: 5 }, maxUnits: 1, untilCap: true, fullRefresh: true })
-    const restarted = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 }, resume: "restart" })
+    await h.run("plots-germany", {
+      params: { criteria, pageSize: 20, maxPages: 5, sample: true },
+      maxUnits: 1,
+      untilCap: true,
+      fullRefresh: true
+    })
+    const restarted = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5, sample: true }, resume: "restart" })
     expect(restarted.resumed).toBe(false)
     expect(restarted.status).toBe("done")
     const [fresh] = await h.query(`SELECT json_extract(params, '$.pageSize') AS p FROM _runs WHERE run_id = '${restarted.runId}'`)
@@ -52,7 +61,7 @@ describe("resume", () => {
 
   it("a run that failed on a non-resumable error does not stick", async () => {
     const first = await h.run("plots-germany", {
-      params: { criteria, pageSize: 20, maxPages: 5 },
+      params: { criteria, pageSize: 20, maxPages: 5, sample: true },
       maxUnits: 1,
       untilCap: true,
       fullRefresh: true
@@ -61,7 +70,7 @@ describe("resume", () => {
     const { Effect } = await import("effect")
     const { Warehouse } = await import("../../src/load/Warehouse.js")
     await h.use(Effect.flatMap(Warehouse, (w) => w.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`)))
-    const next = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5 } })
+    const next = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5, sample: true } })
     expect(next.resumed).toBe(false)
     expect(next.runId).not.toBe(first.runId)
     expect(next.status).toBe("done")

@@ -50,12 +50,18 @@ describe("alerts-search", () => {
     })
   })
 
-  it("stops at max_pages", async () => {
+  it("stops at max_pages: incomplete (exit 6) naming the cap, or reported as a cap in a sample", async () => {
     const before = made()
-    const summary = await h.run(pipeline, { params: { search: { alert_subtypes: ["price_up"] }, page_size: 10, max_pages: 2 } })
-    expect(summary.totals.pages).toBe(2)
-    expect(summary.totals.records).toBe(20)
+    const params = { search: { alert_subtypes: ["price_up"] }, page_size: 10, max_pages: 2 }
+    const cut = await h.run(pipeline, { params })
+    expect(cut.totals.pages).toBe(2)
+    expect(cut.totals.records).toBe(20)
     expect(made() - before).toBe(3)
+    expect([cut.status, cut.exitCode]).toEqual(["incomplete", 6])
+    expect(cut.error).toMatch(/cut by maxPages 2 before the service's end: declared \d+, received 20/)
+    const sample = await h.run(pipeline, { params, sample: true })
+    expect([sample.status, sample.exitCode, sample.totals.records]).toEqual(["done", 0, 20])
+    expect(sample.completeness.caps[0]).toMatch(/capped by maxPages 2 \(a sample\)/)
   })
 
   it("refuses bad parameters before any request", async () => {

@@ -18,7 +18,9 @@ describe("premises-search", () => {
     const before = unitsSpent(h)
     const summary = await h.run(premisesSearch, { params: { body } })
     expect(summary.status).toBe("done")
-    expect(summary.plan).toMatchObject({ requests: 5, unitsPerRequest: 40, units: 200, exact: false })
+    // no free count and no read before: one page planned until the first page's count says the rest
+    expect(summary.plan).toMatchObject({ requests: 1, unitsPerRequest: 40, units: 40, exact: false })
+    expect(summary.expected).toMatchObject({ pages: calls, units: 40 * calls })
 
     const rows = await h.query(`SELECT * FROM premises ORDER BY id`)
     expect(rows.map((r) => r.id)).toEqual(truth.map((t) => t.id).sort())
@@ -33,6 +35,10 @@ describe("premises-search", () => {
     const [ledger] = await h.query(`SELECT count(*)::INTEGER AS calls, sum(units)::INTEGER AS units FROM _ledger`)
     expect(ledger).toEqual({ calls, units: 40 * calls })
     expect(summary.totals.units).toBe(40 * calls)
+
+    // planned again, the last full read says how many pages a full pull takes
+    const again = await h.run(premisesSearch, { params: { body }, warehouse: path.join(h.dir, "again.duckdb") })
+    expect(again.plan.requests).toBe(1)
   })
 
   it("stops before the call that would cross maxUnits (80 units: two calls), paused with exit code 3, then resumes", async () => {
@@ -45,11 +51,11 @@ describe("premises-search", () => {
 
     // the plan (5 calls, 200 units) is over the cap: refused before any request unless told to run until the cap
     const requestsBefore = requestCount(h)
-    await expect(h.run(premisesSearch, { params, warehouse, maxUnits: 80 })).rejects.toThrow(/80/)
+    await expect(h.run(premisesSearch, { params, warehouse, maxUnits: 80, sample: true })).rejects.toThrow(/80/)
     expect(requestCount(h)).toBe(requestsBefore)
 
     const before = unitsSpent(h)
-    const capped = await h.run(premisesSearch, { params, warehouse, maxUnits: 80, untilCap: true })
+    const capped = await h.run(premisesSearch, { params, warehouse, maxUnits: 80, untilCap: true, sample: true })
     expect(capped.status).toBe("paused")
     expect(capped.exitCode).toBe(3)
     expect(capped.totals.units).toBe(80)
@@ -58,9 +64,11 @@ describe("premises-search", () => {
     const [{ n }] = (await h.query(`SELECT count(*)::INTEGER AS n FROM premises`, warehouse)) as Array<{ n: number }>
     expect(n).toBe(40)
 
-    const resumed = await h.run(premisesSearch, { params, warehouse, maxUnits: 1000 })
+    // a sample of five pages: the cap it reaches is reported, not a shortfall
+    const resumed = await h.run(premisesSearch, { params, warehouse, maxUnits: 1000, sample: true })
     expect(resumed.resumed).toBe(true)
     expect(resumed.status).toBe("done")
+    expect(resumed.completeness.caps.join("\n")).toMatch(/maxPages 5 \(a sample\)/)
     expect(resumed.totals.units).toBe(120)
     const ids = await h.query(`SELECT id FROM premises ORDER BY id`, warehouse)
     expect(ids.map((r) => r.id)).toEqual(
@@ -71,6 +79,15 @@ describe("premises-search", () => {
     )
     const [ledger] = await h.query(`SELECT count(*)::INTEGER AS calls, sum(units)::INTEGER AS units FROM _ledger`, warehouse)
     expect(ledger).toEqual({ calls: 5, units: 200 })
+    expect(unitsSpent(h) - before).toBe(200)
+
+    // the same five pages without saying "sample": incomplete (exit 6), the cap named; the five
+    // answers bought above are reused at 0 units
+    const again = await h.run(premisesSearch, { params, warehouse, maxUnits: 1000 })
+    expect(again.status).toBe("incomplete")
+    expect(again.exitCode).toBe(6)
+    expect(again.error).toMatch(/maxPages 5.*--sample/)
+    expect(again.totals.units).toBe(0)
     expect(unitsSpent(h) - before).toBe(200)
   })
 

@@ -13,7 +13,7 @@ describe("sourcing-properties", () => {
 
   it("enriches every id of sourcing_properties with its detail, one unit each, as the plan said", async () => {
     const world = h.sandbox.context.world
-    const found = await h.run(sourcingSearch, { params: { country: "AD", operation: "sale", pageSize: 40, maxPages: 1 } })
+    const found = await h.run(sourcingSearch, { params: { country: "AD", operation: "sale", pageSize: 40, maxPages: 1, sample: true } })
     expect(found.status).toBe("done")
     const ids = world.searchProperties({ country: "AD", operation: "sale" }, 0, 40).results.map((p) => p.id)
 

@@ -61,7 +61,7 @@ describe("sourcing-search", () => {
 
   it("stops each place at maxPages, and the plan bounds the run by places x maxPages", async () => {
     const warehouse = path.join(h.dir, "capped.duckdb")
-    const params = { country: "ES", operation: "rent", pageSize: 20, maxPages: 3 }
+    const params = { country: "ES", operation: "rent", pageSize: 20, maxPages: 3, sample: true }
     const plan = await h.use(planPipeline(sourcingSearch, { ...params, concurrency: 4 } as never, DEFAULT_UNIT_COSTS))
     expect(plan).toMatchObject({ slices: 1, requests: 3, units: 3, exact: false })
     const summary = await h.run(sourcingSearch, { params, warehouse })

@@ -38,7 +38,7 @@ describe("bad inputs", () => {
       output: dir,
       service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
       ...shipped,
-      pipelines: { ...shipped.pipelines, "plots-germany": { params: { pageSize: 5, maxPages: 1 } } }
+      pipelines: { ...shipped.pipelines, "plots-germany": { params: { pageSize: 5, maxPages: 1, sample: true } } }
     }
     const file = path.join(dir, "good.json")
     fs.writeFileSync(file, JSON.stringify(good))

@@ -55,7 +55,7 @@ export const faultMatrix = (title: string, scenarios: ReadonlyArray<FaultScenari
         service: { timeoutMs: TIMEOUT_MS },
         budget: { maxUnits: 100_000 },
         pipelines: {
-          "sourcing-search": { params: { country: "ES", pageSize: 10, maxPages: 8 } },
+          "sourcing-search": { params: { country: "ES", pageSize: 10, maxPages: 8, sample: true } },
           "properties-by-id": { params: { ids, concurrency: 1 } }
         }
       }

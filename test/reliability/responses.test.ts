@@ -48,6 +48,11 @@ interface WrongCase {
   readonly message: RegExp
   /** Calls in the ledger after the failure (default 2: the whole pages). */
   readonly paidPages?: number
+  /**
+   * The bad answer was paid and archived: a plain resume reads it again from the archive (0
+   * units) and stops the same way, naming `--fresh`; the resume that buys it again passes it.
+   */
+  readonly archived?: boolean
 }
 
 const cases: ReadonlyArray<WrongCase> = [
@@ -87,7 +92,8 @@ const cases: ReadonlyArray<WrongCase> = [
     name: "a page whose results are not a list",
     answer: async (up) => withBody(await up(), (j) => ({ ...j, results: "none" })),
     message: /UnexpectedShape: expected a list at "results", found a string/,
-    paidPages: 3
+    paidPages: 3,
+    archived: true
   }
 ]
 
@@ -97,14 +103,15 @@ describe("responses gone wrong", () => {
   let root: string
   let clean: Awaited<ReturnType<typeof figuresOf>>
   let cleanFile: string
-  const pipelines = { [PIPELINE]: { params: { country: "ES", pageSize: PAGE, maxPages: 5 } } }
+  const pipelines = { [PIPELINE]: { params: { country: "ES", pageSize: PAGE, maxPages: 5, sample: true } } }
   // one retry in all, so a wrong answer that looks transient pauses the run quickly
-  const run = (dir: string) =>
+  const run = (dir: string, extra: ReadonlyArray<string> = []) =>
     cli([
       "run",
       PIPELINE,
       "--config",
-      settingsFile(dir, { platformUrl: proxy.url, apiUrl: sandbox.apiUrl }, { pipelines, budget: { retryFloor: 1, retryRatio: 0 } })
+      settingsFile(dir, { platformUrl: proxy.url, apiUrl: sandbox.apiUrl }, { pipelines, budget: { retryFloor: 1, retryRatio: 0 } }),
+      ...extra
     ])
   /** From the third sourcing request on (or only that one), every answer is `answer`'s. */
   const breakFromPage3 = (answer: WrongCase["answer"], only = false) => {
@@ -156,7 +163,14 @@ describe("responses gone wrong", () => {
       )
       expect(Number(w!.pages)).toBe(c.paidPages ?? 2)
       expect(Number(w!.rows)).toBe(2 * PAGE)
-      const resumed = await run(dir)
+      if (c.archived) {
+        const again = await run(dir)
+        expect(again.code, again.messages.join("\n")).toBe(7)
+        expect(again.messages.join("\n")).toMatch(/read again from the raw archive \(0 units\).*--fresh to buy it again/)
+        const [l] = await readWarehouse<{ n: bigint | number }>(file, `SELECT count(*) AS n FROM _ledger`)
+        expect(Number(l!.n)).toBe(c.paidPages)
+      }
+      const resumed = await run(dir, c.archived ? ["--fresh"] : [])
       expect(resumed.code, resumed.messages.join("\n")).toBe(0)
       expect(await figuresOf(file, [PIPELINE])).toEqual(clean)
     })

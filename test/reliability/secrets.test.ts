@@ -75,9 +75,9 @@ describe("secrets", () => {
       { platformUrl: platform.url, apiUrl: token.url },
       {
         pipelines: {
-          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 2 } },
+          "sourcing-search": { params: { country: "PT", pageSize: 5, maxPages: 2, sample: true } },
           "properties-by-id": { params: { ids } },
-          "plots-germany": { params: { pageSize: 5, maxPages: 1 } }
+          "plots-germany": { params: { pageSize: 5, maxPages: 1, sample: true } }
         },
         sets: { small: ["sourcing-search", "properties-by-id", "plots-germany"] }
       }
@@ -92,7 +92,10 @@ describe("secrets", () => {
       "export arrow": { args: ["export", "--config", config, "--format", "arrow"] },
       reload: { args: ["reload", "sourcing-search", "--config", config] },
       "alerts feeds list": { args: ["alerts", "feeds", "list", "--config", config, "--json"] },
-      "revoked key": { args: ["run", "plots-germany", "--config", config], env: { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY } },
+      "revoked key": {
+        args: ["run", "plots-germany", "--config", config, "--fresh"],
+        env: { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY }
+      },
       "wrong password": { args: ["run", "properties-by-id", "--config", config], env: { ...sandboxEnv(), SVC_PASSWORD: WRONG_PASSWORD } }
     }
     for (const [name, c] of Object.entries(commands)) {

@@ -63,7 +63,7 @@ describe("the warehouse file", () => {
       settingsFile(
         dir,
         sandbox,
-        { pipelines: { "sourcing-search": { params: { country: "ES", pageSize: 200, maxPages } } } },
+        { pipelines: { "sourcing-search": { params: { country: "ES", pageSize: 200, maxPages, sample: true } } } },
         `settings-${maxPages}.json`
       )
     expect((await cli(["run", "sourcing-search", "--config", config(1), "--export", "parquet"])).code).toBe(0)
@@ -128,7 +128,7 @@ describe("the warehouse file", () => {
       const file = path.join(dir, "warehouse.duckdb")
       await c.write(file)
       const before = sha(file)
-      const config = settingsFile(dir, sandbox, { pipelines: { "plots-germany": { params: { pageSize: 5, maxPages: 1 } } } })
+      const config = settingsFile(dir, sandbox, { pipelines: { "plots-germany": { params: { pageSize: 5, maxPages: 1, sample: true } } } })
       for (const args of [["run", "plots-germany"], ["status"], ["export"], ["query", "SELECT 1"]]) {
         const requests = totalRequests(sandbox)
         const r = await cli([...args, "--config", config])

@@ -108,7 +108,7 @@ describe("withOverride", () => {
 
 describe("shapeOf", () => {
   it("gives each operation its declared shape", () => {
-    expect(shapeOf("plot_search")).toEqual({ results: "results", count: "count", next: null, returned: "returned" })
+    expect(shapeOf("plot_search")).toEqual({ results: "results", count: "count", next: "next", returned: "returned" })
     expect(shapeOf("market_time_series")).toEqual(BARE_LIST)
     expect(shapeOf("alerts_feed")).toEqual({ ...ENVELOPE, returned: null })
     for (const [operation, shape] of Object.entries(DEFAULT_SHAPES)) expect(shapeOf(operation)).toEqual(shape)
@@ -121,7 +121,7 @@ describe("shapeOf", () => {
   it("applies the settings' override of that operation only", () => {
     const overrides = { alerts_feed: { results: "data", next: "" }, plot_search: { count: "meta.count" } }
     expect(shapeOf("alerts_feed", overrides)).toEqual({ results: "data", count: "count", next: null, returned: null })
-    expect(shapeOf("plot_search", overrides)).toEqual({ results: "results", count: "meta.count", next: null, returned: "returned" })
+    expect(shapeOf("plot_search", overrides)).toEqual({ results: "results", count: "meta.count", next: "next", returned: "returned" })
     expect(shapeOf("sourcing_search", overrides)).toEqual(ENVELOPE)
   })
 

@@ -17,7 +17,7 @@ export interface SeenRequest {
 export interface Reply {
   readonly status?: number
   readonly headers?: Record<string, string>
-  /** An object is sent as JSON; a string as is. */
+  /** An object is sent as JSON; a string or bytes (a `Buffer`) as they are. */
   readonly body?: unknown
   /** Milliseconds to wait before answering (real time). */
   readonly delayMs?: number
@@ -51,8 +51,9 @@ export const localServer = (handler: Handler) =>
           Promise.resolve(handler(seen, index)).then(
             async (reply) => {
               if (reply.delayMs) await new Promise((r) => setTimeout(r, reply.delayMs))
-              const isText = typeof reply.body === "string"
-              const text = reply.body === undefined ? "" : isText ? (reply.body as string) : JSON.stringify(reply.body)
+              const bytes = Buffer.isBuffer(reply.body) ? reply.body : undefined
+              const isText = typeof reply.body === "string" || bytes !== undefined
+              const text = reply.body === undefined || bytes ? "" : isText ? (reply.body as string) : JSON.stringify(reply.body)
               res.writeHead(reply.status ?? 200, {
                 ...(reply.body !== undefined && !isText ? { "content-type": "application/json" } : {}),
                 ...(reply.truncate ? { "content-length": String(Buffer.byteLength(text)) } : {}),
@@ -62,7 +63,7 @@ export const localServer = (handler: Handler) =>
                 res.write(text.slice(0, Math.floor(text.length / 2)), () => res.destroy())
                 return
               }
-              res.end(text)
+              res.end(bytes ?? text)
             },
             (e) => {
               res.writeHead(500)

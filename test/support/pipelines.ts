@@ -12,7 +12,8 @@ import { decodeSettings } from "../../src/config/loadSettings.js"
 import type { Settings } from "../../src/config/Settings.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { makeEnvironment } from "../../src/wiring/Environment.js"
-import { resolveParams } from "../../src/pipeline/Params.js"
+import { resolveParams, sampleRequested } from "../../src/pipeline/Params.js"
+import { runSettingsOf } from "../../src/pipeline/RunSettings.js"
 import type { Pipeline } from "../../src/pipeline/Pipeline.js"
 import { Progress } from "../../src/pipeline/Progress.js"
 import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
@@ -34,6 +35,10 @@ export interface RunOptions {
   readonly resume?: "auto" | "resume" | "restart"
   readonly shard?: { index: number; count: number }
   readonly warehouse?: string
+  /** A sample run (`--sample`): a cap that cuts it short is reported, not a shortfall. */
+  readonly sample?: boolean
+  /** Buy every paid answer again (`--fresh`). */
+  readonly fresh?: boolean
 }
 
 export const pipelineByName = (name: string): Pipeline => {
@@ -55,7 +60,8 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
   /** Runs a pipeline (by name or declaration) to its summary; errors before the run reject. */
   const run = (pipeline: Pipeline | string, opts: RunOptions = {}): Promise<RunSummary> => {
     const p = typeof pipeline === "string" ? pipelineByName(pipeline) : pipeline
-    const params = resolveParams(p, { ...settings.pipelines[p.name]?.params, ...opts.params }, opts.overrides ?? [])
+    const fromSettings = { ...settings.pipelines[p.name]?.params, ...opts.params }
+    const params = resolveParams(p, fromSettings, opts.overrides ?? [])
     if (Either.isLeft(params)) return Promise.reject(params.left)
     return runOrReject(
       runPipeline({
@@ -66,8 +72,9 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
         maxUnits: opts.maxUnits ?? settings.budget.maxUnits,
         untilCap: opts.untilCap ?? false,
         shard: opts.shard,
-        maxRejectRatio: settings.budget.maxRejectRatio,
-        costs: settings.budget.costs
+        ...runSettingsOf(settings),
+        sample: opts.sample === true || sampleRequested(fromSettings, opts.overrides ?? []),
+        fresh: opts.fresh
       }).pipe(Effect.provide(env(opts.warehouse, opts.maxUnits)), Effect.scoped)
     )
   }

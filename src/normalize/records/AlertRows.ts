@@ -105,7 +105,7 @@ export const alertsTable = flatTable.of<Alert, Ctx>()(
   }
 )
 
-export const alertFeedLinksTable = flatTable.of<{ feed_id: number; alert_id: number }>()(
+export const alertFeedLinksTable = flatTable.of<{ feed_id: number; alert_id: number | bigint }>()(
   "alert_feed_links",
   {
     feed_id: "BIGINT",

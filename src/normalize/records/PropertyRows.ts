@@ -112,7 +112,7 @@ export const propertiesTable = <const N extends string = "properties">(name: N =
     }
   )
 
-type ListingCtx = { readonly propertyId: number }
+type ListingCtx = { readonly propertyId: number | bigint }
 export const listingsTable = <const N extends string = "property_listings">(name: N = "property_listings" as N) =>
   flatTable.of<Listing, ListingCtx>()(
     name,

@@ -21,6 +21,7 @@ import {
 } from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
+import { identityOf } from "../RecordKey.js"
 
 export const fetchAndLand = (run: RunContext, state: RunState) =>
   Effect.gen(function* () {
@@ -60,8 +61,18 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             ...(run.archive && page.fetched.raw
               ? // the bytes, not the text: the journal writes them now, the archive later, and
                 // they wait for their group outside V8's heap (the text dies young)
-                { raw: { pageKey: String(seq - 1), body: Buffer.from(page.fetched.raw, "utf8") }, recordsAt: page.fetched.recordsAt }
+                {
+                  raw: {
+                    pageKey: String(seq - 1),
+                    body: Buffer.from(page.fetched.raw, "utf8"),
+                    // a page that ended its slice as a repeat is not an answer worth reusing
+                    ...(page.fetched.request && page.end?.kind !== "stalled" ? { request: page.fetched.request } : {})
+                  },
+                  recordsAt: page.fetched.recordsAt
+                }
               : {}),
+            fresh: page.fresh,
+            ...(page.freshKeys ? { freshKeys: Array.from(page.freshKeys) } : {}),
             ...(page.declared !== undefined ? { declared: page.declared } : {}),
             ...(page.end ? { end: page.end } : {}),
             ...(page.missing ? { missing: page.missing } : {})
@@ -84,6 +95,8 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     const accept = (page: Page) => Effect.zipRight(admit(page), queue.reserve)
 
     const positions = new Map((yield* run.warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
+    // a resumed run's slices go on knowing the keys they read (after the replay landed its pages)
+    const seen = run.resumed ? yield* run.warehouse.sliceKeys(run.runId) : new Map<string, Array<number>>()
     const stop = Option.match(shutdown, {
       onNone: () => Effect.never,
       onSome: (s) => Effect.map(s.requested, (signal) => Either.left(new RunInterrupted({ signal })))
@@ -91,7 +104,13 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     const fetching = extractInto(
       pipeline.source,
       run.params,
-      { mode: run.resumed ? "resume" : "fresh", positions, shard: run.request.shard },
+      {
+        mode: run.resumed ? "resume" : "fresh",
+        positions,
+        shard: run.request.shard,
+        identity: identityOf(pipeline),
+        seen: (slice) => seen.get(slice) ?? []
+      },
       accept
     ).pipe(
       Effect.either,

@@ -28,11 +28,13 @@ const chargeOf = (error: unknown): { operation: string; units: number; requestId
 }
 
 /**
- * The run's completeness from `_slices`: a slice falls short when the service declared more than
- * landed plus rejected and no cap the user set cut it (nor an incremental read that caught up
- * with what earlier runs landed), or when it stalled or hit a service limit.
+ * The run's completeness from `_slices`: a slice falls short when the distinct keys it read (its
+ * records, where a pipeline names no key) fall short of what the service declared and no
+ * incremental read caught up with what earlier runs landed, or when it stalled, hit a service
+ * limit or shifted beyond repair. A slice cut by a cap the user set (`maxPages`) falls short too,
+ * unless the run is a sample (`sample`): then the cap is reported, not a shortfall.
  */
-export const completenessOf = (pipeline: string, runId: string) =>
+export const completenessOf = (pipeline: string, runId: string, sample = false) =>
   Effect.gen(function* () {
     const warehouse = yield* Warehouse
     const slices = yield* warehouse.slices(runId)
@@ -48,12 +50,21 @@ export const completenessOf = (pipeline: string, runId: string) =>
       received += s.received
       landed += s.landed
       rejected += s.rejected
-      const numbers = `declared ${s.declared ?? "no count"}, received ${s.received}, landed ${s.landed}, rejected ${s.rejected}`
+      // runs recorded before distinct keys were counted: landed plus rejected records
+      const distinct = s.distinct ?? s.landed + s.rejected
+      const keys = distinct !== s.received ? `, distinct keys ${distinct}` : ""
+      const numbers = `declared ${s.declared ?? "no count"}, received ${s.received}${keys}, landed ${s.landed}, rejected ${s.rejected}`
       const name = `${pipeline} slice ${s.slice}`
-      if (s.endedBy === "cap") caps.push(`${name} capped by ${s.endDetail}: ${numbers}`)
-      else if (s.endedBy === "caught-up") caughtUp.push(`${name} (${s.endDetail}): ${numbers}`)
-      else if (s.endedBy === "stalled" || s.endedBy === "limit") shortfalls.push(`${name} stopped (${s.endDetail}): ${numbers}`)
-      else if (s.done && s.declared !== null && s.landed + s.rejected < s.declared) shortfalls.push(`${name}: ${numbers}`)
+      if (s.endedBy === "cap") {
+        if (sample) caps.push(`${name} capped by ${s.endDetail} (a sample): ${numbers}`)
+        else
+          shortfalls.push(
+            `${name} cut by ${s.endDetail} before the service's end: ${numbers}; drop the cap to read everything (bound the spend with --max-units), or pass --sample`
+          )
+      } else if (s.endedBy === "caught-up") caughtUp.push(`${name} (${s.endDetail}): ${numbers}`)
+      else if (s.endedBy === "stalled" || s.endedBy === "limit" || s.endedBy === "shifted")
+        shortfalls.push(`${name} stopped (${s.endDetail}): ${numbers}`)
+      else if (s.done && s.declared !== null && distinct < s.declared) shortfalls.push(`${name}: ${numbers}`)
     }
     const missing = yield* warehouse.missingCount(runId)
     return { declared, received, landed, rejected, missing, shortfalls, caps, caughtUp } satisfies Completeness
@@ -82,7 +93,10 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
             }
           ]
         : []
-      const raw = shape && run.archive ? { raw: { pageKey: "unexpected-shape", body: shape.raw! } } : {}
+      const raw =
+        shape && run.archive
+          ? { raw: { pageKey: "unexpected-shape", body: shape.raw!, ...(shape.request ? { request: shape.request } : {}) } }
+          : {}
       if (ledger.length > 0 || "raw" in raw) {
         yield* warehouse.commitPages([
           { runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, ...raw }
@@ -90,7 +104,7 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
         yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + (charge?.units ?? 0) } }))
       }
     }
-    const found = yield* completenessOf(pipeline.name, runId)
+    const found = yield* completenessOf(pipeline.name, runId, run.request.sample === true)
     // a cap the user set that stopped the run (`--max-units`, the daily cap) is reported as a cap
     const unitCap =
       isTagged(error, "BudgetExhausted") && (error as { reason?: string }).reason !== "RetryBudget"

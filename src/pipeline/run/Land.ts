@@ -137,6 +137,8 @@ export const makeLanding = (run: RunContext, state: RunState) => (group: StagedG
           received: e.missing ? 0 : e.received,
           landed: e.missing ? 0 : e.records - e.rejects.length,
           rejected: e.missing ? 0 : e.rejects.length,
+          fresh: e.missing ? 0 : (e.fresh ?? e.received),
+          freshKeys: e.freshKeys,
           end: e.end,
           done: e.checkpoint.done || e.end !== undefined
         },

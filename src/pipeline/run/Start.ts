@@ -85,6 +85,8 @@ export const startRun = <P>(request: RunRequest<P>) =>
     // paid pages are journaled before their slice fetches on (see PageJournal.ts)
     const journal = pipeline.host === "platform" ? warehouse.journal : undefined
     if (journal && !resumed) yield* journalIo(() => journal.discard(pipeline.name))
+    // what earlier runs' slices read is no use to this one (a resumed run keeps its own)
+    yield* warehouse.forgetKeys(pipeline.name, resumed ? runId : undefined)
     yield* warehouse.startRun({ runId, pipeline: pipeline.name, params: encodeParams(pipeline, params), unitsPlanned: plan.units })
     const context: RunContext<P> = {
       request,

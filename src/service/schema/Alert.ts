@@ -15,7 +15,7 @@ import {
   ResultGroup,
   SaleStatus
 } from "./Enums.js"
-import { DateString, DateTimeString, nullable, open } from "./Open.js"
+import { DateString, DateTimeString, IntId, nullable, open } from "./Open.js"
 import { DateOnly, DateTime, intBetween, items, oneOf, SpecDateTime } from "./Rules.js"
 import { ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
 import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
@@ -27,8 +27,8 @@ const Bool = Schema.Boolean
 
 /** One alert: an event (new, price up/down, reserved, delisted, sold) on one listing. */
 export const Alert = open({
-  alert_id: Int,
-  listing_id: nullable(Int),
+  alert_id: IntId,
+  listing_id: nullable(IntId),
   ref: nullable(Str),
   alert_type: nullable(AlertType.schema),
   alert_subtype: nullable(AlertSubtype.schema),
@@ -40,7 +40,7 @@ export const Alert = open({
   listing_url: nullable(Str),
   listing_old_url: nullable(Str),
   listing_uid: nullable(Str),
-  property_id: nullable(Int),
+  property_id: nullable(IntId),
   title: nullable(Str),
   type: nullable(PropertyType),
   type_group: nullable(ResultGroup),

@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Condition, Operation, PROPERTY_TYPES, PropertyType, RentStatus, SaleStatus, ResultGroup } from "./Enums.js"
-import { nullable, open } from "./Open.js"
+import { IntId, nullable, open } from "./Open.js"
 import { intBetween, LatLon, numberBetween, oneOf } from "./Rules.js"
 import { Coordinates, Features, Location } from "./Shared.js"
 
@@ -16,9 +16,9 @@ const Str = Schema.String
  * One comparable property. The spec shows these members of 60; the others are kept as extras.
  */
 export const ComparableResult = open({
-  property_id: Int,
+  property_id: IntId,
   property_url: nullable(Str),
-  primary_listing_id: nullable(Int),
+  primary_listing_id: nullable(IntId),
   type: nullable(PropertyType),
   type_group: nullable(ResultGroup),
   coordinates: nullable(Coordinates),

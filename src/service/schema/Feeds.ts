@@ -46,9 +46,23 @@ export const FeedFilter = open({
 })
 export type FeedFilter = typeof FeedFilter.Type
 
-/** Assumed: a legacy feed `{id: int, name, filter, created_at}`. */
+/**
+ * Legacy feed id: an integer, or a string holding one (spec: "`{id}` of the v1 feed paths is a
+ * string holding an integer"; a service may send it that way in bodies too).
+ */
+export const LegacyFeedId = Schema.Union(Schema.Int, Schema.String.pipe(Schema.pattern(/^\d+$/)))
+
+/** The integer of a legacy feed id as the service sent it, or undefined when it is none. */
+export const legacyFeedId = (id: unknown): number | undefined =>
+  typeof id === "number" && Number.isSafeInteger(id) && id > 0
+    ? id
+    : typeof id === "string" && /^\d+$/.test(id) && Number.isSafeInteger(Number(id))
+      ? Number(id)
+      : undefined
+
+/** Assumed: a legacy feed `{id: int, name, filter, created_at}` (`id` may be a string holding the integer). */
 export const LegacyFeed = open({
-  id: Schema.Int,
+  id: LegacyFeedId,
   name: nullable(Schema.String),
   filter: nullable(FeedFilter),
   created_at: nullable(DateTimeString)

@@ -89,3 +89,9 @@ export const splitExtra = (
 export const DateString = Schema.String
 /** A date-time as the service writes it (ISO 8601, UTC); kept as a string on responses. */
 export const DateTimeString = Schema.String
+
+/**
+ * An integer id of a record: a number, or a `bigint` when it is beyond 2^53 (the clients read
+ * such integers exactly, `shared/ExactJson.ts`), so no id is rounded into another one.
+ */
+export const IntId = Schema.Union(Schema.Int, Schema.BigIntFromSelf)

@@ -130,5 +130,8 @@ export const PlotError = open({
 })
 export type PlotError = typeof PlotError.Type
 
-/** Spec (plot search 200 body): `count`, `returned`, `offset`, `results`; no next link. */
-export const PLOT_SEARCH_SHAPE: ResponseShape = { results: "results", count: "count", next: null, returned: "returned" }
+/**
+ * Spec (plot search 200 body): `count`, `returned`, `offset`, `results`. It shows no next link;
+ * one is followed should an answer carry it (the pagers follow the service's own paging).
+ */
+export const PLOT_SEARCH_SHAPE: ResponseShape = { results: "results", count: "count", next: "next", returned: "returned" }

@@ -48,6 +48,8 @@ export type PremisesResponse = typeof PremisesResponse.Type
 
 /**
  * Assumed (the spec: "the 200 body accepts any keys"): results under `results`, the total under
- * `count`, `returned` when given; no next link (offset pages). Setting: `service.shapes.ai_search_premises`.
+ * `count`, `returned` when given; offset pages, and a `next` link followed when an answer carries
+ * one (a service paging by links: the pagers follow its paging, not ours). Setting:
+ * `service.shapes.ai_search_premises`.
  */
-export const PREMISES_SHAPE: ResponseShape = { ...ENVELOPE, next: null }
+export const PREMISES_SHAPE: ResponseShape = ENVELOPE

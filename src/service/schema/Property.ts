@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { Condition, EnergyRating, PropertyType, RentPeriod, RentStatus, ResultGroup, SaleStatus } from "./Enums.js"
-import { DateString, nullable, open } from "./Open.js"
+import { DateString, IntId, nullable, open } from "./Open.js"
 import { ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
 
 const Int = Schema.Int
@@ -70,7 +70,7 @@ export const Company = open({
 
 /** One listing (advert) of a property. */
 export const Listing = open({
-  listing_id: Int,
+  listing_id: IntId,
   total_area: nullable(Int),
   plot_area: nullable(Int),
   terrace_area: nullable(Int),
@@ -124,8 +124,8 @@ export type Listing = typeof Listing.Type
 
 /** The property record. Fields after `thumbnails` are not shown by the spec; they are kept as extras. */
 export const Property = open({
-  property_id: Int,
-  primary_listing_id: nullable(Int),
+  property_id: IntId,
+  primary_listing_id: nullable(IntId),
   type: nullable(PropertyType),
   type_group: nullable(ResultGroup),
   operations: nullable(Schema.Array(Str)),
@@ -194,8 +194,8 @@ export type PropertyListEnvelope = typeof PropertyListEnvelope.Type
 
 /** One item of the match-by-listings answer: a property and its listing ids. */
 export const PropertyMatch = open({
-  property_id: Int,
-  listing_ids: Schema.Array(Int)
+  property_id: IntId,
+  listing_ids: Schema.Array(IntId)
 })
 export const PropertyMatches = Schema.Array(PropertyMatch)
 export type PropertyMatch = typeof PropertyMatch.Type

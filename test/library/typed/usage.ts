@@ -50,7 +50,10 @@ export const typedUsage = async () => {
   void alerts.rows()[0]!.alert_dat
 
   // an inline declaration is typed by its own tables
-  const inline: Extraction<(typeof plotsGermany)["tables"], "plots"> = await extract(plotsGermany, { params: { maxPages: 1 } })
+  const inline: Extraction<(typeof plotsGermany)["tables"], "plots"> = await extract(plotsGermany, {
+    params: { maxPages: 1 },
+    sample: true
+  })
   const table = flatTable.of<{ k: string; n: number }>()(
     "adhoc",
     { k: "VARCHAR", n: "DOUBLE!" },
