@@ -45,6 +45,7 @@
 import { Schema } from "effect"
 import { mix32 } from "./world/Hash.js"
 import { fnv1a } from "../shared/Fnv.js"
+import { stringifyJson } from "../shared/ExactJson.js"
 
 const NonEmpty = Schema.String.pipe(Schema.minLength(1))
 /** A header name (RFC 9110 token). */
@@ -251,11 +252,5 @@ export const withBigAlertId = <A extends object>(a: A): A => {
   return a
 }
 
-const BIG_MARK = "\u0000bigint:"
-
-/**
- * `JSON.stringify` that writes a `bigint` as its digits, an exact JSON integer (the bodies of
- * `bigIds`). Local to the sandbox so it depends on nothing the client side owns.
- */
-export const stringifyWithBigInts = (value: unknown): string =>
-  JSON.stringify(value, (_k, v: unknown) => (typeof v === "bigint" ? BIG_MARK + v.toString() : v)).replace(/"\\u0000bigint:(-?\d+)"/g, "$1")
+/** `JSON.stringify` that writes a `bigint` as its digits, an exact JSON integer (the bodies of `bigIds`). */
+export const stringifyWithBigInts = stringifyJson
