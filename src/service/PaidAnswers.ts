@@ -10,6 +10,7 @@
  */
 import { createHash } from "node:crypto"
 import { Context, Effect, Option } from "effect"
+import { canonicalJson } from "../shared/ExactJson.js"
 
 /** A paid request and its answer's age: what the raw archive keys a reusable answer by. */
 export interface PaidRequest {
@@ -76,20 +77,6 @@ export class PaidAnswers extends Context.Tag("service/PaidAnswers")<PaidAnswers,
   }
 }
 
-/** JSON with object keys sorted, so two bodies that mean the same hash the same. */
-const canonical = (v: unknown): string =>
-  Array.isArray(v)
-    ? `[${v.map(canonical).join(",")}]`
-    : typeof v === "object" && v !== null
-      ? `{${Object.keys(v)
-          .sort()
-          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
-          .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-          .join(",")}}`
-      : typeof v === "bigint"
-        ? v.toString()
-        : (JSON.stringify(v) ?? "null")
-
 /**
  * The canonical request: operation, method, the path relative to its host (a new base URL or
  * sandbox port keeps the key), the query parameters sorted, the body with its keys sorted.
@@ -104,6 +91,6 @@ export const requestKeyOf = (request: {
 }): string => {
   const u = new URL(request.url)
   const query = [...u.searchParams.entries()].sort(([a, x], [b, y]) => (a < b ? -1 : a > b ? 1 : x < y ? -1 : x > y ? 1 : 0))
-  const text = canonical([request.operation, request.method, u.pathname, query, request.body ?? null])
+  const text = canonicalJson([request.operation, request.method, u.pathname, query, request.body ?? null])
   return createHash("sha256").update(text).digest("hex").slice(0, 32)
 }

@@ -93,3 +93,20 @@ export const stringifyJson = (value: unknown): string => {
   if (!big || text === undefined) return text
   return text.replace(/"\\u0000bigint:(-?\d+)"/g, "$1")
 }
+
+/**
+ * JSON with object keys sorted (members that are `undefined` left out), `bigint`s as digits: one
+ * text for values that mean the same, to compare or hash them (parameters on resume, requests).
+ */
+export const canonicalJson = (v: unknown): string =>
+  Array.isArray(v)
+    ? `[${v.map(canonicalJson).join(",")}]`
+    : typeof v === "object" && v !== null
+      ? `{${Object.keys(v)
+          .sort()
+          .filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+          .map((k) => `${JSON.stringify(k)}:${canonicalJson((v as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : typeof v === "bigint"
+        ? v.toString()
+        : (JSON.stringify(v) ?? "undefined")

@@ -12,6 +12,7 @@ import { makePlanRefiner, planPipeline } from "../Planner.js"
 import { Progress } from "../Progress.js"
 import { InvalidInput } from "../RunError.js"
 import { newRunId } from "../RunId.js"
+import { canonicalJson } from "../../shared/ExactJson.js"
 import type { RunRequest } from "../Runner.js"
 import type { RunContext } from "./RunContext.js"
 
@@ -19,19 +20,10 @@ import type { RunContext } from "./RunContext.js"
 export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
   const a = (saved ?? {}) as Record<string, unknown>
   const b = (requested ?? {}) as Record<string, unknown>
-  const canonical = (v: unknown): string =>
-    Array.isArray(v)
-      ? `[${v.map(canonical).join(",")}]`
-      : typeof v === "object" && v !== null
-        ? `{${Object.keys(v)
-            .sort()
-            .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`)
-            .join(",")}}`
-        : (JSON.stringify(v) ?? "undefined")
   const show = (v: unknown) => (v === undefined ? "(unset)" : JSON.stringify(v).slice(0, 60))
   return [...new Set([...Object.keys(a), ...Object.keys(b)])]
     .sort()
-    .filter((k) => canonical(a[k]) !== canonical(b[k]))
+    .filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]))
     .map((k) => `${k}: ${show(a[k])} -> ${show(b[k])}`)
 }
 
