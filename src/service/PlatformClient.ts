@@ -261,7 +261,7 @@ export const makePlatformClient = Effect.gen(function* () {
   ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
     Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
       Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
-        onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page) }),
+        onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page, r.request?.reused === true) }),
         onLeft: (detail) =>
           Effect.fail(
             new UnexpectedShape({

@@ -113,9 +113,21 @@ export const relativeLink = (base: string, link: string | null | undefined): str
   return link.startsWith(`${root}/`) ? link.slice(root.length) : link
 }
 
-/** A page whose next link is made relative to `base` (see `relativeLink`). */
-export const withRelativeNext = (base: string, page: ListPage): ListPage =>
-  page.next === undefined ? page : { ...page, next: relativeLink(base, page.next) }
+/**
+ * A page whose next link is made relative to `base` (see `relativeLink`). `rebase`: the answer
+ * was bought earlier and read from the archive, so its links name the host as it was then (a
+ * sandbox on another port, a base URL since renamed): any absolute link keeps its path and query
+ * and goes to `base` now, never to another host.
+ */
+export const withRelativeNext = (base: string, page: ListPage, rebase = false): ListPage => {
+  if (page.next === undefined) return page
+  const next = relativeLink(base, page.next)
+  if (!rebase || typeof next !== "string" || !/^https?:\/\//i.test(next)) return { ...page, next }
+  const u = new URL(next)
+  const path = new URL(base.replace(/\/+$/, "") + "/").pathname.replace(/\/$/, "")
+  const rest = u.pathname.startsWith(`${path}/`) ? u.pathname.slice(path.length) : u.pathname
+  return { ...page, next: `${rest}${u.search}` }
+}
 
 /** The first characters of a body for an error line. */
 export const bodyStart = (raw: string, n = 200): string => raw.replace(/\s+/g, " ").slice(0, n)

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { type Harness, makeHarness } from "../support/pipelines.js"
 
-const params = { places: [{ country: "PT" }], operation: "sale", pageSize: 10, maxPages: 40 }
+const params = { places: [{ country: "PT" }], operation: "sale", pageSize: 10 }
 
 describe("saved links and a new base URL", () => {
   let a: Harness
@@ -45,6 +45,18 @@ describe("saved links and a new base URL", () => {
     expect(resumed.status).toBe("done")
     const truth = await b.query(`SELECT count(*) AS n FROM sourcing_properties`, warehouse)
     expect(Number(truth[0]!.n)).toBe(resumed.completeness.declared)
+  })
+
+  it("a rerun against the same host at another address reuses the answers bought before, their links followed there", async () => {
+    const warehouse = path.join(dir, "reuse.duckdb")
+    const first = await a.run("sourcing-search", { params, warehouse })
+    expect(first.status).toBe("done")
+    expect(first.totals.units).toBeGreaterThan(1)
+    const spentB = Object.values(b.sandbox.control.stats().unitsSpent).reduce((x, y) => x + y, 0)
+    // the archived pages name the first sandbox's port in their next links: they are followed on the second
+    const again = await b.run("sourcing-search", { params, warehouse })
+    expect([again.status, again.totals.units, again.totals.pages]).toEqual(["done", 0, first.totals.pages])
+    expect(Object.values(b.sandbox.control.stats().unitsSpent).reduce((x, y) => x + y, 0)).toBe(spentB)
   })
 
   it("a saved link to another host is refused", async () => {
