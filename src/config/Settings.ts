@@ -114,7 +114,13 @@ export const BudgetSection = Schema.Struct({
    * Paid pages a slice may read again to repair a list that shifted while it was read (its count
    * dropped between pages: records left it). Beyond it the slice ends `shifted` (exit 6). Default 2.
    */
-  paidRereads: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { default: () => 2 })
+  paidRereads: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 1000)), { default: () => 2 }),
+  /**
+   * Retry a paid call that got no answer (a timeout, a connection cut after it was sent). Default
+   * false: such a call may have been charged (the probe cannot tell), so the run pauses (exit 3)
+   * and a resume asks again. Set true once the balance shows unanswered calls are not charged.
+   */
+  retryUnansweredPaid: Schema.optionalWith(Schema.Boolean, { default: () => false })
 })
 
 export const SandboxSection = Schema.Struct({
@@ -181,6 +187,12 @@ export const PipelineEntry = Schema.Struct({
 
 export const Settings = Schema.Struct({
   $schema: Schema.optional(Schema.String),
+  /**
+   * Settings files laid over this one, in order, relative to its folder: e.g. the fragment
+   * `estate-etl probe --write config/probed.json` writes. Their objects merge member by member;
+   * their other values replace this file's.
+   */
+  include: Schema.optional(Schema.Array(Schema.String)),
   service: Schema.optionalWith(ServiceSection, { default: () => Schema.decodeSync(ServiceSection)({}) }),
   /** DuckDB warehouse file. Default `data/warehouse.duckdb`. */
   warehouse: Schema.optionalWith(Schema.String, { default: () => "data/warehouse.duckdb" }),

@@ -21,6 +21,7 @@ import { countRequest } from "../observe/Instruments.js"
 import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
 import { firstLine } from "../shared/ErrorClass.js"
 import { ACCEPT_ENCODING, decodeBody } from "./ContentEncoding.js"
+import { askedLimit, recordExchange } from "./Exchanges.js"
 
 export type { RawResponse } from "./ErrorMapping.js"
 
@@ -43,6 +44,8 @@ export interface HostTransportOptions {
   readonly budget: RetryBudget
   readonly policy: RetryPolicy
   readonly timeoutMs: number
+  /** The host's calls are paid: one that got no answer is not retried unless `retryUnansweredPaid` (see `Retry.ts`). */
+  readonly paid?: { readonly retryUnanswered: boolean } | undefined
   /** Maps a non-2xx answer to its error; `retryAfterMs` comes from `Retry-After`. */
   readonly toError: (operation: string, res: RawResponse, retryAfterMs: number | undefined) => ServiceError
 }
@@ -151,6 +154,15 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           )
         )
         const now = yield* Clock.currentTimeMillis
+        yield* recordExchange({
+          operation: req.operation,
+          method: req.method,
+          url: req.url,
+          status: res.status,
+          headers: res.headers,
+          text: res.text,
+          asked: askedLimit(req.url, req.body)
+        })
         yield* logExchange({
           ...logged,
           ms: now - started,
@@ -206,6 +218,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           countRequest({ operation: req.operation, method: req.method, status, units })
         )
       return withRetry(req.operation, attempt(req), options.policy, options.budget, {
+        paidUnansweredFinal: options.paid !== undefined && !options.paid.retryUnanswered,
         onRetry: () =>
           Effect.zipRight(
             Effect.sync(() => void (retries += 1)),

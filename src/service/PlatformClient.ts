@@ -111,6 +111,7 @@ export const makePlatformClient = Effect.gen(function* () {
     pacer,
     budget,
     policy: retryPolicyOf(settings),
+    paid: { retryUnanswered: settings.retryUnansweredPaid },
     timeoutMs: settings.requestTimeoutMs,
     // An error body that echoes the key (e.g. a proxy quoting the request) never reaches an error message.
     toError: (operation, res, retryAfterMs) =>
@@ -258,10 +259,11 @@ export const makePlatformClient = Effect.gen(function* () {
   const callList = (
     spec: Omit<CallSpec<unknown>, "response">,
     shapeKey: string = spec.operation
-  ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+  ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage; readonly operation: string }, ServiceError> =>
     Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
       Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
-        onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page, r.request?.reused === true) }),
+        onRight: (page) =>
+          Effect.succeed({ ...r, page: withRelativeNext(settings.platformUrl, page, r.request?.reused === true), operation: shapeKey }),
         onLeft: (detail) =>
           Effect.fail(
             new UnexpectedShape({

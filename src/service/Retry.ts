@@ -5,9 +5,11 @@
  * `quota_reached`) and 5xx. Everything else is terminal. A response that says units were
  * charged (`Svc-Units-Charged` > 0) is never retried, whatever its status.
  *
- * Assumed: a paid call that got no answer at all (network error, timeout before the headers)
- * is retried: the spec says failed calls are not charged, and without headers nothing says it
- * was. If the service did complete it, the next answer's `Svc-Units-Remaining` shows the drift.
+ * Assumed (the cautious reading; docs/ASSUMPTIONS.md): a paid call that got no answer (a timeout,
+ * a connection cut after the request went out) may have been charged; nothing shows it either
+ * way (the spec prices premises search "per successful call" and says nothing of failed ones).
+ * So it is not retried within the run unless `retryUnansweredPaid`: the run pauses and a resume
+ * asks again. A refused connection (nothing was sent) is retried.
  *
  * Delay before retry n (0-based): `Retry-After` when the service sent one (seconds or HTTP
  * date), else exponential backoff `base * 2^n` with equal jitter, capped at `maxMs`; never less
@@ -43,6 +45,14 @@ import { firstLine, isTransient } from "../shared/ErrorClass.js"
 
 export { chargedOf, isTransient } from "../shared/ErrorClass.js"
 
+/** The request may have reached the service and got no answer: a timeout, a connection cut after it was sent. */
+export const unanswered = (e: unknown): boolean => {
+  const t = e as { _tag?: string; reason?: string; detail?: string } | null
+  if (t?._tag !== "TransportError") return false
+  if (t.reason === "Timeout") return true
+  return t.reason === "Network" && !/ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH/.test(t.detail ?? "")
+}
+
 /** The server's requested wait, if any. */
 export const retryAfterOf = (e: unknown): number | undefined => {
   const r = (e as { retryAfterMs?: unknown } | null)?.retryAfterMs
@@ -77,11 +87,16 @@ export const withRetry = <A, E extends { readonly _tag: string }, R>(
   attempt: Effect.Effect<A, E, R>,
   policy: RetryPolicy,
   budget: RetryBudget,
-  hooks: { readonly onRetry?: (n: number, delayMs: number, error: E) => Effect.Effect<void> } = {}
+  hooks: {
+    readonly onRetry?: (n: number, delayMs: number, error: E) => Effect.Effect<void>
+    /** The call is paid and an unanswered one is not to be sent again (see the module's comment). */
+    readonly paidUnansweredFinal?: boolean
+  } = {}
 ): Effect.Effect<A, E | BudgetExhausted, R> => {
   const loop = (n: number): Effect.Effect<A, E | BudgetExhausted, R> =>
     Effect.catchAll(attempt, (error) => {
       if (n >= policy.maxRetries || !isTransient(error)) return Effect.fail(error)
+      if (hooks.paidUnansweredFinal && unanswered(error)) return Effect.fail(error)
       return Effect.gen(function* () {
         const delay = retryDelayMs(policy, n, error, yield* Random.next)
         if (delay === undefined) return yield* Effect.fail(error)

@@ -49,6 +49,14 @@ export interface ServiceSettingsShape {
   /** Run-wide retries always allowed. default 10. */
   readonly retryBudgetFloor: number
   /**
+   * Retry a paid call that got no answer (a timeout, a connection cut after it was sent). Default
+   * false: nothing shows whether such a call was charged (the spec says premises costs 40 units
+   * "per successful call" and nothing of failed ones), so it is not sent again within the run; the
+   * run pauses (exit 3) and a resume asks again. Set true once the balance shows unanswered calls
+   * are not charged.
+   */
+  readonly retryUnansweredPaid: boolean
+  /**
    * Platform rate before any `RateLimit-Policy` is seen, requests/s. default 20.
    * Assumed (docs/ASSUMPTIONS.md): the platform allows 20 requests/s.
    */
@@ -94,6 +102,7 @@ export const DEFAULTS = {
   retryMinMs: 200,
   retryBudgetRatio: 0.1,
   retryBudgetFloor: 10,
+  retryUnansweredPaid: false,
   platformRatePerSecond: 20,
   apiRatePerSecond: 50,
   pacingHeadroom: 0.97,

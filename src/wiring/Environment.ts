@@ -60,6 +60,7 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
       apiKeyHeader: s.apiKeyHeader,
       retryBudgetRatio: settings.budget.retryRatio,
       retryBudgetFloor: settings.budget.retryFloor,
+      retryUnansweredPaid: settings.budget.retryUnansweredPaid,
       unitCosts: settings.budget.costs
     }
     if (Option.isSome(sandbox)) {

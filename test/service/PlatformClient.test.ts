@@ -244,7 +244,24 @@ describe("PlatformClient", () => {
 
   // the timeout runs on the TestClock: the first answer never comes in time, the second always
   // does, however loaded the machine (a real 150 ms timeout failed under load)
-  it.scoped("times out a slow answer, retries it, and reports a refused connection as a network error", () =>
+  it.scoped("a paid call that timed out is not sent again (it may have been charged), unless retryUnansweredPaid says so", () =>
+    Effect.gen(function* () {
+      const server = yield* localServer((_, i) => (i === 0 ? { ...ok(40), delayMs: 5_000 } : ok(40)))
+      const e = yield* Effect.gen(function* () {
+        const call = yield* Effect.fork(Effect.flip((yield* PlatformClient).premisesSearch({})))
+        yield* waitFor(() => server.requests.length === 1)
+        while (Option.isNone(yield* Fiber.poll(call))) {
+          yield* TestClock.adjust("150 millis")
+          yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
+        }
+        return yield* Fiber.join(call)
+      }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150 })))
+      expect(e).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
+      expect(server.requests).toHaveLength(1)
+    })
+  )
+
+  it.scoped("times out a slow answer, retries it when told to, and reports a refused connection as a network error", () =>
     Effect.gen(function* () {
       const server = yield* localServer((_, i) => (i === 0 ? { ...ok(40), delayMs: 5_000 } : ok(40)))
       const [res, stats] = yield* Effect.gen(function* () {
@@ -257,7 +274,7 @@ describe("PlatformClient", () => {
           yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
         }
         return [yield* Fiber.join(call), yield* client.stats] as const
-      }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150 })))
+      }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150, retryUnansweredPaid: true })))
       expect(res.units.charged).toBe(40)
       expect(stats).toEqual({ attempts: 2, retries: 1 })
 
