@@ -64,6 +64,8 @@ export default definePipeline({
   records: {
     table: "listing_matches",
     schema: PropertyMatch,
+    // one record, a property and its listings (the rows are its listings)
+    key: (m) => (m as { property_id?: number | bigint } | null)?.property_id,
     toRows: (m, ctx) => ({
       listing_matches: m.listing_ids.map((listing_id) => matches.row({ listing_id, property_id: m.property_id }, ctx))
     })

@@ -34,6 +34,7 @@ import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
 import { stateCommands } from "./StateCommands.js"
 import { reportCommand } from "./ReportCommand.js"
+import { probeCommand } from "./ProbeCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 import { withTelemetry } from "../observe/Telemetry.js"
 
@@ -404,6 +405,7 @@ export const commands = Command.make("estate-etl").pipe(
   Command.withSubcommands([
     list,
     plan,
+    probeCommand,
     run,
     status,
     exportCmd,

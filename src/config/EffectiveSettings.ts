@@ -6,7 +6,7 @@
 import { Effect, Either, Option } from "effect"
 import * as fs from "node:fs"
 import { InvalidInput } from "../shared/InvalidInput.js"
-import { loadSettings, type SettingsCheck, settingsFile as defaultSettingsFile } from "./loadSettings.js"
+import { loadSettings, readSettingsJson, type SettingsCheck, settingsFile as defaultSettingsFile } from "./loadSettings.js"
 import type { Settings } from "./Settings.js"
 import { applySettingsEnv, envValue, SETTINGS_ENV, type Source } from "./SettingsEnv.js"
 
@@ -59,7 +59,7 @@ export const loadEffectiveSettings = (
     }
     const fromFile = yield* loadSettings(file?.path, check)
     // which values the file itself holds (defaults fill the rest); it decoded, so it parses
-    const raw: unknown = file !== undefined ? JSON.parse(fs.readFileSync(file.path, "utf8")) : {}
+    const raw: unknown = file !== undefined ? Either.getOrElse(readSettingsJson(file.path), () => ({})) : {}
     const { overrides, settings } = yield* Either.match(applySettingsEnv(fromFile, env), {
       onLeft: Effect.fail,
       onRight: Effect.succeed

@@ -7,6 +7,7 @@
  */
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import { InvalidInput } from "../shared/InvalidInput.js"
 import { issuesLine } from "./DecodeErrors.js"
 import { Settings } from "./Settings.js"
@@ -45,23 +46,54 @@ export const decodeSettings = (input: unknown, source: string, check: SettingsCh
   return known === undefined ? decoded : Either.flatMap(decoded, (settings) => checkSettingsAgainst(settings, known, source))
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)
+
+/** `over` laid over `base`: objects merge member by member, anything else replaces. */
+export const mergeOver = (base: unknown, over: unknown): unknown =>
+  isObject(base) && isObject(over)
+    ? Object.fromEntries(
+        [...new Set([...Object.keys(base), ...Object.keys(over)])].map((k) => [k, k in over ? mergeOver(base[k], over[k]) : base[k]])
+      )
+    : over
+
+/** A settings file's JSON, `field` naming it in errors. */
+const readJson = (file: string, field: string): Either.Either<unknown, InvalidInput> => {
+  let text: string
+  try {
+    text = fs.readFileSync(file, "utf8")
+  } catch (e) {
+    return Either.left(new InvalidInput({ field, detail: `cannot read ${file}: ${(e as Error).message}` }))
+  }
+  try {
+    return Either.right(JSON.parse(text) as unknown)
+  } catch (e) {
+    return Either.left(new InvalidInput({ field, detail: `${file} is not valid JSON: ${(e as Error).message}` }))
+  }
+}
+
+/** A settings file with the files it `include`s laid over it (relative to its folder). */
+export const readSettingsJson = (file: string): Either.Either<unknown, InvalidInput> =>
+  Either.flatMap(readJson(file, "--config"), (json) => {
+    const include = isObject(json) ? json.include : undefined
+    if (!Array.isArray(include)) return Either.right(json)
+    let merged = json
+    for (const [i, name] of include.entries()) {
+      if (typeof name !== "string") return Either.left(new InvalidInput({ field: `${file}: include.${i}`, detail: "a file name" }))
+      const part = nodePath.resolve(nodePath.dirname(file), name)
+      if (!fs.existsSync(part))
+        return Either.left(new InvalidInput({ field: `${file}: include.${i}`, detail: `no settings file at ${part}` }))
+      const fragment = readJson(part, `${file}: include.${i}`)
+      if (Either.isLeft(fragment)) return fragment
+      merged = mergeOver(merged, fragment.right)
+    }
+    return Either.right(merged)
+  })
+
 /** Loads `path` (or the first of `DEFAULT_CONFIGS` that exists; none at all means every default). */
 export const loadSettings = (path: string | undefined, check: SettingsCheck = {}): Effect.Effect<Settings, InvalidInput> =>
   Effect.suspend(() => {
     const file = settingsFile(path)
     if (file === undefined) return Effect.succeed(Schema.decodeSync(Settings)({}))
     if (!fs.existsSync(file)) return Effect.fail(new InvalidInput({ field: "--config", detail: `no settings file at ${file}` }))
-    let text: string
-    try {
-      text = fs.readFileSync(file, "utf8")
-    } catch (e) {
-      return Effect.fail(new InvalidInput({ field: "--config", detail: `cannot read ${file}: ${(e as Error).message}` }))
-    }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (e) {
-      return Effect.fail(new InvalidInput({ field: "--config", detail: `${file} is not valid JSON: ${(e as Error).message}` }))
-    }
-    return decodeSettings(json, file, check)
+    return Either.match(readSettingsJson(file), { onLeft: Effect.fail, onRight: (json) => decodeSettings(json, file, check) })
   })

@@ -39,6 +39,8 @@ export const fetchedOf = <R>(
 
 /** A list answer read through its response shape (see `service/ResponseShape.ts`). */
 interface ListResponse extends ClientResponse {
+  /** The operation whose shape read it (the client's name for the call). */
+  readonly operation?: string | undefined
   readonly page: {
     readonly records: ReadonlyArray<unknown>
     readonly total?: number | undefined
@@ -56,6 +58,8 @@ export const pageOf = <R = unknown>(response: ListResponse, operation: string, m
   const { records, total, next, returned, recordsAt } = response.page
   return {
     ...fetchedOf(response, operation, map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
+    // the page says which operation answered (its shape), whatever the pipeline names its charges
+    ...(response.operation !== undefined ? { operation: response.operation } : {}),
     ...(next !== undefined ? { next } : {}),
     ...(returned !== undefined ? { returned } : {}),
     ...(!map && recordsAt !== undefined && response.raw !== "" ? { recordsAt } : {})

@@ -127,7 +127,12 @@ export const runPipeline = <P>(request: RunRequest<P>) =>
       slices: context.plan.slices,
       planned: { requests: context.plan.requests, pages: context.plan.pages, units: context.plan.units, exact: context.plan.exact }
     })
-    const answers = yield* paidAnswersOf(context as RunContext)
+    const answers = yield* paidAnswersOf({
+      warehouse: context.warehouse,
+      host: context.pipeline.host,
+      fresh: request.fresh,
+      reuseWithinMs: request.reuseWithinMs
+    })
     const outcome = yield* Effect.either(
       fetchAndLand(context as RunContext, state).pipe(
         Effect.provideService(PaidAnswers, answers),

@@ -33,6 +33,9 @@ export const DEFAULT_SHAPES: Readonly<Record<string, ResponseShape>> = {
   market_analysis: MARKET_RECORD_SHAPE
 }
 
+/** Operations answering one record (an object at `results`: `TokenClient`'s `record`), not a list. */
+export const RECORD_OPERATIONS: ReadonlySet<string> = new Set(["market_distribution_properties", "market_analysis"])
+
 /** The operations whose shape can be set (for settings checks and docs). */
 export const SHAPED_OPERATIONS = Object.keys(DEFAULT_SHAPES) as [string, ...Array<string>]
 

@@ -216,12 +216,12 @@ export const makeTokenClient = Effect.gen(function* () {
   const list = (
     operation: string,
     call: Effect.Effect<TokenResponse<unknown>, ServiceError>
-  ): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
+  ): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage; readonly operation: string }, ServiceError> =>
     Effect.flatMap(call, (r) =>
       r.status === 204 || r.raw === ""
-        ? Effect.succeed({ ...r, page: { records: [] } as ListPage })
+        ? Effect.succeed({ ...r, page: { records: [] } as ListPage, operation })
         : Either.match(readList(r.body, shapeOf(operation, settings.shapes)), {
-            onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.apiUrl, page) }),
+            onRight: (page) => Effect.succeed({ ...r, page: withRelativeNext(settings.apiUrl, page), operation }),
             onLeft: (detail) => Effect.fail(shapeError(operation, r, detail))
           })
     )

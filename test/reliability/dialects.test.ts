@@ -16,12 +16,12 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { catalogue } from "../../pipelines/index.js"
 import type { RunSummary } from "../../src/pipeline/Runner.js"
-import { Warehouse } from "../../src/load/Warehouse.js"
 import { LOW_BALANCE, SANDBOX_API_KEY, WELL_KNOWN_CREDENTIALS } from "../../src/sandbox/Credentials.js"
 import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "../../src/sandbox/Dialect.js"
 import { TokenClient } from "../../src/service/TokenClient.js"
-import { CASES, type PipelineCase, type Truth, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
+import { CASES, type PipelineCase, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
 import { type Harness, makeHarness, unitsSpent } from "../support/pipelines.js"
+import { type Comparison, compare, queryAll } from "../support/truthCompare.js"
 
 type Named = "truth" | "incomplete (6)" | "UnexpectedShape (7)" | "coding (7)" | "auth (5)"
 /** A named outcome, or a description of anything else (always a failure). */
@@ -147,84 +147,6 @@ afterAll(() => {
     `\nOutcomes by dialect (also in ${path.basename(OUTCOME_FILE)}):\n\n${lines.join("\n")}\n\nUnits charged:\n\n${unitLines.join("\n")}\n`
   )
 })
-
-/** Several queries over one opening of a warehouse (an opening costs more than these small queries). */
-const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Record<string, unknown>>>> =>
-  Effect.runPromise(
-    Effect.flatMap(Warehouse, (w) => Effect.forEach(sqls, (sql) => w.query(sql))).pipe(
-      Effect.provide(Warehouse.Default({ path: warehouse, threads: 1 })),
-      Effect.scoped
-    )
-  )
-
-/** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
-const keyOf = (row: Record<string, unknown>) =>
-  Object.values(row)
-    .map((v) => (v === null || v === undefined ? "null" : String(v)))
-    .join("|")
-
-/** Multiset difference: what the truth has that the table lacks, and what the table has beyond it. */
-const diff = (got: ReadonlyArray<string>, want: ReadonlyArray<string>) => {
-  const left = new Map<string, number>()
-  for (const k of want) left.set(k, (left.get(k) ?? 0) + 1)
-  const extra: Array<string> = []
-  for (const k of got) {
-    const n = left.get(k) ?? 0
-    if (n > 0) left.set(k, n - 1)
-    else extra.push(k)
-  }
-  const missing = [...left].flatMap(([k, n]) => Array.from({ length: n }, () => k))
-  return { missing, extra }
-}
-
-interface Comparison {
-  readonly exact: boolean
-  /** One line per table or count that differs: expected vs got, with a few keys. */
-  readonly problems: ReadonlyArray<string>
-  /** Keys landed that the truth does not have (wrong rows, whatever the status). */
-  readonly foreign: ReadonlyArray<string>
-}
-
-/**
- * The warehouse against the truth; keys in `optional` (records that left a list while it was
- * read) may be there or not, and child-table counts are then not compared.
- */
-const compare = async (
-  warehouse: string,
-  pipeline: string,
-  truth: Truth,
-  optional: ReadonlySet<string> = new Set()
-): Promise<Comparison> => {
-  const problems: Array<string> = []
-  const foreign: Array<string> = []
-  const results = await queryAll(warehouse, [
-    ...truth.tables.map((t) => `SELECT ${t.select} FROM ${t.table}`),
-    ...truth.counts.map((c) => c.sql),
-    `SELECT "key" FROM _missing WHERE pipeline = '${pipeline}'`
-  ])
-  for (const [i, t] of truth.tables.entries()) {
-    const got = results[i]!.map(keyOf)
-    const d0 = diff(got, t.keys)
-    const d = { missing: d0.missing.filter((k) => !optional.has(k)), extra: d0.extra }
-    if (d.missing.length > 0 || d.extra.length > 0) {
-      problems.push(
-        `${t.table}: expected ${t.keys.length} rows, got ${got.length} (${d.missing.length} missing, e.g. ${JSON.stringify(d.missing.slice(0, 3))}; ${d.extra.length} extra, e.g. ${JSON.stringify(d.extra.slice(0, 3))})`
-      )
-    }
-    foreign.push(...d.extra.map((k) => `${t.table}:${k}`))
-  }
-  for (const [i, c] of truth.counts.entries()) {
-    if (optional.size > 0) continue
-    const n = results[truth.tables.length + i]![0]!.n
-    if (n !== c.expected) problems.push(`${c.label}: expected ${c.expected} rows, got ${n}`)
-  }
-  const missing = results[results.length - 1]!.map((r) => String(r.key))
-  const dm = diff(missing, truth.missing)
-  if (dm.missing.length > 0 || dm.extra.length > 0) {
-    problems.push(`_missing: expected ${JSON.stringify([...truth.missing].sort())}, got ${JSON.stringify(missing.sort())}`)
-  }
-  return { exact: problems.length === 0, problems, foreign }
-}
 
 /** The named stop a summary or a refusal stands for, if any. */
 const namedStop = (summary: RunSummary | undefined, rejected: unknown): Named | undefined => {

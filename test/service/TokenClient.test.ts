@@ -158,7 +158,7 @@ describe("TokenClient", () => {
           date_range: { min: "2025-01-06", max: null }
         })
       }).pipe(withClients(fastSettings(server.url, server.url)))
-      expect(res).toEqual({ body: [], raw: "", status: 204, page: { records: [] } })
+      expect(res).toEqual({ body: [], raw: "", status: 204, page: { records: [] }, operation: "market_time_series" })
     })
   )
 
