@@ -165,7 +165,7 @@ export class UnexpectedShape extends Data.TaggedError("UnexpectedShape")<{
     const fix = this.request?.reused
       ? `this answer was bought at ${this.request.boughtAt} and read again from the raw archive (0 units): set service.shapes.${this.operation} to where this service puts it and rerun, or rerun with --fresh to buy it again`
       : `set service.shapes.${this.operation} to where this service puts it, then resume (the paid answer is reused at 0 units)`
-    return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; ${fix}`
+    return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; ${fix}; \`estate-etl probe\` checks the shape of every operation at once`
   }
 }
 
