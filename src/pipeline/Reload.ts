@@ -14,6 +14,7 @@ import { Effect, Either, Option } from "effect"
 import { makeRawArchive } from "../load/RawArchive.js"
 import { Warehouse } from "../load/Warehouse.js"
 import type { RawPageRecord } from "../load/PageCommit.js"
+import { lastArchivedRun } from "../load/PipelineState.js"
 import { makeNormalizer } from "../normalize/Normalizer.js"
 import type { PageContext, Pipeline } from "./Pipeline.js"
 import { InvalidInput } from "./RunError.js"
@@ -72,11 +73,7 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string, shapes?: 
     if (warehouse.rawRoot === undefined) {
       return yield* new InvalidInput({ field: "reload", detail: "this warehouse keeps no raw archive (in-memory or archiving off)" })
     }
-    const latest = yield* warehouse.query(
-      `SELECT run_id FROM _raw_pages WHERE pipeline = ? GROUP BY run_id ORDER BY max("at") DESC LIMIT 1`,
-      [pipeline.name]
-    )
-    const from = fromRunId ?? Option.getOrUndefined(Option.fromNullable(latest[0]?.run_id as string | undefined))
+    const from = fromRunId ?? (yield* lastArchivedRun(warehouse, pipeline.name))?.runId
     if (from === undefined) {
       return yield* new InvalidInput({
         field: "reload",
