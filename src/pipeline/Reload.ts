@@ -24,6 +24,7 @@ import { ServiceSettings } from "../service/ServiceSettings.js"
 import { DEFAULT_SHAPES, shapeOf } from "../service/Shapes.js"
 import { newRunId } from "./RunId.js"
 import { parseJson } from "../shared/ExactJson.js"
+import { redactText } from "../config/Credentials.js"
 
 /** Response shape overrides by operation (`service.shapes`). */
 export type Shapes = Readonly<Record<string, ShapeOverride | undefined>>
@@ -103,7 +104,7 @@ export const reloadPipeline = (pipeline: Pipeline, fromRunId?: string, shapes?: 
                 operation,
                 host: pipeline.host,
                 detail,
-                bodyStart: bodyStart(body),
+                bodyStart: redactText(bodyStart(body)),
                 archived: { runId: from, pageKey: page.pageKey, pipeline: pipeline.name }
               })
             )
