@@ -9,9 +9,20 @@
  *   long random token, or the value of a credential environment variable (`SVC_API_KEY`,
  *   `SVC_EMAIL`, `SVC_PASSWORD`, or the names the settings give them).
  */
+import {
+  API_KEY,
+  type CredentialEnv,
+  DEFAULT_CREDENTIAL_ENV,
+  type EnvSecret,
+  environmentSecrets,
+  isRandomToken,
+  JWT,
+  REDACTED,
+  redactText,
+  WEBHOOK_SECRET
+} from "../shared/Redaction.js"
 
-/** What an error shows instead of a credential's value. */
-export const REDACTED = "<redacted>"
+export { type CredentialEnv, DEFAULT_CREDENTIAL_ENV, type EnvSecret, environmentSecrets, REDACTED, redactText }
 
 const CREDENTIAL = /key|token|secret|passw(or)?d/i
 
@@ -23,10 +34,6 @@ export const isCredentialKey = (key: PropertyKey): boolean =>
   typeof key === "string" && CREDENTIAL.test(key) && !NOT_CREDENTIALS.has(key.toLowerCase())
 
 // --- values that look like credentials -----------------------------------------------------------
-
-/** The environment variables the credentials come from by default (`service.apiKeyEnv`, ...). */
-export const DEFAULT_CREDENTIAL_ENV = { apiKeyEnv: "SVC_API_KEY", emailEnv: "SVC_EMAIL", passwordEnv: "SVC_PASSWORD" } as const
-export type CredentialEnv = { readonly [K in keyof typeof DEFAULT_CREDENTIAL_ENV]: string }
 
 const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/
 
@@ -41,59 +48,13 @@ export const credentialEnvOf = (settings: unknown): CredentialEnv => {
   return { apiKeyEnv: pick("apiKeyEnv"), emailEnv: pick("emailEnv"), passwordEnv: pick("passwordEnv") }
 }
 
-/** A credential variable's value, as text may hold it. */
-export interface EnvSecret {
-  readonly variable: string
-  readonly value: string
-}
-
-/** Shorter values are too likely to be ordinary words of a message to be searched for in text. */
-const MIN_SECRET_IN_TEXT = 6
-
-/** The values of the credential variables (`env` is the environment after `.env`), set ones only. */
-export const environmentSecrets = (names: CredentialEnv = DEFAULT_CREDENTIAL_ENV, env: NodeJS.ProcessEnv = process.env): Array<EnvSecret> =>
-  [...new Set([names.apiKeyEnv, names.emailEnv, names.passwordEnv, ...Object.values(DEFAULT_CREDENTIAL_ENV)])].flatMap((variable) => {
-    const value = env[variable]
-    return value !== undefined && value.trim() !== "" ? [{ variable, value }] : []
-  })
-
-const JWT = /eyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g
-const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=_-]{8,}/g
-/**
- * API keys as services issue them: a short issuer prefix, then a tail with a digit in it (so
- * `sk-something-long` as a name is not one). `sk`/`rk`: secret and restricted keys (this service's
- * `sk_sandbox_...`, `sk-live-...`), `oat`: OAuth access tokens; GitHub, GitLab, Slack and AWS keys.
- */
-const API_KEY =
-  /(?<![A-Za-z0-9])(?:(?:sk|rk|oat)[_-](?=[A-Za-z0-9_-]*\d)[A-Za-z0-9_-]{8,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})/g
-/** Candidates for a long random token inside text (no `/`: paths are text too). */
-const TOKEN_IN_TEXT = /[A-Za-z0-9_+=-]{32,}/g
-
-const classOf = (c: string) => (c >= "a" && c <= "z" ? 0 : c >= "A" && c <= "Z" ? 1 : c >= "0" && c <= "9" ? 2 : 3)
-
-/**
- * A long random token: 32 or more characters of base64 or base64url that mix upper case, lower
- * case and digits and change character class at least at 45% of neighbours (random base64 does at
- * about 64%; identifiers and paths, made of words, far less), or 40 or more hex digits.
- */
-const isRandomToken = (s: string): boolean => {
-  if (s.length < 32 || !/^[A-Za-z0-9_+/=-]+$/.test(s)) return false
-  if (s.length >= 40 && /^[0-9a-f]+$/i.test(s) && /\d/.test(s) && /[a-f]/i.test(s)) return true
-  if (!/[a-z]/.test(s) || !/[A-Z]/.test(s) || !/\d/.test(s)) return false
-  let switches = 0
-  for (let i = 1; i < s.length; i++) if (classOf(s[i]!) !== classOf(s[i - 1]!)) switches++
-  return switches >= 0.45 * (s.length - 1)
-}
-
-const whole = (re: RegExp, s: string) => {
-  const m = s.match(new RegExp(`^(?:${re.source})$`))
-  return m !== null
-}
+const whole = (re: RegExp, s: string) => new RegExp(`^(?:${re.source})$`).test(s)
 
 /**
  * What a value looks like when it looks like a credential (`an API key`, `a JWT`, `a webhook
  * secret`, `a random token`, `the value of SVC_PASSWORD`), else `undefined`. The whole value is
- * judged; a path (starting with `/`, `.` or `~`) is never taken for a random token.
+ * judged by the rules `redactText` applies to text (`shared/Redaction.ts`); a path (starting with
+ * `/`, `.` or `~`) is never taken for a random token.
  */
 export const credentialLook = (value: string, secrets: ReadonlyArray<EnvSecret> = []): string | undefined => {
   const v = value.trim()
@@ -104,24 +65,6 @@ export const credentialLook = (value: string, secrets: ReadonlyArray<EnvSecret> 
   if (whole(API_KEY, v)) return "an API key"
   if (!/^[/.~]/.test(v) && isRandomToken(v)) return "a random token"
   return undefined
-}
-
-/**
- * `text` with everything in it that looks like a credential replaced by `<redacted>`: JWTs,
- * webhook secrets, API keys, long random tokens, and the credential variables' values (quoted
- * always; bare when long enough not to be an ordinary word).
- */
-export const redactText = (text: string, secrets: ReadonlyArray<EnvSecret> = []): string => {
-  let out = text
-  for (const { value } of [...secrets].sort((a, b) => b.value.length - a.value.length)) {
-    out = out.split(JSON.stringify(value)).join(JSON.stringify(REDACTED))
-    if (value.length >= MIN_SECRET_IN_TEXT) out = out.split(value).join(REDACTED)
-  }
-  return out
-    .replace(JWT, REDACTED)
-    .replace(WEBHOOK_SECRET, REDACTED)
-    .replace(API_KEY, REDACTED)
-    .replace(TOKEN_IN_TEXT, (m) => (isRandomToken(m) ? REDACTED : m))
 }
 
 // --- walking settings and parameters -------------------------------------------------------------
@@ -136,7 +79,7 @@ const isPlainObject = (value: unknown): value is Record<string, unknown> => {
  * `value` with the value of every credential-looking key, at any depth, replaced by `<redacted>`,
  * and anything that looks like a credential inside its strings too (`redactText`).
  */
-export const redactValue = (value: unknown, secrets: ReadonlyArray<EnvSecret> = []): unknown => {
+export const redactValue = (value: unknown, secrets: ReadonlyArray<EnvSecret> = environmentSecrets()): unknown => {
   if (typeof value === "string") return redactText(value, secrets)
   if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets))
   if (!isPlainObject(value)) return value

@@ -24,7 +24,7 @@ import { ServiceSettings } from "../service/ServiceSettings.js"
 import { DEFAULT_SHAPES, shapeOf } from "../service/Shapes.js"
 import { newRunId } from "./RunId.js"
 import { parseJson } from "../shared/ExactJson.js"
-import { redactText } from "../config/Credentials.js"
+import { redactText } from "../shared/Redaction.js"
 
 /** Response shape overrides by operation (`service.shapes`). */
 export type Shapes = Readonly<Record<string, ShapeOverride | undefined>>

@@ -19,6 +19,7 @@ import { Settings } from "../../src/config/Settings.js"
 import { checkSettingsAgainst, credentialInSettings } from "../../src/config/StrictSettings.js"
 import { closest, editDistance } from "../../src/config/Suggest.js"
 import { parseOverride, resolveParams } from "../../src/pipeline/Params.js"
+import { messageOf } from "../../src/shared/ErrorClass.js"
 import { runCli } from "../support/cli.js"
 
 const known = { knownPipelines: catalogue.map((p) => p.name) }
@@ -295,6 +296,8 @@ describe("values that look like credentials, under any key", () => {
       `password "<redacted>" or <redacted>`
     )
     expect(lineOf(Schema.Struct({ limit: Schema.Number }), { limit: KEY })).toBe(`limit: Expected number, actual "<redacted>"`)
+    // every error's one line (printed, stored in _runs.error, sent as an event)
+    expect(messageOf(new Error(`unknown pipeline "${KEY}"\n    at stack`))).toBe(`unknown pipeline "<redacted>"`)
   })
 
   it("refused in the settings file with one line saying where the secret goes, the value never shown", () => {
