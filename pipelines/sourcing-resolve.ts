@@ -10,13 +10,14 @@
  * - a header naming one or more of the columns `url`, `reference`, `listing_id`, each non-empty
  *   cell being one input of its column's kind.
  * Every input is checked (an http(s) link, a non-empty reference, a positive integer listing id)
- * before any request; a bad file fails the run naming the line.
+ * with the parameters, before any request or any change to the warehouse; a bad file is bad
+ * input (exit 2) naming the line.
  *
  * Decided: an input that matches nothing (404 `not_found`, not charged) lands a `_missing` row
  * (the fan-out's missing-key mechanism) and a row with `property_id` and `matched_by` null, not a
  * failed run; it is asked again on the next run.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
 import { single } from "../src/extract/Pagers.js"
 import { csvRows } from "../src/extract/Csv.js"
@@ -33,8 +34,14 @@ import type { ServiceError } from "../src/service/ServiceError.js"
 import { SourcingPropertyDetail } from "../src/service/schema/Sourcing.js"
 
 const Params = Schema.Struct({
-  /** Path of the CSV file of inputs (format above). */
-  file: Schema.String.pipe(Schema.minLength(1)),
+  /**
+   * Path of the CSV file of inputs (format above). The file is read and every line checked as the
+   * parameters are, so a bad file is bad input before anything is sent or written (exit 2).
+   */
+  file: Schema.String.pipe(
+    Schema.minLength(1),
+    Schema.filter((file) => Either.match(inputsOf(file), { onLeft: (detail) => detail, onRight: () => true }))
+  ),
   /** Calls in flight at once. Default 4. */
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 32)), { default: () => 4 })
 })
@@ -54,35 +61,46 @@ const checkValue = (kind: Kind, value: string): string | undefined => {
   return value === "" ? "a reference must not be empty" : undefined
 }
 
+/** The distinct inputs of a CSV file, in file order; `Left`: the first problem, naming the file and the line. */
+const inputsOf = (file: string): Either.Either<ReadonlyArray<Input>, string> => {
+  const bad = (detail: string) => Either.left(`${file}: ${detail}`)
+  let text: string
+  try {
+    text = fs.readFileSync(file, "utf8")
+  } catch {
+    return bad("cannot read the file")
+  }
+  const [header, ...rows] = csvRows(text)
+  if (!header) return bad("the file is empty (a header row is required)")
+  const names = header.map((h) => h.trim().toLowerCase())
+  const pairs = names.length === 2 && names[0] === "kind" && names[1] === "value"
+  if (!pairs && (names.length === 0 || !names.every((n) => (KINDS as ReadonlyArray<string>).includes(n)))) {
+    return bad(`the header must be "kind,value" or name columns among ${KINDS.join(", ")} (got ${names.join(",")})`)
+  }
+  const seen = new Set<string>()
+  const out: Array<Input> = []
+  for (const [n, row] of rows.entries()) {
+    const cells = pairs
+      ? [[row[0]?.trim().toLowerCase() ?? "", row[1]?.trim() ?? ""] as const]
+      : names.map((k, i) => [k, row[i]?.trim() ?? ""] as const)
+    for (const [kind, value] of cells) {
+      if (!pairs && value === "") continue
+      if (!(KINDS as ReadonlyArray<string>).includes(kind))
+        return bad(`line ${n + 2}: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`)
+      const problem = checkValue(kind as Kind, value)
+      if (problem) return bad(`line ${n + 2}: ${problem} (got ${JSON.stringify(value.slice(0, 60))})`)
+      const key = `${kind}:${value}`
+      if (!seen.has(key)) (seen.add(key), out.push({ kind: kind as Kind, value }))
+    }
+  }
+  return Either.right(out)
+}
+
 /** The distinct inputs of a CSV file, in file order; any bad line fails naming it. */
 export const readInputs = (file: string): Effect.Effect<ReadonlyArray<Input>, InvalidInput> =>
-  Effect.gen(function* () {
-    const bad = (detail: string) => new InvalidInput({ field: "sourcing-resolve.file", detail: `${file}: ${detail}` })
-    const text = yield* Effect.try({ try: () => fs.readFileSync(file, "utf8"), catch: () => bad("cannot read the file") })
-    const [header, ...rows] = csvRows(text)
-    if (!header) return yield* bad("the file is empty (a header row is required)")
-    const names = header.map((h) => h.trim().toLowerCase())
-    const pairs = names.length === 2 && names[0] === "kind" && names[1] === "value"
-    if (!pairs && (names.length === 0 || !names.every((n) => (KINDS as ReadonlyArray<string>).includes(n)))) {
-      return yield* bad(`the header must be "kind,value" or name columns among ${KINDS.join(", ")} (got ${names.join(",")})`)
-    }
-    const seen = new Set<string>()
-    const out: Array<Input> = []
-    for (const [n, row] of rows.entries()) {
-      const cells = pairs
-        ? [[row[0]?.trim().toLowerCase() ?? "", row[1]?.trim() ?? ""] as const]
-        : names.map((k, i) => [k, row[i]?.trim() ?? ""] as const)
-      for (const [kind, value] of cells) {
-        if (!pairs && value === "") continue
-        if (!(KINDS as ReadonlyArray<string>).includes(kind))
-          return yield* bad(`line ${n + 2}: kind must be one of ${KINDS.join(", ")} (got ${JSON.stringify(kind)})`)
-        const problem = checkValue(kind as Kind, value)
-        if (problem) return yield* bad(`line ${n + 2}: ${problem} (got ${JSON.stringify(value.slice(0, 60))})`)
-        const key = `${kind}:${value}`
-        if (!seen.has(key)) (seen.add(key), out.push({ kind: kind as Kind, value }))
-      }
-    }
-    return out
+  Either.match(inputsOf(file), {
+    onLeft: (detail) => Effect.fail(new InvalidInput({ field: "sourcing-resolve.file", detail })),
+    onRight: Effect.succeed
   })
 
 /** One resolution: the input and what it matched (`property` null when nothing matched). */

@@ -13,6 +13,7 @@
 import { Command } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Either, Exit, Logger, LogLevel, Option } from "effect"
+import { redactText } from "../shared/Redaction.js"
 import { loadDotEnv } from "../config/DotEnv.js"
 import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
@@ -91,11 +92,12 @@ export const runCliMain = (argv: ReadonlyArray<string>, options: CliOptions = {}
         const tag = (failure.value as { _tag?: string })._tag ?? ""
         if (tag === "HelpRequested") return ExitCode.Done
         if (CLI_VALIDATION.has(tag)) return ExitCode.BadInput
+        // one line, whatever looks like a credential redacted (`messageOf`)
         process.stderr.write(`error: ${messageOf(failure.value)}\n`)
         return exitCodeOf(failure.value)
       }
       if (Cause.isInterruptedOnly(exit.cause)) return 130
-      process.stderr.write(`error: ${Cause.pretty(exit.cause).split("\n")[0]}\n`)
+      process.stderr.write(`error: ${redactText(Cause.pretty(exit.cause).split("\n")[0]!)}\n`)
       return ExitCode.Other
     }),
     Effect.tap(() => Effect.promise(() => Promise.all([flushed(process.stdout), flushed(process.stderr)])))

@@ -2,12 +2,21 @@
  * `config show`: the settings a command would run with (after the environment, `.env`, the
  * settings file and the defaults), each value with where it came from, and whether the
  * credentials are set and from where. Secrets never show: a credential is `<redacted>` or
- * `not set`, a credential-named value anywhere is `<redacted>`, a URL's password too.
+ * `not set`, a credential-named value anywhere is `<redacted>`, a URL's password too, and so is
+ * whatever looks like a credential under any key (`config/Credentials.ts` `redactText`).
  */
 import { Command, Options } from "@effect/cli"
 import { withCatalogue } from "../pipeline/Catalogue.js"
 import { Effect, Option, Schema, SchemaAST } from "effect"
-import { isCredentialKey, REDACTED, redactValue } from "../config/Credentials.js"
+import {
+  credentialEnvOf,
+  type EnvSecret,
+  environmentSecrets,
+  isCredentialKey,
+  REDACTED,
+  redactText,
+  redactValue
+} from "../config/Credentials.js"
 import { lastDotEnvLoad } from "../config/DotEnv.js"
 import { type EffectiveSettings, loadEffectiveSettings } from "../config/EffectiveSettings.js"
 import { Settings } from "../config/Settings.js"
@@ -37,8 +46,13 @@ const redactUrl = (v: string): string => {
   }
 }
 
-const shown = (key: string, value: unknown): unknown =>
-  isCredentialKey(key) ? REDACTED : typeof value === "string" ? redactUrl(value) : redactValue(value)
+/**
+ * A value as shown: `<redacted>` under a credential-looking key, and anything that looks like a
+ * credential inside it (an API key, a JWT, a whsec_ secret, a long random token, a credential
+ * variable's value: `secrets`) redacted whatever key holds it.
+ */
+const shown = (key: string, value: unknown, secrets: ReadonlyArray<EnvSecret>): unknown =>
+  isCredentialKey(key) ? REDACTED : typeof value === "string" ? redactText(redactUrl(value), secrets) : redactValue(value, secrets)
 
 const typeLiteralOf = (ast: SchemaAST.AST): SchemaAST.TypeLiteral | undefined =>
   SchemaAST.isTypeLiteral(ast) ? ast : SchemaAST.isUnion(ast) ? ast.types.map(typeLiteralOf).find((t) => t !== undefined) : undefined
@@ -51,8 +65,13 @@ const settingRows = (eff: EffectiveSettings): Array<Row> => {
   const rows: Array<Row> = []
   const root = typeLiteralOf(Schema.typeSchema(Settings).ast)!
   const values = eff.settings as Record<string, unknown>
+  const secrets = environmentSecrets(credentialEnvOf(eff.settings))
   const row = (path: ReadonlyArray<string>, value: unknown) =>
-    rows.push({ setting: path.join("."), value: shown(path[path.length - 1]!, value), source: eff.sourceOf(path) })
+    rows.push({
+      setting: redactText(path.join("."), secrets),
+      value: shown(path[path.length - 1]!, value, secrets),
+      source: eff.sourceOf(path)
+    })
   for (const prop of root.propertySignatures) {
     const name = String(prop.name)
     if (name === "$schema") continue

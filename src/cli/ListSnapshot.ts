@@ -44,7 +44,7 @@ export const listFromSnapshot = async (
       if (modules.length > 0) return undefined
       const checked = checkSettingsAgainst(
         settings,
-        builtIns.map((p) => p.name),
+        { pipelines: builtIns.map((p) => p.name), operations: builtIns.filter((p) => p.host === "platform").map((p) => p.operation) },
         file?.path ?? "settings"
       )
       return Either.isRight(checked) ? listOutput(settings, builtIns, options) : undefined

@@ -6,8 +6,9 @@
  * - `state reset <pipeline> [--slice key...]`: forgets checkpoints so the next run starts afresh
  *   (or those slices do); landed rows stay.
  * - `drop <pipeline> --yes`: drops the tables it lands, except those another pipeline's runs
- *   landed rows into, and forgets its state; without `--yes` it prints what it would drop and
- *   exits 2.
+ *   landed rows into, and forgets its state; without `--yes` it prints what it would drop (a
+ *   preview, exit 0). Either says how the rows come back, naming only a command that works for
+ *   this pipeline: `reload` when its raw archive holds pages it can be rebuilt from, else a run.
  *
  * A run holds the warehouse (DuckDB's lock on the file, for the run's lifetime): meanwhile each
  * of these is refused with exit 2 and one line, before anything is read or changed.
@@ -18,8 +19,10 @@ import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { closest } from "../config/Suggest.js"
 import {
+  type ArchivedRun,
   droppable,
   dropPipeline,
+  lastArchivedRun,
   type PipelineState,
   pipelinesWithState,
   readPipelineState,
@@ -198,12 +201,26 @@ export const stateCommand = Command.make("state").pipe(
   Command.withSubcommands([show, reset])
 )
 
+/**
+ * How a dropped pipeline's rows come back, naming only what works for it: `reload` when the raw
+ * archive holds pages of it and its records can be rebuilt from bodies alone, else a run.
+ */
+const comingBack = (pipeline: Pipeline | undefined, name: string, archived: ArchivedRun | undefined): string => {
+  const run = `\`estate-etl run ${name}\` lands them again`
+  if (archived !== undefined && pipeline?.notReloadable === undefined)
+    return `\`estate-etl reload ${name}\` re-lands the ${archived.pages} archived page${archived.pages === 1 ? "" : "s"} of run ${archived.runId} (0 units), or ${run}`
+  if (pipeline?.host === "token") return `${run} (the token host is not metered)`
+  if (archived !== undefined)
+    return `${run} (paid answers bought within budget.reuseWithin are reused at 0 units; reload cannot rebuild ${name}: ${pipeline!.notReloadable})`
+  return `${run} (paid answers bought within budget.reuseWithin are reused at 0 units)`
+}
+
 export const dropCommand = Command.make(
   "drop",
   {
     config,
     warehouse,
-    yes: Options.boolean("yes").pipe(Options.withDescription("Drop for real; without it, print what would be dropped and exit 2")),
+    yes: Options.boolean("yes").pipe(Options.withDescription("Drop for real; without it, print what would be dropped (a preview)")),
     pipeline: pipelineArg
   },
   (o) =>
@@ -215,6 +232,11 @@ export const dropCommand = Command.make(
         Effect.gen(function* () {
           const w = yield* Warehouse
           const tables = tablesOf(pipelines, o.pipeline)
+          const back = comingBack(
+            pipelines.find((p) => p.name === o.pipeline),
+            o.pipeline,
+            yield* lastArchivedRun(w, o.pipeline)
+          )
           const kept = (keep: ReadonlyArray<PipelineState["tables"][number]>) =>
             keep.map((t) => `  keep ${t.name}: other pipelines landed rows into it too (${t.sharedWith.join(", ")})\n`).join("")
           if (!o.yes) {
@@ -224,16 +246,19 @@ export const dropCommand = Command.make(
               `drop ${o.pipeline} would:\n` +
                 drop.map((t) => `  drop ${t.name} (${rowsText(t.rows)})\n`).join("") +
                 kept(keep) +
-                `  forget ${state.slices.length} checkpoint${state.slices.length === 1 ? "" : "s"} (run history and the unit ledger stay)\n`
+                `  forget ${state.slices.length} checkpoint${state.slices.length === 1 ? "" : "s"} (run history and the unit ledger stay)\n` +
+                `  afterwards: ${back}\n` +
+                `nothing dropped (a preview); estate-etl drop ${o.pipeline} --yes drops what is listed above\n`
             )
-            return yield* new InvalidInput({ field: "--yes", detail: `nothing dropped; run again with --yes to drop what is listed above` })
+            return
           }
           const r = yield* dropPipeline(w, o.pipeline, tables)
           process.stdout.write(
             `${o.pipeline}: dropped ${r.dropped.length > 0 ? r.dropped.join(", ") : "no table (none existed)"}; forgot ${r.forgotten} checkpoint${r.forgotten === 1 ? "" : "s"}` +
               `${r.abandonedRun ? `; run ${r.abandonedRun} will not be resumed` : ""}\n` +
               kept(r.kept) +
-              `  left as they are: exported files and the raw archive (\`estate-etl reload ${o.pipeline}\` re-lands it, 0 units)\n`
+              `  left as they are: run history, the unit ledger, exported files and the raw archive\n` +
+              `  to land the rows again: ${back}\n`
           )
         }),
       // a pipeline of the catalogue (its declaration says which tables it lands), before any open
@@ -241,7 +266,7 @@ export const dropCommand = Command.make(
     )
 ).pipe(
   Command.withDescription(
-    "Drop the tables a pipeline lands and forget its checkpoints; a table another pipeline also landed rows into is kept. Run history and the unit ledger stay. Without --yes, prints what it would drop and exits 2. Example: estate-etl drop plots-germany --yes"
+    "Drop the tables a pipeline lands and forget its checkpoints; a table another pipeline also landed rows into is kept. Run history and the unit ledger stay. Without --yes, prints what it would drop (a preview). Example: estate-etl drop plots-germany --yes"
   )
 )
 

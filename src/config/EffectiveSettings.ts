@@ -57,7 +57,7 @@ export const loadEffectiveSettings = (
         detail: `no settings file at ${file.path}`
       })
     }
-    const fromFile = yield* loadSettings(file?.path, check)
+    const fromFile = yield* loadSettings(file?.path, { env, ...check })
     // which values the file itself holds (defaults fill the rest); it decoded, so it parses
     const raw: unknown = file !== undefined ? Either.getOrElse(readSettingsJson(file.path), () => ({})) : {}
     const { overrides, settings } = yield* Either.match(applySettingsEnv(fromFile, env), {

@@ -19,6 +19,14 @@ const ShapeSetting = Schema.Struct({
 })
 const NonNegative = Schema.Number.pipe(Schema.nonNegative())
 
+/** The name of an environment variable (never its value: credentials live only in the environment). */
+const EnvName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    message: () =>
+      "must be the name of an environment variable (letters, digits and _, not starting with a digit), not the credential itself"
+  })
+)
+
 export const ServiceSection = Schema.Struct({
   /**
    * `sandbox` (default): start the embedded sandbox in-process and use its URLs and credentials.
@@ -30,11 +38,11 @@ export const ServiceSection = Schema.Struct({
   /** Token host base URL (env SVC_API_URL wins). */
   apiUrl: Schema.optional(Schema.String),
   /** Environment variable holding the platform API key. Default SVC_API_KEY. */
-  apiKeyEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_API_KEY" }),
+  apiKeyEnv: Schema.optionalWith(EnvName, { default: () => "SVC_API_KEY" }),
   /** Environment variable holding the token host e-mail. Default SVC_EMAIL. */
-  emailEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_EMAIL" }),
+  emailEnv: Schema.optionalWith(EnvName, { default: () => "SVC_EMAIL" }),
   /** Environment variable holding the token host password. Default SVC_PASSWORD. */
-  passwordEnv: Schema.optionalWith(Schema.String, { default: () => "SVC_PASSWORD" }),
+  passwordEnv: Schema.optionalWith(EnvName, { default: () => "SVC_PASSWORD" }),
   /** Per-request timeout in milliseconds. Default 30000. */
   timeoutMs: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
   /**

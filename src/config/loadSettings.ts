@@ -2,8 +2,9 @@
  * Reads the settings file and the environment. Every failure is an `InvalidInput` naming the
  * field (or the file) and what is allowed, raised before anything is sent: a misspelt key (with
  * the closest allowed one), a value outside an enumeration (with the allowed values), a
- * credential in the file (with the environment variable to use instead; its value never shows),
- * and, given the known pipeline names, an unknown pipeline under `pipelines` or in `sets`.
+ * credential in the file, by its key or by its look (with the environment variable to use instead;
+ * its value never shows), a `__proto__`, `constructor` or `prototype` key, and, given the known
+ * names, an unknown pipeline under `pipelines` or in `sets` or an unknown operation in `budget.costs`.
  */
 import { Effect, Either, Schema } from "effect"
 import * as fs from "node:fs"
@@ -11,7 +12,7 @@ import * as nodePath from "node:path"
 import { InvalidInput } from "../shared/InvalidInput.js"
 import { issuesLine } from "./DecodeErrors.js"
 import { Settings } from "./Settings.js"
-import { checkSettingsAgainst, credentialInSettings } from "./StrictSettings.js"
+import { checkSettingsAgainst, credentialInSettings, forbiddenKeyError, forbiddenKeyIn } from "./StrictSettings.js"
 
 export interface SettingsCheck {
   /**
@@ -19,6 +20,10 @@ export interface SettingsCheck {
    * plus any the caller loads. Not given: pipeline names are not checked.
    */
   readonly knownPipelines?: ReadonlyArray<string> | undefined
+  /** Metered operations of the caller's pipelines beyond the built-in cost table (`budget.costs`); checked with `knownPipelines`. */
+  readonly knownOperations?: ReadonlyArray<string> | undefined
+  /** The environment (after `.env`): a settings value equal to a credential variable's is refused. Default `process.env`. */
+  readonly env?: NodeJS.ProcessEnv | undefined
 }
 
 /** This repository's settings file, used when `--config` is not given and there is no `INIT_CONFIG`. */
@@ -34,7 +39,9 @@ export const DEFAULT_CONFIGS: ReadonlyArray<string> = [INIT_CONFIG, DEFAULT_CONF
 export const settingsFile = (path: string | undefined): string | undefined => path ?? DEFAULT_CONFIGS.find((f) => fs.existsSync(f))
 
 export const decodeSettings = (input: unknown, source: string, check: SettingsCheck = {}): Either.Either<Settings, InvalidInput> => {
-  const credential = credentialInSettings(input, source)
+  const forbidden = forbiddenKeyIn(input)
+  if (forbidden !== undefined) return Either.left(forbiddenKeyError(`${source}: ${forbidden.join(".")}`, forbidden[forbidden.length - 1]!))
+  const credential = credentialInSettings(input, source, check.env)
   if (credential !== undefined) return Either.left(credential)
   const decoded = Schema.decodeUnknownEither(Settings, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Either.mapLeft((e) => {
@@ -43,7 +50,9 @@ export const decodeSettings = (input: unknown, source: string, check: SettingsCh
     })
   )
   const known = check.knownPipelines
-  return known === undefined ? decoded : Either.flatMap(decoded, (settings) => checkSettingsAgainst(settings, known, source))
+  return known === undefined
+    ? decoded
+    : Either.flatMap(decoded, (settings) => checkSettingsAgainst(settings, { pipelines: known, operations: check.knownOperations }, source))
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v)

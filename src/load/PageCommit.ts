@@ -123,6 +123,8 @@ export interface RawPageRecord {
   readonly seq: number
   readonly pageKey: string
   readonly path: string
+  /** The operation that answered (format 3); absent on older pages and on pages kept without their request (a repeat). */
+  readonly operation?: string | undefined
 }
 
 const iso = (v: unknown): string => (v instanceof Date ? v.toISOString() : String(v))

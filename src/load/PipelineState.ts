@@ -88,6 +88,23 @@ const stateOf = async (conn: DuckDBConnection, pipeline: string, tables: Readonl
   return { pipeline, lastRun: last[0] ? toRunRecord(last[0]) : undefined, slices, tables: tableStates }
 }
 
+/** The last run of a pipeline that kept raw pages (what `reload` re-lands by default), with how many. */
+export interface ArchivedRun {
+  readonly runId: string
+  readonly pages: number
+}
+
+/** `pipeline`'s last run with pages in the raw archive (`_raw_pages`), if any. */
+export const lastArchivedRun = (w: WarehouseApi, pipeline: string): Effect.Effect<ArchivedRun | undefined, WarehouseError> =>
+  w.withConnection(`Cannot read the raw pages of ${pipeline}`, async (conn) => {
+    const rows = await rowsOf(
+      conn,
+      `SELECT run_id, count(*) AS pages FROM _raw_pages WHERE pipeline = ? GROUP BY run_id ORDER BY max("at") DESC LIMIT 1`,
+      [pipeline]
+    )
+    return rows[0] ? { runId: String(rows[0].run_id), pages: Number(rows[0].pages) } : undefined
+  })
+
 /** The pipelines this warehouse holds runs or checkpoints of, by name. */
 export const pipelinesWithState = (w: WarehouseApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
   w.withConnection("Cannot read the pipelines' state", async (conn) =>

@@ -432,7 +432,8 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
               pipeline: String(r.pipeline),
               seq: Number(r.seq),
               pageKey: String(r.page_key),
-              path: String(r.path)
+              path: String(r.path),
+              operation: r.operation === null || r.operation === undefined ? undefined : String(r.operation)
             }))
           )
         )

@@ -14,7 +14,7 @@ import { loadEffectiveSettings } from "../config/EffectiveSettings.js"
 import { catalogue as builtIns } from "../../pipelines/index.js"
 import { loadSettings, settingsFile } from "../config/loadSettings.js"
 import type { Settings } from "../config/Settings.js"
-import { checkSettingsAgainst } from "../config/StrictSettings.js"
+import { checkSettingsAgainst, type KnownNames } from "../config/StrictSettings.js"
 import { suggestion } from "../config/Suggest.js"
 import { InvalidInput } from "../shared/InvalidInput.js"
 import type { Pipeline } from "./Pipeline.js"
@@ -113,15 +113,19 @@ export const loadSettingsAndCatalogue = (path: string | undefined): Effect.Effec
 export const loadCliSettingsAndCatalogue = (config: Option.Option<string>): Effect.Effect<LoadedSettings, InvalidInput> =>
   Effect.flatMap(loadEffectiveSettings({ config: Option.getOrUndefined(config) }), (e) => withCatalogue(e.settings, e.file?.path))
 
+/** The names settings may use of these pipelines: theirs, and the operations the metered ones call. */
+export const knownNamesOf = (
+  pipelines: ReadonlyArray<{ readonly name: string; readonly host: string; readonly cost: { readonly operation: string } }>
+): KnownNames => ({
+  pipelines: pipelines.map((p) => p.name),
+  operations: pipelines.filter((p) => p.host === "platform").map((p) => p.cost.operation)
+})
+
 /** `settings` (already decoded) with their catalogue, checked as `loadSettingsAndCatalogue` does. */
 export const withCatalogue = (settings: Settings, file: string | undefined): Effect.Effect<LoadedSettings, InvalidInput> =>
   Effect.gen(function* () {
     const catalogue = yield* loadCatalogue(settings, file)
-    const checked = checkSettingsAgainst(
-      settings,
-      catalogue.all.map((p) => p.name),
-      file ?? "settings"
-    )
+    const checked = checkSettingsAgainst(settings, knownNamesOf(catalogue.all), file ?? "settings")
     if (Either.isLeft(checked)) return yield* checked.left
     return { settings, file, catalogue }
   })

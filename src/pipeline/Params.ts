@@ -4,17 +4,25 @@
  * what is allowed, before any request.
  */
 import { Either, type ParseResult, Schema } from "effect"
+import { credentialValuesIn } from "../config/Credentials.js"
 import { issuesLine } from "../config/DecodeErrors.js"
+import { FORBIDDEN_KEYS, forbiddenKeyError, forbiddenKeyIn } from "../config/StrictSettings.js"
 import type { Pipeline } from "./Pipeline.js"
 import { InvalidInput } from "./RunError.js"
 
-/** `k=v` with `v` read as JSON when it parses (numbers, booleans, arrays), else as a string; `a.b=v` nests. */
+/**
+ * `k=v` with `v` read as JSON when it parses (numbers, booleans, arrays), else as a string; `a.b=v`
+ * nests. A key `__proto__`, `constructor` or `prototype` is refused (it would reach the objects'
+ * prototype, not a parameter).
+ */
 export const parseOverride = (text: string): Either.Either<readonly [Array<string>, unknown], InvalidInput> => {
   const eq = text.indexOf("=")
   if (eq <= 0) {
     return Either.left(new InvalidInput({ field: "--param", detail: `expected key=value, got "${text}"` }))
   }
   const path = text.slice(0, eq).trim().split(".")
+  const forbidden = path.find((k) => FORBIDDEN_KEYS.has(k))
+  if (forbidden !== undefined) return Either.left(forbiddenKeyError("--param", forbidden))
   const raw = text.slice(eq + 1)
   let value: unknown = raw
   try {
@@ -66,21 +74,44 @@ const mergeParams = (
   return Either.right(merged)
 }
 
+/**
+ * Keys and values parameters may not hold, at any depth (a JSON value of `--param` included):
+ * `__proto__`, `constructor` and `prototype` as keys, and values that look like a credential
+ * (they would be stored with the run and sent to the service; `config/Credentials.ts`).
+ */
+const refusedIn = (pipeline: string, params: Record<string, unknown>): InvalidInput | undefined => {
+  const forbidden = forbiddenKeyIn(params)
+  if (forbidden !== undefined) return forbiddenKeyError([pipeline, ...forbidden].join("."), forbidden[forbidden.length - 1]!)
+  const credential = credentialValuesIn(params)[0]
+  if (credential === undefined) return undefined
+  return new InvalidInput({
+    field: [pipeline, ...credential.path].join("."),
+    detail: `${credential.key ? "a key here" : "this value"} looks like a credential (${credential.look}); credentials are never read from parameters: they come from the environment (SVC_API_KEY, SVC_EMAIL, SVC_PASSWORD)`
+  })
+}
+
 /** Decodes the parameters of `pipeline` from the settings' object and the overrides (`sample` aside). */
 export const resolveParams = <P>(
   pipeline: Pipeline<P>,
   fromSettings: Record<string, unknown>,
   overrides: ReadonlyArray<string>
 ): Either.Either<P, InvalidInput> =>
-  Either.flatMap(mergeParams(fromSettings, overrides), ({ [SAMPLE_PARAM]: sample, ...own }) =>
-    sample !== undefined && typeof sample !== "boolean"
-      ? Either.left(
-          new InvalidInput({ field: `${pipeline.name}.${SAMPLE_PARAM}`, detail: `must be true or false, got ${JSON.stringify(sample)}` })
-        )
-      : Schema.decodeUnknownEither(pipeline.params, { errors: "all", onExcessProperty: "error" })(own).pipe(
-          Either.mapLeft((e) => paramError(pipeline.name, e))
-        )
-  )
+  Either.flatMap(mergeParams(fromSettings, overrides), (merged) => {
+    const refused = refusedIn(pipeline.name, merged)
+    return refused !== undefined ? Either.left(refused) : decodeParams(pipeline, merged)
+  })
+
+const decodeParams = <P>(
+  pipeline: Pipeline<P>,
+  { [SAMPLE_PARAM]: sample, ...own }: Record<string, unknown>
+): Either.Either<P, InvalidInput> =>
+  sample !== undefined && typeof sample !== "boolean"
+    ? Either.left(
+        new InvalidInput({ field: `${pipeline.name}.${SAMPLE_PARAM}`, detail: `must be true or false, got ${JSON.stringify(sample)}` })
+      )
+    : Schema.decodeUnknownEither(pipeline.params, { errors: "all", onExcessProperty: "error" })(own).pipe(
+        Either.mapLeft((e) => paramError(pipeline.name, e))
+      )
 
 /** Whether the parameters say `sample: true` (see `SAMPLE_PARAM`). */
 export const sampleRequested = (fromSettings: Record<string, unknown>, overrides: ReadonlyArray<string>): boolean =>

@@ -160,11 +160,15 @@ export class UnexpectedShape extends Data.TaggedError("UnexpectedShape")<{
   readonly raw?: string | undefined
   /** The paid request it answers: archived with its key, a rerun after the settings fix reuses it at 0 units. */
   readonly request?: PaidRequest | undefined
+  /** The archived page `reload` read it from (nothing was landed). */
+  readonly archived?: { readonly runId: string; readonly pageKey: string; readonly pipeline: string } | undefined
 }> {
   override get message() {
-    const fix = this.request?.reused
-      ? `this answer was bought at ${this.request.boughtAt} and read again from the raw archive (0 units): set service.shapes.${this.operation} to where this service puts it and rerun, or rerun with --fresh to buy it again`
-      : `set service.shapes.${this.operation} to where this service puts it, then resume (the paid answer is reused at 0 units)`
+    const fix = this.archived
+      ? `archived page ${this.archived.pageKey} of run ${this.archived.runId}, nothing reloaded: set service.shapes.${this.operation} to where this service puts it, then reload ${this.archived.pipeline} again (0 units)`
+      : this.request?.reused
+        ? `this answer was bought at ${this.request.boughtAt} and read again from the raw archive (0 units): set service.shapes.${this.operation} to where this service puts it and rerun, or rerun with --fresh to buy it again`
+        : `set service.shapes.${this.operation} to where this service puts it, then resume (the paid answer is reused at 0 units)`
     return `${where(this.operation, this.requestId)}: UnexpectedShape: ${this.detail}; the body starts ${JSON.stringify(this.bodyStart)}; ${fix}; \`estate-etl probe\` checks the shape of every operation at once`
   }
 }

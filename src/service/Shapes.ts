@@ -40,5 +40,5 @@ export const RECORD_OPERATIONS: ReadonlySet<string> = new Set(["market_distribut
 export const SHAPED_OPERATIONS = Object.keys(DEFAULT_SHAPES) as [string, ...Array<string>]
 
 /** The shape of `operation` with the settings' override applied. */
-export const shapeOf = (operation: string, overrides: Readonly<Record<string, ShapeOverride>> = {}): ResponseShape =>
+export const shapeOf = (operation: string, overrides: Readonly<Record<string, ShapeOverride | undefined>> = {}): ResponseShape =>
   withOverride(DEFAULT_SHAPES[operation] ?? ENVELOPE, overrides[operation])

@@ -10,6 +10,7 @@
  * SIGINT / SIGTERM.
  */
 import { Predicate } from "effect"
+import { redactText } from "./Redaction.js"
 
 export const ExitCode = {
   Done: 0,
@@ -103,10 +104,15 @@ export const statusOf = (e: unknown): "paused" | "failed" | "interrupted" => {
 /** The first line of a text (messages are one line; causes may not be). */
 export const firstLine = (text: string): string => text.split("\n")[0]!
 
-/** A one-line message of any error, never a stack trace. */
+/**
+ * A one-line message of any error, never a stack trace, with whatever looks like a credential in
+ * it redacted (`Redaction.ts`): the line printed, stored in `_runs.error` and sent as an event.
+ */
 export const messageOf = (error: unknown): string =>
-  firstLine(
-    error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
-      ? String((error as { message: unknown }).message)
-      : String(error)
+  redactText(
+    firstLine(
+      error instanceof Error || (typeof error === "object" && error !== null && "message" in error)
+        ? String((error as { message: unknown }).message)
+        : String(error)
+    )
   )

@@ -2,7 +2,8 @@
  * Settings from flags, the environment, `.env`, the settings file and defaults, through the real
  * CLI started in a folder holding a `.env`:
  * - `config show` names each value's source (flag, env, .env, file, default), the environment
- *   wins over `.env`, and no credential from `.env` or the environment reaches its output;
+ *   wins over `.env`, and no credential from `.env` or the environment reaches its output, nor
+ *   anything that looks like one (a token, a JWT, a credential variable's value) under any setting;
  * - global options before the subcommand (`--config x config show`, `--log-level debug --config x
  *   run ...`) and after its arguments (`plan references --config x`);
  * - `--log-level debug` prints one line per request on stderr (method, path, status, units, ms)
@@ -107,6 +108,29 @@ describe("settings from flags, environment, .env, file and defaults", () => {
     expect(text.stdout).toMatch(/^credentials\.apiKey +env SVC_API_KEY +<redacted>$/m)
     expect(text.stdout).toMatch(/^credentials\.email +\.env SVC_EMAIL +<redacted>$/m)
     expect(text.stdout).toMatch(/^budget\.paidInFlight +default +1$/m)
+  })
+
+  it("config show redacts whatever looks like a credential, under any setting, whatever it came from", async () => {
+    const token = "Zq8XvL2mN4pR7tY1wK9bC3dF6gH0jS5e"
+    const jwt = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzYW5kYm94In0.k3Jq8vX2mN4pR7tY1wK9bC3dF6gH0jS5eA"
+    const secrets = {
+      ...env,
+      ESTATE_ETL_WAREHOUSE: `data/${jwt}/${token}.duckdb`,
+      // the value of a credential variable (.env's SVC_PASSWORD) where a path goes
+      ESTATE_ETL_METRICS_FILE: SANDBOX_USER.password
+    }
+    const shown = await runCli(["--config", "settings.json", "config", "show", "--json"], secrets, { cwd: dir })
+    expect(shown.code, shown.stderr).toBe(0)
+    const text = await runCli(["--config", "settings.json", "config", "show"], secrets, { cwd: dir })
+    expect(text.code, text.stderr).toBe(0)
+    for (const out of [shown.stdout, text.stdout]) {
+      noSecrets(out)
+      for (const secret of [token, jwt, "eyJzdWIiOiJzYW5kYm94In0"]) expect(out).not.toContain(secret)
+    }
+    const s = JSON.parse(shown.stdout).settings
+    expect(s["warehouse"]).toMatchObject({ value: "data/<redacted>/<redacted>.duckdb", source: "env", name: "ESTATE_ETL_WAREHOUSE" })
+    expect(s["metricsFile"]).toMatchObject({ value: "<redacted>", source: "env" })
+    expect(text.stdout).toMatch(/^warehouse +env ESTATE_ETL_WAREHOUSE +data\/<redacted>\/<redacted>\.duckdb$/m)
   })
 
   it("--log-level debug logs every request on stderr, without credentials; global options go anywhere", async () => {

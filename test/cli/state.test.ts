@@ -5,8 +5,9 @@
  * - reset: an unknown slice is refused with "did you mean" and the known ones; one slice forgets
  *   only its checkpoint; a full reset makes the next run start afresh (a paused run is not
  *   resumed, so other parameters are accepted); landed rows stay;
- * - drop: without --yes it says what it would drop and exits 2; a table another pipeline landed
- *   rows into is kept; with --yes the tables and checkpoints go, the run history stays;
+ * - drop: without --yes it says what it would drop (a preview, exit 0); a table another pipeline
+ *   landed rows into is kept; with --yes the tables and checkpoints go, the run history stays; it
+ *   names how the rows come back only by a command that works (`reload` is run to prove it);
  * - while a run holds the warehouse (the same DuckDB file lock a run takes) each is refused, exit 2.
  */
 import { Effect } from "effect"
@@ -103,12 +104,15 @@ describe("state show, state reset, drop", () => {
     const afresh = await cli("run", "plots-germany", "-p", "pageSize=10", "--max-units", "3")
     expect(afresh.code, afresh.stderr).toBe(0)
 
+    // a preview is no error (exit 0), and names only what brings the rows back: alerts keeps no raw archive
     const dry = await cli("drop", "alerts")
-    expect(dry.code).toBe(2)
+    expect({ code: dry.code, stderr: dry.stderr }).toEqual({ code: 0, stderr: "" })
     expect(dry.stdout).toMatch(
       /^drop alerts would:\n {2}drop alert_feed_links \(\d+ rows\)\n {2}keep alerts: other pipelines landed rows into it too \(alerts-search\)\n/
     )
-    expect(dry.stderr.trim()).toBe("error: --yes: nothing dropped; run again with --yes to drop what is listed above")
+    expect(dry.stdout).toContain("  afterwards: `estate-etl run alerts` lands them again (the token host is not metered)\n")
+    expect(dry.stdout).not.toContain("reload")
+    expect(dry.stdout).toMatch(/\nnothing dropped \(a preview\); estate-etl drop alerts --yes drops what is listed above\n$/)
 
     // a run holds the warehouse the way this does (the DuckDB file lock, for its lifetime)
     const warehouse = path.join(dir, "warehouse.duckdb")
@@ -131,6 +135,11 @@ describe("state show, state reset, drop", () => {
     const dropped = await cli("drop", "plots-germany", "--yes")
     expect(dropped.code, dropped.stderr).toBe(0)
     expect(dropped.stdout).toMatch(/^plots-germany: dropped plots, plot_agency_links; forgot 1 checkpoint\n/)
+    const named =
+      /to land the rows again: `estate-etl reload plots-germany` re-lands the (\d+) archived pages? of run (\S+) \(0 units\)/.exec(
+        dropped.stdout
+      )
+    expect(named, dropped.stdout).not.toBeNull()
 
     const after = json((await cli("state", "show", "--json")).stdout)
     expect(of(after, "plots-germany")).toMatchObject({
@@ -144,5 +153,12 @@ describe("state show, state reset, drop", () => {
     // nothing the refused commands would have changed did change; landed alerts stay
     expect(of(after, "alerts").slices.map((s: any) => s.key)).toEqual(["feed=2"])
     expect(of(after, "alerts").tables).toEqual(alerts.tables)
+
+    // the command the drop named works: the archived pages land again, buying nothing
+    const reloaded = await cli("reload", "plots-germany")
+    expect(reloaded.code, reloaded.stderr).toBe(0)
+    expect(reloaded.stdout).toContain(`units spent: 0`)
+    const back = of(json((await cli("state", "show", "--json")).stdout), "plots-germany")
+    expect(back.tables[0]).toMatchObject({ name: "plots", rows: Number(named![1]) * 10 })
   }, 300_000)
 })

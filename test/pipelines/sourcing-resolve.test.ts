@@ -102,7 +102,7 @@ describe("sourcing-resolve", () => {
       path.join(h.dir, "absent.csv")
     ]
     for (const file of bad) {
-      // found while planning, so the run's promise fails with the error's message (exit code 2 in the CLI)
+      // found with the parameters, before the run opens the warehouse (exit code 2 in the CLI)
       await expect(h.run(sourcingResolve, { params: { file } })).rejects.toThrow(/^(.*: )?sourcing-resolve\.file: /)
     }
     await expect(h.run(sourcingResolve, { params: {} })).rejects.toMatchObject({ _tag: "InvalidInput", field: "sourcing-resolve.file" })

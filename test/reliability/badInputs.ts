@@ -10,6 +10,8 @@ export interface BadInput {
   readonly args: ReadonlyArray<string>
   /** Changes to the good settings (deep-merged), or the raw text of the settings file. */
   readonly settings?: Record<string, unknown> | { readonly raw: string }
+  /** Files the case reads (a CSV of inputs), written into `{dir}` by name before it runs. */
+  readonly files?: Readonly<Record<string, string>>
   /** What the one-line message must match (the field, and what is allowed). */
   readonly message: RegExp
   /**
@@ -185,5 +187,88 @@ export const badInputs: ReadonlyArray<BadInput> = [
     args: run("plots-germany"),
     settings: { warehouse: "{dir}" },
     message: /warehouse/
+  },
+  // input files: checked with the parameters, before the run touches the warehouse
+  {
+    name: "a CSV of inputs with a bad line",
+    args: run("sourcing-resolve", "file={dir}/bad-links.csv"),
+    files: { "bad-links.csv": "kind,value\nurl,https://portal.test/listing/1\nurl,notalink\n" },
+    message: /^error: sourcing-resolve\.file: .*bad-links\.csv: line 3: a url must be an http\(s\) link \(got "notalink"\)$/
+  },
+  {
+    name: "a CSV of inputs with an unknown header",
+    args: run("sourcing-resolve", "file={dir}/bad-header.csv"),
+    files: { "bad-header.csv": "link\nhttps://portal.test/listing/1\n" },
+    message:
+      /^error: sourcing-resolve\.file: .*bad-header\.csv: the header must be "kind,value" or name columns among url, reference, listing_id/
+  },
+  {
+    name: "a CSV of inputs that does not exist",
+    args: run("sourcing-resolve", "file={dir}/absent.csv"),
+    message: /sourcing-resolve\.file: .*cannot read/
+  },
+  // keys that reach JavaScript's object machinery
+  {
+    name: "__proto__ as a parameter key",
+    args: run("plots-germany", "__proto__.pageSize=5"),
+    message: /^error: --param: "__proto__" is not allowed as a key/
+  },
+  {
+    name: "constructor as a parameter key",
+    args: run("plots-germany", "constructor.prototype.maxPages=1"),
+    message: /^error: --param: "constructor" is not allowed/
+  },
+  {
+    name: "__proto__ inside a JSON parameter",
+    args: run("plots-germany", `criteria={"__proto__":{"sort":"newest"}}`),
+    message: /^error: plots-germany\.criteria\.__proto__: "__proto__" is not allowed as a key/
+  },
+  {
+    name: "__proto__ among the settings' parameters",
+    args: run("plots-germany"),
+    settings: { raw: `{"pipelines":{"plots-germany":{"params":{"__proto__":{"pageSize":5}}}}}` },
+    message: /pipelines\.plots-germany\.params\.__proto__: "__proto__" is not allowed/
+  },
+  // names in the settings' maps
+  {
+    name: "a misspelt operation under budget.costs",
+    args: run("plots-germany"),
+    settings: { budget: { costs: { plot_serch: 2 } } },
+    message: /budget\.costs\.plot_serch: unknown operation; did you mean "plot_search"\?/
+  },
+  {
+    name: "a misspelt operation under service.shapes",
+    args: run("plots-germany"),
+    settings: { service: { shapes: { plot_serch: { results: "items" } } } },
+    message: /service\.shapes\.plot_serch: unknown key; did you mean "plot_search"\?/
+  },
+  // credentials in the settings file or the parameters, under any key
+  {
+    name: "an API key under service.apiKeyEnv",
+    args: run("plots-germany"),
+    settings: { service: { apiKeyEnv: "sk_live_51HxYz8Kq2Lm3Np4Qr" } },
+    message:
+      /^error: .*\.json: service\.apiKeyEnv: names the environment variable that holds the credential, and this value looks like the credential itself \(an API key\); put the secret in an environment variable \(default SVC_API_KEY\) and set apiKeyEnv to that variable's name, or leave it out$/
+  },
+  {
+    name: "a JWT among a set's pipelines",
+    args: run("plots-germany"),
+    settings: { sets: { nightly: ["plots-germany", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJzYW5kYm94In0.k3Jq8vX2mN4pR7tY1wK9bC3dF6gH0jS5eA"] } },
+    message:
+      /^error: .*\.json: sets\.nightly\.1: this value looks like a credential \(a JWT\); credentials are never read from the settings file; remove it: tokens come from signing in with the environment variables SVC_EMAIL and SVC_PASSWORD$/
+  },
+  {
+    name: "an API key as a parameter value",
+    args: run("sourcing-describe", `phrases=["sk_live_51HxYz8Kq2Lm3Np4Qr"]`),
+    message:
+      /^error: sourcing-describe\.phrases\.0: this value looks like a credential \(an API key\); credentials are never read from parameters: they come from the environment \(SVC_API_KEY, SVC_EMAIL, SVC_PASSWORD\)$/
+  },
+  // refused by the run's start after it created the pipeline's tables
+  {
+    name: "a plan above --max-units for a pipeline that never ran",
+    args: ["run", "premises-search", "--config", "{config}", "--max-units", "10"],
+    message: /^error: --max-units: premises-search plans 40 units, above the cap of 10/,
+    knownGap:
+      "src/pipeline/run/Start.ts creates the pipeline's tables (ensureTables) before it plans and refuses; it must refuse before ensureTables"
   }
 ]

@@ -33,5 +33,6 @@ export const argsOf = (c: BadInput, dir: string, good: Record<string, unknown>, 
       ? String(c.settings.raw)
       : JSON.stringify(deepMerge(good, (c.settings ?? {}) as Record<string, unknown>), null, 2)
   fs.writeFileSync(file, text.replaceAll("{dir}", dir))
+  for (const [name, content] of Object.entries(c.files ?? {})) fs.writeFileSync(path.join(dir, name), content)
   return c.args.map((a) => (a === "{config}" ? file : a.replaceAll("{dir}", dir)))
 }
