@@ -34,6 +34,9 @@ import {
 import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
 import { parseSecrets } from "../webhooks/Signature.js"
 import { loadSpool } from "../webhooks/SpoolLoader.js"
+import { WarehouseError } from "../load/WarehouseError.js"
+import { viewRunState, waitingRuns } from "../observe/RunStateFile.js"
+import { holderOf, lockWait, lockWaitOption, parseLockWait, runText } from "./LockWait.js"
 import { makeEnvironment } from "../wiring/Environment.js"
 import { jsonSafe, table } from "./Format.js"
 
@@ -230,10 +233,10 @@ const rotateSecret = Command.make(
   )
 )
 
-const load = Command.make("load", { config, spool, warehouse, loadBatch, json }, (o) =>
-  Effect.flatMap(warehousePath(o), (path) =>
+const load = Command.make("load", { config, spool, warehouse, loadBatch, json, lockWait: lockWaitOption }, (o) =>
+  Effect.flatMap(Effect.zip(warehousePath(o), parseLockWait(o.lockWait)), ([path, waitMs]) =>
     Effect.flatMap(loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }), (s) => print(s, o.json)).pipe(
-      Effect.provide(Warehouse.Default({ path }))
+      Effect.provide(Warehouse.Default({ path, ...lockWait(path, waitMs) }))
     )
   )
 ).pipe(Command.withDescription("Land the spooled deliveries in the warehouse (once per delivery id). Example: estate-etl alerts load"))
@@ -250,6 +253,53 @@ export const alertsCommand = Command.make("alerts").pipe(
     load
   ])
 )
+
+/**
+ * One load of the spool into the warehouse, as `serve-alerts` runs it every `--load-interval`.
+ * Runs come first: the spool is durable and its deliveries can wait, a run's slot cannot. So the
+ * warehouse is opened per pass, only for the pass (other commands use it in between), never waited
+ * for (held: this pass is skipped), and a pass is skipped while a run holds it or waits for it
+ * (its run-state file, its waiting marker); a pass in progress stops after the batch it is landing
+ * when a run starts waiting. The first pass skipped for a run says so in one line; the next that
+ * loads says so too.
+ */
+const spoolPass = (warehouseFile: string, spoolPath: string, batchSize: number) => {
+  let yieldingTo: string | undefined
+  const note = (holder: string | undefined) =>
+    Effect.sync(() => {
+      if (holder === yieldingTo) return
+      yieldingTo = holder
+      process.stdout.write(holder ? `spool loads wait: ${holder} uses the warehouse\n` : "spool loads go on: the warehouse is free\n")
+    })
+  const runWaiting = () => waitingRuns(warehouseFile).length > 0
+  return Effect.suspend(() => {
+    const view = viewRunState(warehouseFile)
+    if (view.kind === "live") return note(runText(view.state))
+    const waiting = waitingRuns(warehouseFile)
+    if (waiting.length > 0) return note(`a run (PID ${waiting[0]}) waiting for it`)
+    return loadSpool({ spoolPath, batchSize, yieldNow: runWaiting }).pipe(
+      Effect.provide(Warehouse.Default({ path: warehouseFile })),
+      Effect.tap((s) =>
+        Effect.zipRight(
+          yieldingTo !== undefined ? note(undefined) : Effect.void,
+          s.loaded > 0
+            ? Effect.sync(() =>
+                process.stdout.write(
+                  `loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)${s.yielded ? "; the rest waits for a run" : ""}\n`
+                )
+              )
+            : Effect.void
+        )
+      ),
+      Effect.catchAll((e) =>
+        e instanceof WarehouseError && e.reason === "Locked"
+          ? note(holderOf(warehouseFile, e.holderPid).text)
+          : Effect.logWarning(`load failed, retrying next pass: ${e.message}`)
+      ),
+      Effect.uninterruptible
+    )
+  })
+}
 
 /** Secrets from the environment variable `name`, as Redacted values; none when it is not set. */
 const envSecrets = (name: string) =>
@@ -361,20 +411,8 @@ export const serveAlertsCommand = Command.make(
           `listening on ${r.url} (spool ${o.spool}, ${secrets.count} secret${secrets.count === 1 ? "" : "s"} from ${secrets.origin})\n`
         )
         if (warehouseFile !== undefined) {
-          // The warehouse is opened per pass, so other commands can use it in between.
-          const pass = loadSpool({ spoolPath: o.spool, batchSize: o.loadBatch }).pipe(
-            Effect.provide(Warehouse.Default({ path: warehouseFile })),
-            Effect.tap((s) =>
-              s.loaded > 0
-                ? Effect.sync(() =>
-                    process.stdout.write(`loaded ${s.loaded} deliveries (${s.duplicates} duplicates, ${s.rejected} rejected)\n`)
-                  )
-                : Effect.void
-            ),
-            Effect.catchAll((e) => Effect.logWarning(`load failed, retrying next pass: ${e.message}`)),
-            // A pass in flight finishes before shutdown (its warehouse transaction is not cut).
-            Effect.uninterruptible
-          )
+          const pass = spoolPass(warehouseFile, o.spool, o.loadBatch)
+          // A pass in flight finishes before shutdown (its warehouse transaction is not cut).
           yield* Effect.addFinalizer(() => pass)
           yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(Duration.seconds(o.loadInterval))))
         }

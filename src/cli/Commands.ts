@@ -21,12 +21,15 @@ import { exportTables } from "../export/Export.js"
 import { exitCodesHelp } from "./ExitCodes.js"
 import { makeMissingKeyTables, planNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
-import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse, sqlAsInput } from "./WarehouseAccess.js"
-import { eur, jsonSafe, table } from "./Format.js"
+import { existingWritableWarehouse, planWarehousePath, readOnlyWarehouse } from "./WarehouseAccess.js"
+import { eur, table } from "./Format.js"
 import { listEntryOf, listOutput } from "./ListOutput.js"
 import { exitCodeOfSummaries, printSummaries, runCommand } from "./RunCommand.js"
 import { parseChoice, parseUnits } from "./Preflight.js"
 import { resolveShard } from "./Shard.js"
+import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
+import { queryCommand } from "./QueryCommand.js"
+import { statusCommand } from "./StatusCommand.js"
 import { alertsCommand, serveAlertsCommand } from "./AlertsCommands.js"
 import { demoCommand, sandboxCommand } from "./SandboxCommands.js"
 import { configCommand } from "./ConfigCommand.js"
@@ -49,8 +52,10 @@ const params = Options.text("param").pipe(
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
 /** The settings (flags, environment, .env, file, defaults) and their catalogue (built-ins and the user's modules); settings naming a pipeline it lacks are refused. */
-const withSettings = <A, E, R>(path: Option.Option<string>, f: (settings: Settings, catalogue: Catalogue) => Effect.Effect<A, E, R>) =>
-  Effect.flatMap(loadCliSettingsAndCatalogue(path), (loaded) => f(loaded.settings, loaded.catalogue))
+const withSettings = <A, E, R>(
+  path: Option.Option<string>,
+  f: (settings: Settings, catalogue: Catalogue, file: string | undefined) => Effect.Effect<A, E, R>
+) => Effect.flatMap(loadCliSettingsAndCatalogue(path), (loaded) => f(loaded.settings, loaded.catalogue, loaded.file))
 
 const either = <A, E>(e: Either.Either<A, E>) => Either.match(e, { onLeft: Effect.fail, onRight: Effect.succeed })
 
@@ -72,10 +77,11 @@ const list = Command.make("list", { config, json, wide }, (o) =>
   )
 ).pipe(Command.withDescription("List the pipelines and sets. Examples: estate-etl list; estate-etl list --wide"))
 
-const plan = Command.make("plan", { config, names, params, json }, (o) =>
+const plan = Command.make("plan", { config, names, params, json, lockWait: lockWaitOption }, (o) =>
   withSettings(o.config, (settings, catalogue) => {
     // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
     const target = planWarehousePath(settings.warehouse)
+    const lock = (waitMs: number) => (target.readOnly ? lockWait(target.path, waitMs) : {})
     const missingKeys = makeMissingKeyTables()
     return Effect.gen(function* () {
       const registry = makeRegistry(catalogue.all, settings)
@@ -139,15 +145,19 @@ const plan = Command.make("plan", { config, names, params, json }, (o) =>
             plans.flatMap((p) => (p.costWarning ? [`warning: ${p.pipeline}: ${p.costWarning}\n`] : [])).join("")
         )
       }
-    }).pipe(
-      Effect.provide(
-        makeEnvironment({
-          settings,
-          progress: Progress.Silent,
-          warehouse: target.path,
-          readOnly: target.readOnly,
-          onMissingKeyTable: missingKeys.record
-        })
+    }).pipe((planned) =>
+      Effect.flatMap(parseLockWait(o.lockWait), (waitMs) =>
+        Effect.provide(
+          planned,
+          makeEnvironment({
+            settings,
+            progress: Progress.Silent,
+            warehouse: target.path,
+            readOnly: target.readOnly,
+            onMissingKeyTable: missingKeys.record,
+            lock: lock(waitMs)
+          })
+        )
       )
     )
   })
@@ -191,13 +201,17 @@ const run = Command.make(
     export: Options.text("export").pipe(Options.optional, Options.withDescription("Export the tables after the runs: parquet or arrow")),
     metricsFile: Options.text("metrics-file").pipe(
       Options.optional,
-      Options.withDescription("Prometheus text file to update at the end (node_exporter textfile collector; default: settings metricsFile)")
+      Options.withDescription(
+        "Prometheus text file kept current while it runs (node_exporter textfile collector; default: settings metricsFile)"
+      )
     ),
+    lockWait: lockWaitOption,
     json
   },
   (o) =>
     withSettings(o.config, (settings, catalogue) =>
       Effect.gen(function* () {
+        const lockWaitMs = yield* parseLockWait(o.lockWait)
         const shard = yield* either(resolveShard(o.shard))
         const maxUnits = yield* Effect.transposeOption(Option.map(o.maxUnits, (t) => parseUnits(t)))
         const exportFormat = yield* Effect.transposeOption(Option.map(o.export, (t) => parseChoice(t, ["parquet", "arrow"], "--export")))
@@ -215,7 +229,8 @@ const run = Command.make(
           warehouse: o.warehouse,
           export: exportFormat,
           metricsFile: Option.getOrElse(o.metricsFile, () => settings.metricsFile),
-          onNote: (line) => notes.push(line)
+          onNote: (line) => notes.push(line),
+          lockWaitMs
         })
         if (o.json) {
           process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")
@@ -233,90 +248,6 @@ const run = Command.make(
   )
 )
 
-const status = Command.make(
-  "status",
-  {
-    config,
-    warehouse,
-    json,
-    verbose: Options.boolean("verbose").pipe(
-      Options.withAlias("v"),
-      Options.withDescription("List every slice's checkpoint, not one line per pipeline")
-    )
-  },
-  (o) =>
-    withSettings(o.config, (settings) =>
-      Effect.gen(function* () {
-        const w = yield* Warehouse
-        const runs = yield* w.runs(20)
-        // one line per pipeline: slices done / slices with a checkpoint, last update
-        const perPipeline = (yield* w.query(
-          `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
-           strftime(max(updated_at), '%Y-%m-%dT%H:%M:%SZ') AS last_update FROM _checkpoints GROUP BY pipeline ORDER BY pipeline`
-        )).map((r) => ({ pipeline: String(r.pipeline), done: Number(r.done), total: Number(r.total), lastUpdate: String(r.last_update) }))
-        const slices = o.verbose
-          ? yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
-          : undefined
-        const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
-        // the ledger counts every charge; today's runs should record the same units
-        const today = yield* w.unitsSpentSince(since)
-        const runsToday = Number(
-          (yield* w.query(
-            `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`,
-            [since]
-          ))[0]?.u ?? 0
-        )
-        if (o.json) {
-          return process.stdout.write(
-            JSON.stringify(
-              {
-                runs,
-                checkpoints: perPipeline,
-                ...(slices ? { slices } : {}),
-                unitsToday: today,
-                unitsOfTodaysRuns: runsToday
-              },
-              (_k, v) => jsonSafe(v),
-              2
-            ) + "\n"
-          )
-        }
-        process.stdout.write(
-          table(
-            runs.map((r) => ({
-              run_id: r.runId,
-              pipeline: r.pipeline,
-              status: r.status,
-              started: r.startedAt,
-              pages: r.pages,
-              requests: r.requests,
-              retries: r.retries,
-              planned: r.unitsPlanned,
-              units: r.unitsCharged,
-              error: r.error ?? ""
-            }))
-          ) + "\n\n"
-        )
-        process.stdout.write(
-          table(perPipeline.map((c) => ({ pipeline: c.pipeline, "slices done": `${c.done} / ${c.total}`, "last update": c.lastUpdate }))) +
-            "\n"
-        )
-        if (slices) process.stdout.write("\n" + table(slices) + "\n")
-        else if (perPipeline.some((c) => c.total > 1)) process.stdout.write("(--verbose lists every slice)\n")
-        process.stdout.write(`\nunits spent today: ${today} (${eur(today)})\n`)
-        if (Math.abs(today - runsToday) > 1e-9) {
-          process.stdout.write(
-            `note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`
-          )
-        }
-      }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
-    )
-).pipe(
-  Command.withDescription(
-    "Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; reads only. Example: estate-etl status"
-  )
-)
-
 const exportCmd = Command.make(
   "export",
   {
@@ -326,33 +257,24 @@ const exportCmd = Command.make(
     format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow")),
     history: Options.boolean("history").pipe(
       Options.withDescription("Also write every version of the history tables as <table>_history (default: their current rows only)")
-    )
+    ),
+    lockWait: lockWaitOption
   },
   (o) =>
     withSettings(o.config, (settings) =>
-      Effect.gen(function* () {
-        const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
-        yield* claimOutput(settings.output, (yield* Warehouse).path)
-        const written = yield* exportTables({ output: settings.output, format, tables: o.tables, history: o.history })
-        process.stdout.write(table(written) + "\n")
-      }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+      Effect.flatMap(parseLockWait(o.lockWait), (waitMs) => {
+        const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
+        return Effect.gen(function* () {
+          const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
+          yield* claimOutput(settings.output, (yield* Warehouse).path)
+          const written = yield* exportTables({ output: settings.output, format, tables: o.tables, history: o.history })
+          process.stdout.write(table(written) + "\n")
+        }).pipe(Effect.provide(readOnlyWarehouse(path, lockWait(path, waitMs))))
+      })
     )
 ).pipe(
   Command.withDescription(
     "Write Parquet (default) or Arrow IPC files of the tables into the settings' output folder, which belongs to one warehouse (another warehouse's folder is refused). Example: estate-etl export plots --format arrow"
-  )
-)
-
-const query = Command.make("query", { config, warehouse, sql: Args.text({ name: "sql" }), json }, (o) =>
-  withSettings(o.config, (settings) =>
-    Effect.gen(function* () {
-      const rows = yield* (yield* Warehouse).query(o.sql).pipe(Effect.mapError(sqlAsInput))
-      process.stdout.write((o.json ? rows.map((r) => JSON.stringify(r, (_k, v) => jsonSafe(v))).join("\n") : table(rows)) + "\n")
-    }).pipe(Effect.provide(readOnlyWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
-  )
-).pipe(
-  Command.withDescription(
-    `Run SQL over the warehouse, read-only (SQL DuckDB refuses is bad input, exit 2). Example: estate-etl query "SELECT region, count(*) FROM plots_current GROUP BY 1"`
   )
 )
 
@@ -362,15 +284,22 @@ const reload = Command.make(
     config,
     warehouse,
     pipeline: Args.text({ name: "pipeline" }),
-    run: Options.text("run").pipe(Options.optional, Options.withDescription("Run id to reload (default: the last run with archived pages)"))
+    run: Options.text("run").pipe(
+      Options.optional,
+      Options.withDescription("Run id to reload (default: the last run with archived pages)")
+    ),
+    lockWait: lockWaitOption
   },
   (o) =>
     withSettings(o.config, (settings, catalogue) =>
-      Effect.gen(function* () {
-        const pipeline = yield* either(makeRegistry(catalogue.all, settings).get(o.pipeline))
-        const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
-        process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
-      }).pipe(Effect.provide(existingWritableWarehouse(Option.getOrElse(o.warehouse, () => settings.warehouse))))
+      Effect.flatMap(parseLockWait(o.lockWait), (waitMs) => {
+        const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
+        return Effect.gen(function* () {
+          const pipeline = yield* either(makeRegistry(catalogue.all, settings).get(o.pipeline))
+          const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
+          process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
+        }).pipe(Effect.provide(existingWritableWarehouse(path, lockWait(path, waitMs))))
+      })
     )
 ).pipe(
   Command.withDescription(
@@ -407,10 +336,10 @@ export const commands = Command.make("estate-etl").pipe(
     plan,
     probeCommand,
     run,
-    status,
+    statusCommand,
     exportCmd,
     reload,
-    query,
+    queryCommand,
     reportCommand,
     merge,
     ...stateCommands,

@@ -3,8 +3,12 @@
  * the first request; then each runs in turn against one warehouse, and a summary follows.
  * Budget, payment and authentication endings stop the remaining pipelines (they would fail the
  * same way); other failures let the rest run. The exit code is the first non-zero ending's.
+ *
+ * A warehouse another process holds (the webhook receiver's load, another command) is waited for,
+ * up to `lockWaitMs` (`LockWait.ts`); meanwhile a marker tells the receiver to yield. Once the
+ * warehouse is open, the run-state file and the metrics file follow the run (`observe/LiveRun.ts`).
  */
-import { Effect, Either, Layer, Option } from "effect"
+import { Cause, Effect, Either, Exit, Layer, Option } from "effect"
 import type { Settings } from "../config/Settings.js"
 import { resolveParams, sampleRequested } from "../pipeline/Params.js"
 import { runSettingsOf } from "../pipeline/RunSettings.js"
@@ -24,7 +28,11 @@ import { makeMissingKeyTables, runNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { writeRunMetrics } from "../observe/PrometheusFile.js"
 import { recordRun } from "../observe/Telemetry.js"
-import { messageOf } from "../shared/ErrorClass.js"
+import { exitCodeOf, messageOf } from "../shared/ErrorClass.js"
+import { makeLiveRun } from "../observe/LiveRun.js"
+import { markWaiting } from "../observe/RunStateFile.js"
+import { DEFAULT_LOCK_WAIT_MS, lockWait } from "./LockWait.js"
+import { pointedAt, SANDBOX, targetShort } from "./Target.js"
 
 export interface RunOptions {
   readonly names: ReadonlyArray<string>
@@ -47,6 +55,8 @@ export interface RunOptions {
   readonly metricsFile?: string | undefined
   /** A line for people about a pipeline that ran (e.g. its keys' table does not exist yet). */
   readonly onNote?: ((line: string) => void) | undefined
+  /** How long to wait for a warehouse another process holds, ms. Default `DEFAULT_LOCK_WAIT` (30 s). */
+  readonly lockWaitMs?: number | undefined
 }
 
 /** `--param name:key=value` applies to one pipeline; `--param key=value` to every one run. */
@@ -58,6 +68,12 @@ const paramsFor = (pipeline: Pipeline, overrides: ReadonlyArray<string>) =>
 
 export const runCommand = (settings: Settings, registry: Registry, options: RunOptions) =>
   Effect.gen(function* () {
+    const shard = Option.getOrUndefined(options.shard)
+    const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
+    // off a terminal the run's lines are JSON, as its progress
+    const json = !process.stderr.isTTY
+    const command = `run ${options.names.join(" ")}`
+    const pointed = options.sandbox ? SANDBOX : pointedAt(settings)
     const pipelines = yield* Either.match(registry.resolve(options.names), { onLeft: Effect.fail, onRight: Effect.succeed })
     const resolved: Array<{ pipeline: Pipeline; params: unknown; sample: boolean }> = []
     for (const pipeline of pipelines) {
@@ -69,23 +85,36 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       })
       resolved.push({ pipeline, params, sample: options.sample === true || sampleRequested(fromSettings, overrides) })
     }
-    const shard = Option.getOrUndefined(options.shard)
-    const path = Option.getOrElse(options.warehouse, () => (shard ? shardWarehouse(settings.warehouse, shard) : settings.warehouse))
     yield* preflight({ warehouse: path, output: settings.output, metricsFile: options.metricsFile })
     // exporting into a folder another warehouse exports into is refused before anything is sent
     if (Option.isSome(options.export)) yield* claimOutput(settings.output, path)
     const missingKeys = makeMissingKeyTables()
+    const live = makeLiveRun({
+      warehouse: path,
+      command,
+      target: targetShort(pointed),
+      pipelines: resolved.map((r) => r.pipeline.name),
+      metricsFile: options.metricsFile
+    })
+    // while this run waits for the warehouse, its marker asks the webhook receiver to yield
+    let unmark = () => {}
     const env = makeEnvironment({
       settings,
       warehouse: path,
       maxUnits: Option.getOrUndefined(options.maxUnits),
-      progress: options.progress ?? Progress.Auto,
+      progress: live.progress(options.progress ?? Progress.Auto),
       sandbox: options.sandbox,
-      onMissingKeyTable: missingKeys.record
+      onMissingKeyTable: missingKeys.record,
+      lock: lockWait(path, options.lockWaitMs ?? DEFAULT_LOCK_WAIT_MS, {
+        json,
+        onHeld: () => Effect.sync(() => (unmark = markWaiting(path)))
+      })
     })
     // the runs that ended so far, for the metrics file even when a later pipeline cannot start
     const summaries: Array<RunSummary> = []
     return yield* Effect.gen(function* () {
+      yield* live.begin
+      unmark()
       for (const { pipeline, params, sample } of resolved) {
         missingKeys.take()
         const summary = yield* runPipeline({
@@ -101,6 +130,8 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
           fresh: options.fresh === true
         })
         summaries.push(summary)
+        // the metrics file holds each pipeline's ending as soon as it ends, not only at the command's end
+        if (options.metricsFile !== undefined) yield* publishMetrics(options.metricsFile, [summary])
         yield* recordRun(summary)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
@@ -114,7 +145,16 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       }
       return summaries
     }).pipe(
+      Effect.onExit((exit) =>
+        live.end(
+          Exit.match(exit, {
+            onSuccess: exitCodeOfSummaries,
+            onFailure: (cause) => Option.match(Cause.failureOption(cause), { onNone: () => ExitCode.Other, onSome: exitCodeOf })
+          })
+        )
+      ),
       Effect.provide(env),
+      Effect.ensuring(Effect.sync(() => unmark())),
       Effect.ensuring(options.metricsFile === undefined ? Effect.void : publishMetrics(options.metricsFile, summaries))
     )
   })

@@ -4,7 +4,9 @@
  * instead of answered from a new empty file.
  *
  * - `status`, `query`, `export`, `report`: read-only (DuckDB `READ_ONLY`); they never write the warehouse
- *   (a writing statement in `query` is refused by DuckDB, exit 2).
+ *   (a writing statement in `query` is refused by DuckDB, exit 2); `query` also opens it sealed
+ *   (no `COPY ... TO`, `ATTACH`, `INSTALL`, nor other files: `Database.ts`).
+ * - A warehouse another process holds is waited for (`--lock-wait`, `LockWait.ts`).
  * - `plan`: read-only when the warehouse exists, else an in-memory one (keys read from tables
  *   are then "0 yet"); it never creates the file.
  * - `reload`: writes (it re-lands archived pages), but only into an existing warehouse.
@@ -12,6 +14,7 @@
 import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
+import type { OpenOptions } from "../load/Database.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 
@@ -36,13 +39,16 @@ export const existingWarehouse = (path: string): Effect.Effect<string, InvalidIn
     return Effect.succeed(path)
   })
 
+/** How a command opens an existing warehouse beyond read or write: its wait for the lock (`LockWait.ts`), sealed (`query`). */
+export type AccessOptions = Pick<OpenOptions, "lockTimeout" | "onLocked" | "sealed">
+
 /** The warehouse at `path`, which must exist, opened read-only. */
-export const readOnlyWarehouse = (path: string) =>
-  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, readOnly: true })))
+export const readOnlyWarehouse = (path: string, options: AccessOptions = {}) =>
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, readOnly: true, ...options })))
 
 /** The warehouse at `path`, which must exist, opened to write. */
-export const existingWritableWarehouse = (path: string) =>
-  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p })))
+export const existingWritableWarehouse = (path: string, options: Omit<AccessOptions, "sealed"> = {}) =>
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, ...options })))
 
 /** What `plan` reads keys from: the warehouse read-only when it exists, else an empty in-memory one. */
 export const planWarehousePath = (path: string): { readonly path: string; readonly readOnly: boolean } =>
@@ -67,4 +73,16 @@ export const sqlAsInput = <E>(e: E): E | InvalidInput => {
     .filter((l) => l !== "" && !/^LINE \d+:/.test(l) && !/^\^+$/.test(l))
     .join(" ")
   return new InvalidInput({ field: "query", detail: line })
+}
+
+/** DuckDB's refusal of file access on a sealed warehouse (`Permission Error`), as what `query` does not do. */
+export const sealedRefusal = <E>(e: E): E | InvalidInput => {
+  const w = e as { _tag?: string; detail?: string }
+  if (w._tag === "InvalidInput" && /Permission Error/.test(w.detail ?? "")) {
+    return new InvalidInput({
+      field: "query",
+      detail: `reads only: writing or reading other files (COPY ... TO, read_csv), ATTACH, INSTALL and LOAD are refused (${w.detail})`
+    })
+  }
+  return e
 }

@@ -12,13 +12,22 @@ import { duckdb } from "./DuckDbApi.js"
 import { Duration, Effect, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { causeMessage, openError, sqlError, WarehouseError } from "./WarehouseError.js"
+import { causeMessage, damagedError, isDamaged, openError, sqlError, WarehouseError } from "./WarehouseError.js"
 
 export interface OpenOptions {
   /** How long to wait for another holder of the file to let go before failing `Locked`. Default 0. */
   readonly lockTimeout?: Duration.DurationInput
-  /** Pause between two attempts while waiting for the lock. Default 200 ms. */
+  /**
+   * The longest pause between two attempts while waiting for the lock: attempts back off from
+   * 50 ms (x1.5 each) up to it. Default 1 s.
+   */
   readonly lockPoll?: Duration.DurationInput
+  /**
+   * Called once, when the file is first found held by another process and `lockTimeout` allows a
+   * wait (e.g. to print one progress line naming the holder); failing stops the wait at once with
+   * that error. DuckDB has no blocking lock, so the wait is attempts with backoff.
+   */
+  readonly onLocked?: ((held: WarehouseError) => Effect.Effect<void, WarehouseError>) | undefined
   /** DuckDB's `memory_limit` (e.g. `"256MB"`). Default DuckDB's own: 80% of the machine's RAM. */
   readonly memoryLimit?: string | undefined
   /** DuckDB's `checkpoint_threshold`, the WAL size that triggers a checkpoint (e.g. `"64MB"`). Default DuckDB's own: 16MB. */
@@ -30,6 +39,12 @@ export interface OpenOptions {
    * written, a missing file fails (`Io`, naming it), a statement that writes fails. Default false.
    */
   readonly readOnly?: boolean | undefined
+  /**
+   * With `readOnly`: nothing outside the warehouse either (DuckDB `enable_external_access=false`,
+   * then `lock_configuration`): `COPY ... TO`, `ATTACH`, `INSTALL`/`LOAD`, reading other files
+   * and changing settings back are refused. What `query` opens. Default false.
+   */
+  readonly sealed?: boolean | undefined
 }
 
 /** An open warehouse database: one connection, used by one fiber at a time. */
@@ -106,6 +121,7 @@ const attemptOpen = (path: string, options: OpenOptions) =>
         if (path !== MEMORY && !options.readOnly) fs.mkdirSync(nodePath.dirname(path), { recursive: true })
         const instance = await duckdb.DuckDBInstance.create(path, {
           ...(options.readOnly && path !== MEMORY ? { access_mode: "READ_ONLY" } : {}),
+          ...(options.sealed ? { enable_external_access: "false" } : {}),
           autoinstall_known_extensions: "false",
           autoload_known_extensions: "true",
           ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
@@ -116,6 +132,8 @@ const attemptOpen = (path: string, options: OpenOptions) =>
           const conn = await instance.connect()
           // Timestamps are stored as UTC wall time; casts of ISO strings with offsets go through TIMESTAMPTZ.
           await conn.run("SET TimeZone = 'UTC'")
+          // nothing the statements run later can turn the settings above back
+          if (options.sealed) await conn.run("SET lock_configuration = true")
           return { instance, conn }
         } catch (e) {
           instance.closeSync()
@@ -134,17 +152,31 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
   Effect.gen(function* () {
     const path = canonical(rawPath)
     const timeout = Duration.decode(options.lockTimeout ?? 0)
-    const poll = Duration.decode(options.lockPoll ?? Duration.millis(200))
-    const attempts = Math.max(0, Math.ceil(Duration.toMillis(timeout) / Math.max(1, Duration.toMillis(poll))))
+    const poll = Duration.decode(options.lockPoll ?? Duration.seconds(1))
+    const waits = Duration.toMillis(timeout) > 0
     let staging: Promise<DuckDBConnection> | undefined
+    // `onLocked` is told once; when it fails, the wait ends with its error
+    let told = false
+    let stopped = false
+    const attempt = attemptOpen(path, options).pipe(
+      Effect.catchAll((e) => {
+        if (e.reason !== "Locked" || !waits || told || options.onLocked === undefined) return Effect.fail(e)
+        told = true
+        return options.onLocked(e).pipe(
+          Effect.tapError(() => Effect.sync(() => (stopped = true))),
+          Effect.zipRight(Effect.fail(e))
+        )
+      })
+    )
     const { instance, conn } = yield* Effect.acquireRelease(
-      attemptOpen(path, options).pipe(
+      attempt.pipe(
         Effect.retry({
-          schedule: Schedule.spaced(poll).pipe(Schedule.intersect(Schedule.recurs(attempts))),
-          while: (e) => e.reason === "Locked"
+          // from 50 ms, half as long again each time, never longer than `poll`, for `timeout` at most
+          schedule: Schedule.exponential(Duration.millis(50), 1.5).pipe(Schedule.union(Schedule.spaced(poll)), Schedule.upTo(timeout)),
+          while: (e) => waits && !stopped && e.reason === "Locked"
         }),
         Effect.mapError((e) =>
-          e.reason === "Locked" && attempts > 0
+          e.reason === "Locked" && waits && !stopped
             ? new WarehouseError({ ...e, detail: `${e.detail} (waited ${Duration.format(timeout)})` })
             : e
         )
@@ -168,7 +200,12 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
     )
     const mutex = yield* Effect.makeSemaphore(1)
     const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
-      mutex.withPermits(1)(Effect.tryPromise({ try: () => f(conn), catch: (cause) => sqlError(what, cause) }).pipe(Effect.uninterruptible))
+      mutex.withPermits(1)(
+        Effect.tryPromise({
+          try: () => f(conn),
+          catch: (cause) => (isDamaged(cause) && !(cause instanceof WarehouseError) ? damagedError(path, cause) : sqlError(what, cause))
+        }).pipe(Effect.uninterruptible)
+      )
     const openStaging = async () => {
       const c = await instance.connect()
       await c.run(`ATTACH ':memory:' AS ${STAGE_DB}`)

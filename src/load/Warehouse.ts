@@ -89,7 +89,7 @@ export type { PageSummary } from "./GroupLanding.js"
  * serialise as JSON), as `bigint` otherwise, also inside lists and structs; DATE/TIMESTAMP(TZ)
  * stay `Date`s, DECIMAL is a number, JSON stays text, LIST/STRUCT are arrays and objects.
  */
-const jsValue = (v: unknown): unknown =>
+export const jsValue = (v: unknown): unknown =>
   typeof v === "bigint"
     ? v <= BigInt(Number.MAX_SAFE_INTEGER) && v >= BigInt(Number.MIN_SAFE_INTEGER)
       ? Number(v)

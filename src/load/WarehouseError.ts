@@ -3,7 +3,8 @@
  * message that says which file, table or run is concerned and what a person can do about it.
  *
  * - `Locked`: another process (or another open in this process) holds the warehouse file;
- * - `Corrupt`: the file at the warehouse path is not a readable DuckDB database;
+ * - `Corrupt`: the file at the warehouse path is not a readable DuckDB database, or is damaged
+ *   (cut short, a block that fails its checksum);
  * - `Foreign`: a DuckDB database that this toolkit did not create, or a newer format version;
  * - `SchemaConflict`: a table spec changed in a way the loader will not apply by itself;
  * - `BadValue`: a row value does not fit its column (the whole page is refused);
@@ -23,6 +24,8 @@ export class WarehouseError extends Data.TaggedError("WarehouseError")<{
   readonly path?: string | undefined
   readonly table?: string | undefined
   readonly runId?: string | undefined
+  /** `Locked`: the process holding the file, when DuckDB names it. */
+  readonly holderPid?: number | undefined
   readonly cause?: unknown
 }> {
   override get message() {
@@ -33,6 +36,23 @@ export class WarehouseError extends Data.TaggedError("WarehouseError")<{
 /** The underlying message of anything thrown by DuckDB or node. */
 export const causeMessage = (cause: unknown): string => (cause instanceof Error ? firstLine(cause.message) : String(cause))
 
+/** DuckDB's words for a file whose blocks cannot be read back: cut short, or failing their checksum. */
+const DAMAGED = /Could not read enough bytes|Corrupt database file|computed checksum|does not match stored checksum/i
+
+/** Whether DuckDB's error says the file's blocks cannot be read back. */
+export const isDamaged = (cause: unknown) => DAMAGED.test(causeMessage(cause))
+
+/** A damaged warehouse file, with what a person can do about it (nothing was changed). */
+export const damagedError = (path: string | undefined, cause: unknown): WarehouseError =>
+  new WarehouseError({
+    reason: "Corrupt",
+    path,
+    cause,
+    detail:
+      `${path ?? "the warehouse"} is damaged (${causeMessage(cause)}): the file was cut short or changed outside DuckDB (a full disk, a partial copy). ` +
+      `Nothing was changed. Restore it from a backup, or move it away and run again to build a new one (the Parquet export is not affected)`
+  })
+
 /** Maps an error thrown while opening a DuckDB file to a reason and a clear message. */
 export const openError = (path: string, cause: unknown): WarehouseError => {
   const msg = causeMessage(cause)
@@ -42,9 +62,11 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
       reason: "Locked",
       path,
       cause,
+      holderPid: pid === undefined ? undefined : Number(pid),
       detail: `Warehouse ${path} is in use by another process${pid ? ` (PID ${pid})` : ""}; wait for it to finish or point this run at another warehouse file`
     })
   }
+  if (DAMAGED.test(msg)) return damagedError(path, cause)
   if (/not a valid DuckDB database/i.test(msg)) {
     return new WarehouseError({
       reason: "Corrupt",
@@ -67,4 +89,6 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
 export const sqlError = (what: string, cause: unknown, extra?: { table?: string; runId?: string }): WarehouseError =>
   cause instanceof WarehouseError
     ? cause
-    : new WarehouseError({ reason: "Sql", detail: `${what}: ${causeMessage(cause)}`, cause, ...extra })
+    : DAMAGED.test(causeMessage(cause))
+      ? damagedError(undefined, cause)
+      : new WarehouseError({ reason: "Sql", detail: `${what}: ${causeMessage(cause)}`, cause, ...extra })

@@ -1,8 +1,10 @@
 /**
  * `--metrics-file` (setting `metricsFile`, env `ESTATE_ETL_METRICS_FILE`): the runs' figures in
- * Prometheus text exposition format, for node_exporter's textfile collector. Written at the end
- * of every `run` command, however its runs ended, atomically (a temporary file in the same folder,
- * then a rename: the collector never reads half a file).
+ * Prometheus text exposition format, for node_exporter's textfile collector. Written while a run
+ * lands its pages (status `running`, the figures so far: `mergeProgress`, at most once a second),
+ * when each pipeline ends and at the end of every `run` command, however its runs ended,
+ * atomically (a temporary file in the same folder, then a rename: the collector never reads half
+ * a file).
  *
  * One file serves every make target of a data repository: the series of pipelines this command
  * did not run are kept from the file as it was (merged by the `pipeline` label), and so is a
@@ -13,7 +15,7 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { RunSummary } from "../pipeline/Runner.js"
-import { RUN_METRICS, type Sample, samplesOf } from "./RunFigures.js"
+import { ENDED_ONLY, progressSamplesOf, RUN_METRICS, type RunInProgress, type RunMetric, type Sample, samplesOf } from "./RunFigures.js"
 
 /** A metric family as read from a file: its help and type lines and its samples. */
 export interface Family {
@@ -110,11 +112,41 @@ export const mergeRuns = (earlier: ReadonlyArray<Family>, summaries: ReadonlyArr
     const before = byName.get(name)
     byName.set(name, { name, help, type: "gauge", samples: [...(before?.samples ?? []), ...fresh.filter((s) => s.name === name)] })
   }
+  return sorted([...byName.values()])
+}
+
+/** Each family's samples in a stable order: by pipeline, then labels. */
+const sorted = (families: ReadonlyArray<Family>): Array<Family> => {
   const order = (s: Sample) => `${s.labels.pipeline ?? ""}\u0000${JSON.stringify(s.labels)}`
-  return [...byName.values()].map((f) => ({
+  return families.map((f) => ({
     ...f,
     samples: [...f.samples].sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0))
   }))
+}
+
+/**
+ * The file while `run` is in progress: its samples (status `running`), the earlier file's samples
+ * of every other pipeline, and of its own the series only an ended run has (exit code, missing
+ * keys, shortfalls, caps, last run and last success), kept from its previous run.
+ */
+export const mergeProgress = (earlier: ReadonlyArray<Family>, run: RunInProgress, now: number): Array<Family> => {
+  const fresh = progressSamplesOf(run, now)
+  const byName = new Map<string, Family>()
+  for (const f of earlier) {
+    const keep = ENDED_ONLY.has(f.name as RunMetric)
+    byName.set(f.name, { ...f, samples: f.samples.filter((s) => keep || s.labels.pipeline !== run.pipeline) })
+  }
+  for (const [name, help] of Object.entries(RUN_METRICS)) {
+    const before = byName.get(name)
+    byName.set(name, { name, help, type: "gauge", samples: [...(before?.samples ?? []), ...fresh.filter((s) => s.name === name)] })
+  }
+  return sorted([...byName.values()])
+}
+
+/** Merges a run in progress into the metrics file at `path` (created when absent). */
+export const writeProgressMetrics = (path: string, run: RunInProgress, now: number = Date.now()): void => {
+  const earlier = fs.existsSync(path) ? parseFamilies(fs.readFileSync(path, "utf8")) : []
+  writeAtomically(path, renderFamilies(mergeProgress(earlier, run, now)))
 }
 
 /** Writes `text` to `path` through a temporary file in its folder and a rename. */

@@ -26,6 +26,20 @@ export type RunEvent =
       readonly totals: Totals
     }
   | {
+      /**
+       * A group of pages landed in one warehouse transaction (after its `page_committed` events):
+       * the run's totals and its slices as of that commit. The run-state file is rewritten here.
+       */
+      readonly type: "group_landed"
+      readonly pipeline: string
+      readonly runId: string
+      /** Pages in the group. */
+      readonly pages: number
+      /** Slices the run will read (the plan's) and those that reached their end so far. */
+      readonly slices: { readonly total: number; readonly done: number }
+      readonly totals: Totals
+    }
+  | {
       readonly type: "run_finished"
       readonly pipeline: string
       readonly runId: string
@@ -84,6 +98,8 @@ export class Progress extends Context.Tag("pipeline/Progress")<
               ? ` eta ${Math.round(((t.expectedPages - t.pages) * t.elapsedMs) / t.pages / 1000)}s`
               : ""
           process.stderr.write(`\r\x1b[2K${event.pipeline}: ${t.pages} pages, ${t.rows} rows, ${t.units} units, ${rate} req/s${eta}`)
+        } else if (event.type === "group_landed") {
+          // the page lines above already show the totals
         } else if (event.type === "run_finished") {
           process.stderr.write(`\r\x1b[2K${event.pipeline}: ${event.status}${event.error ? ` (${event.error})` : ""}\n`)
         } else {

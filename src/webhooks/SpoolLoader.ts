@@ -112,6 +112,12 @@ export interface LoadOptions {
   readonly spoolPath: string
   /** Deliveries per transaction. Default 500. */
   readonly batchSize?: number
+  /**
+   * Asked before each batch after the first: `true` ends the load there (what landed stays, with
+   * its checkpoint; the next load goes on from it). `serve-alerts` yields so to a run waiting for
+   * the warehouse. Default: never.
+   */
+  readonly yieldNow?: (() => boolean) | undefined
 }
 
 export interface LoadSummary {
@@ -128,6 +134,8 @@ export interface LoadSummary {
   readonly batches: number
   /** Spool offset loaded up to (the new checkpoint). */
   readonly offset: number
+  /** The load stopped before the end of the spool because `yieldNow` said so. */
+  readonly yielded: boolean
 }
 
 /** A delivery's body as its event: ids beyond 2^53 read exactly (`shared/ExactJson.ts`). */
@@ -151,7 +159,16 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
     Option.getOrElse(() => 0)
   )
   const read = yield* readSpool(options.spoolPath, from)
-  const summary = { read: read.entries.length, loaded: 0, rejected: 0, superseded: 0, duplicates: 0, batches: 0, offset: from }
+  const summary = {
+    read: read.entries.length,
+    loaded: 0,
+    rejected: 0,
+    superseded: 0,
+    duplicates: 0,
+    batches: 0,
+    offset: from,
+    yielded: false
+  }
   if (read.entries.length === 0) return summary satisfies LoadSummary
 
   const extractedAt = new Date().toISOString()
@@ -159,6 +176,10 @@ export const loadSpool = Effect.fn("SpoolLoader.load")(function* (options: LoadO
   yield* w.startRun({ runId, pipeline: WEBHOOK_PIPELINE, params: { spool: key } })
   const ctx = { runId, slice: key, extractedAt }
   for (let i = 0; i < read.entries.length; i += batchSize) {
+    if (i > 0 && options.yieldNow?.()) {
+      summary.yielded = true
+      break
+    }
     const batch = read.entries.slice(i, i + batchSize)
     const ids = batch.map((e) => sqlString(e.id)).join(", ")
     const known = yield* w.query(

@@ -9,6 +9,7 @@
 import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { Settings } from "../config/Settings.js"
 import { type KeyOptions, TableKeys } from "../extract/Sources.js"
+import type { OpenOptions } from "../load/Database.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
@@ -30,6 +31,8 @@ export interface EnvironmentOptions {
   readonly sandbox?: SandboxHandle | undefined
   /** Open the warehouse read-only (`plan`): nothing is created or written. */
   readonly readOnly?: boolean | undefined
+  /** How long to wait for a warehouse another process holds, and who is told (`cli/LockWait.ts`). Default: no wait. */
+  readonly lock?: Pick<OpenOptions, "lockTimeout" | "onLocked"> | undefined
   /**
    * Told when a source reads its keys from a table the warehouse does not hold (yet): the read
    * then gives no keys instead of failing, so a plan or a run before the pipeline that writes the
@@ -45,6 +48,23 @@ export class EmbeddedSandbox extends Context.Tag("wiring/EmbeddedSandbox")<Embed
 const today = () => `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
 
 const envOr = (name: string) => Option.fromNullable(process.env[name]).pipe(Option.filter((v) => v.length > 0))
+
+/** The real service's base URLs: the environment's (`SVC_PLATFORM_URL`, `SVC_API_URL`), else the settings'. */
+export const remoteUrls = (settings: Settings) => ({
+  platformUrl: Option.orElse(envOr("SVC_PLATFORM_URL"), () => Option.fromNullable(settings.service.platformUrl)),
+  apiUrl: Option.orElse(envOr("SVC_API_URL"), () => Option.fromNullable(settings.service.apiUrl))
+})
+
+/**
+ * The names of the environment variables a remote run reading `host` needs and that are not set
+ * (empty counts as unset): the API key for the platform host, the e-mail and password for the
+ * token host. Only names, never values.
+ */
+export const missingCredentials = (settings: Settings, host: "platform" | "token"): ReadonlyArray<string> => {
+  const s = settings.service
+  const needed = host === "platform" ? [s.apiKeyEnv] : [s.emailEnv, s.passwordEnv]
+  return needed.filter((name) => Option.isNone(envOr(name)))
+}
 
 /** Service settings for the configured target; credentials only from the environment (or the sandbox). */
 const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandle>) =>
@@ -73,8 +93,7 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
         password: Redacted.make(SANDBOX_USER.password)
       })
     }
-    const platformUrl = Option.orElse(envOr("SVC_PLATFORM_URL"), () => Option.fromNullable(s.platformUrl))
-    const apiUrl = Option.orElse(envOr("SVC_API_URL"), () => Option.fromNullable(s.apiUrl))
+    const { platformUrl, apiUrl } = remoteUrls(settings)
     if (Option.isNone(platformUrl) || Option.isNone(apiUrl)) {
       return yield* new InvalidInput({
         field: "service.platformUrl / service.apiUrl",
@@ -133,7 +152,8 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     memoryLimit: settings.duckdb.memoryLimit,
     checkpointThreshold: settings.duckdb.checkpointThreshold,
     threads: settings.duckdb.threads,
-    readOnly: options.readOnly
+    readOnly: options.readOnly,
+    ...options.lock
   })
   // the run's cost guard: caps from the settings, today's spend from the warehouse ledger
   const guardLayer = Layer.unwrapEffect(

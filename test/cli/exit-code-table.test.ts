@@ -1,7 +1,8 @@
 /**
  * One table of exit codes: README ("Running", the "Exit codes" bullet), `--help` of the real CLI
  * and `ExitCode` in src/pipeline/RunError.ts list the same codes; and SQL DuckDB refuses in
- * `query` is bad input (2) with DuckDB's own message on one line.
+ * `query` is bad input (2) with DuckDB's own message on one line, and so are writes or reads outside the
+ * warehouse, extension installs, an empty query and a damaged warehouse file.
  */
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -83,6 +84,51 @@ describe("query: SQL DuckDB refuses is bad input", () => {
       expect(lines[0]).toMatch(message)
     })
   }
+
+  it("nothing outside the warehouse: COPY TO, ATTACH, INSTALL and other files are refused (exit 2, one line, nothing written)", async () => {
+    fs.writeFileSync(path.join(dir, "data.csv"), "a,b\n1,2\n")
+    const cases: ReadonlyArray<readonly [string, string | undefined]> = [
+      [`COPY (SELECT 1 AS a) TO '${path.join(dir, "out.csv")}'`, path.join(dir, "out.csv")],
+      [`COPY _runs TO '${path.join(dir, "runs.parquet")}' (FORMAT parquet)`, path.join(dir, "runs.parquet")],
+      [`ATTACH '${path.join(dir, "other.duckdb")}' AS other`, path.join(dir, "other.duckdb")],
+      ["INSTALL spatial", undefined],
+      ["LOAD spatial", undefined],
+      [`SELECT * FROM read_csv('${path.join(dir, "data.csv")}')`, undefined],
+      ["SET enable_external_access = true", undefined]
+    ]
+    for (const [sql, file] of cases) {
+      const r = await runCli(["query", "--warehouse", warehouse, sql])
+      expect(r.code, `${sql}: ${r.stderr}`).toBe(2)
+      const lines = r.stderr.split("\n").filter((l) => l.trim() !== "")
+      expect(lines, sql).toHaveLength(1)
+      expect(lines[0], sql).toMatch(/^error: query: (reads only: .*Permission Error|Invalid Input Error: Cannot (change|enable))/)
+      if (file) expect(fs.existsSync(file), file).toBe(false)
+    }
+  }, 120_000)
+
+  it("an empty query (spaces, comments, semicolons) is bad input, exit 2", async () => {
+    for (const sql of ["", "  ;  ", "-- nothing\n", "/* nothing */ ;"]) {
+      const r = await runCli(["query", "--warehouse", warehouse, sql])
+      expect(r.code, JSON.stringify(sql)).toBe(2)
+      expect(r.stderr.trim()).toBe("error: query: no SQL statement given (only spaces, comments or semicolons)")
+    }
+  }, 60_000)
+
+  it("a damaged warehouse (cut short) is exit 2 with what to do, for query and status alike", async () => {
+    const cut = path.join(dir, "cut.duckdb")
+    fs.copyFileSync(warehouse, cut)
+    fs.truncateSync(cut, Math.floor(fs.statSync(cut).size / 2))
+    for (const args of [
+      ["query", "--warehouse", cut, "SELECT 1"],
+      ["status", "--warehouse", cut]
+    ]) {
+      const r = await runCli(args)
+      expect(r.code, r.stderr).toBe(2)
+      const lines = r.stderr.split("\n").filter((l) => l.trim() !== "")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(/^error: .*cut\.duckdb is damaged \(.*\).*Restore it from a backup, or move it away and run again/)
+    }
+  }, 60_000)
 
   it("good SQL still answers (exit 0), whole even beyond a pipe's buffer", async () => {
     const r = await runCli(["query", "--warehouse", warehouse, "--json", "SELECT count(*) AS n FROM _runs"])

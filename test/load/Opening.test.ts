@@ -5,6 +5,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
+import { WarehouseError } from "../../src/load/WarehouseError.js"
 import { plots, tempDir } from "./fixtures.js"
 
 /** A child process that opens the DuckDB file and holds it until killed. */
@@ -72,6 +73,44 @@ describe("opening the warehouse", () => {
     )
   )
 
+  it.live("a wait names the holder once (onLocked), backs off, and ends at once when onLocked refuses to wait", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const path = nodePath.join(tempDir(), "warehouse.duckdb")
+        const child = yield* holder(path)
+        const told: Array<number | undefined> = []
+        const opening = yield* Effect.fork(
+          Effect.scoped(
+            Effect.flatMap(
+              makeWarehouse({ path, lockTimeout: "20 seconds", onLocked: (e) => Effect.sync(() => told.push(e.holderPid)) }),
+              (wh) => wh.tableCounts()
+            )
+          )
+        )
+        yield* Effect.sleep("1500 millis")
+        child.kill("SIGKILL")
+        yield* exited(child)
+        expect(yield* Fiber.join(opening)).toEqual({})
+        expect(told).toEqual([child.pid])
+
+        // a holder the caller will not wait for (a run, for `query`): its own error, without waiting
+        const other = yield* holder(path)
+        const started = Date.now()
+        const refused = yield* Effect.flip(
+          Effect.scoped(
+            makeWarehouse({
+              path,
+              lockTimeout: "20 seconds",
+              onLocked: (e) => Effect.fail(new WarehouseError({ reason: "Locked", path, detail: `not waiting for PID ${e.holderPid}` }))
+            })
+          )
+        )
+        expect(refused.message).toBe(`not waiting for PID ${other.pid}`)
+        expect(Date.now() - started).toBeLessThan(2_000)
+      })
+    )
+  )
+
   it.scoped("a second open in the same process is refused (it would drop the first one's lock)", () =>
     Effect.gen(function* () {
       const path = nodePath.join(tempDir(), "warehouse.duckdb")
@@ -94,6 +133,26 @@ describe("opening the warehouse", () => {
       // A short file, too small to hold a header.
       fs.writeFileSync(path, "x")
       expect((yield* Effect.flip(Effect.scoped(makeWarehouse({ path })))).reason).toBe("Corrupt")
+    })
+  )
+
+  it.scoped("a warehouse file cut short is refused as damaged (Corrupt), saying what to do, and left as it was", () =>
+    Effect.gen(function* () {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      yield* Effect.scoped(Effect.flatMap(makeWarehouse({ path }), (wh) => wh.ensureTables([plots])))
+      const whole = fs.statSync(path).size
+      for (const size of [Math.floor(whole / 2), 4096, 20]) {
+        fs.truncateSync(path, size)
+        const cut = fs.readFileSync(path)
+        for (const readOnly of [false, true]) {
+          const err = yield* Effect.flip(Effect.scoped(makeWarehouse({ path, readOnly })))
+          expect(err.reason, `${size} bytes`).toBe("Corrupt")
+          expect(err.message).toMatch(
+            /is damaged \(.*Could not read enough bytes.*\).*Nothing was changed\. Restore it from a backup, or move it away/
+          )
+        }
+        expect(fs.readFileSync(path).equals(cut)).toBe(true)
+      }
     })
   )
 

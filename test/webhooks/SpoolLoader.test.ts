@@ -53,4 +53,22 @@ describe("SpoolLoader", () => {
       expect((yield* loadSpool({ spoolPath })).read).toBe(0)
     }).pipe(Effect.provide(Warehouse.Default({ path: nodePath.join(dir, "w.duckdb"), rawDir: false })))
   })
+
+  it.effect("yields between batches when asked (a run waits for the warehouse): what landed stays, the next load goes on", () => {
+    const dir = tempDir()
+    const spoolPath = nodePath.join(dir, "spool.ndjson")
+    const lines = [1, 2, 3, 4, 5].map((n) => line(`y${n}`, eventBody(n, "new")))
+    fs.writeFileSync(spoolPath, lines.join(""))
+    return Effect.gen(function* () {
+      const w = yield* Warehouse
+      let asked = 0
+      const first = yield* loadSpool({ spoolPath, batchSize: 2, yieldNow: () => ++asked >= 1 })
+      expect(first).toMatchObject({ read: 5, loaded: 2, batches: 1, yielded: true, offset: Buffer.byteLength(lines.slice(0, 2).join("")) })
+      expect(asked).toBe(1)
+      const rest = yield* loadSpool({ spoolPath, batchSize: 2, yieldNow: () => false })
+      expect(rest).toMatchObject({ read: 3, loaded: 3, duplicates: 0, batches: 2, yielded: false, offset: fs.statSync(spoolPath).size })
+      const events = yield* w.query(`SELECT delivery_id FROM alert_events ORDER BY delivery_id`)
+      expect(events.map((e) => e.delivery_id)).toEqual(["y1", "y2", "y3", "y4", "y5"])
+    }).pipe(Effect.provide(Warehouse.Default({ path: nodePath.join(dir, "w.duckdb"), rawDir: false })))
+  })
 })

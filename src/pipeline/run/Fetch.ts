@@ -27,7 +27,11 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
   Effect.gen(function* () {
     const shutdown = yield* Effect.serviceOption(Shutdown)
     const { pipeline, writer } = run
-    const land = makeLanding(run, state)
+    // the slices a resumed run read to their end before it stopped (for the slices-done count)
+    const doneBefore = run.resumed
+      ? (yield* run.warehouse.checkpoints(pipeline.name)).filter((c) => c.done && c.runId === run.runId).map((c) => c.key)
+      : []
+    const land = makeLanding(run, state, doneBefore)
     const options = pageQueueOptions(run.request.landing)
 
     if (writer && run.resumed) {

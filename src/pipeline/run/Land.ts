@@ -114,7 +114,16 @@ export const stageReplay = (run: RunContext, entries: ReadonlyArray<JournalEntry
 /** Drops the staging tables of groups that will not land (a run stopped early). */
 export const discardGroups = (groups: ReadonlyArray<StagedGroup>) => dropStages(groups.map((g) => g.stage))
 
-export const makeLanding = (run: RunContext, state: RunState) => (group: StagedGroup) =>
+/**
+ * Lands groups of the run; `doneBefore` are the slices a resumed run had already read to their end
+ * (the `group_landed` event counts slices done with them).
+ */
+export const makeLanding = (run: RunContext, state: RunState, doneBefore: Iterable<string> = []) => {
+  const slicesDone = new Set(doneBefore)
+  return (group: StagedGroup) => landOne(run, state, group, slicesDone)
+}
+
+const landOne = (run: RunContext, state: RunState, group: StagedGroup, slicesDone: Set<string>) =>
   Effect.gen(function* () {
     const { pipeline, runId } = run
     const entries = group.pages
@@ -186,6 +195,15 @@ export const makeLanding = (run: RunContext, state: RunState) => (group: StagedG
         totals: counted[i]!.totals
       })
     }
+    for (const e of entries) if (e.checkpoint.done || e.end !== undefined) slicesDone.add(e.slice)
+    yield* run.progress.emit({
+      type: "group_landed",
+      pipeline: pipeline.name,
+      runId,
+      pages: entries.length,
+      slices: { total: Math.max(run.plan.slices, slicesDone.size), done: slicesDone.size },
+      totals: counted[counted.length - 1]!.totals
+    })
     // stop early once the sample is large enough to judge; the end of the run judges the rest
     if ((yield* Ref.get(state)).totals.records >= 100) yield* checkRejects(run, state)
   }).pipe(

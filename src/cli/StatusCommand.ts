@@ -1,0 +1,171 @@
+/**
+ * `status`: the last runs, checkpoints per pipeline and the units spent today, read from the
+ * warehouse read-only; while a run holds the warehouse (DuckDB's lock is per process, so nothing
+ * else can open it), what that run is doing, read from its run-state file without opening DuckDB:
+ * "running since ..., PID ...". `--watch` follows the run until it ends, then prints the status.
+ * A run-state file whose process is gone (killed, crashed) is named as such. Another holder (the
+ * webhook receiver's load, another command) is waited for (`--lock-wait`).
+ */
+import { Command, Options } from "@effect/cli"
+import { Effect, Option } from "effect"
+import { Warehouse } from "../load/Warehouse.js"
+import { WarehouseError } from "../load/WarehouseError.js"
+import { type RunStateView, viewRunState } from "../observe/RunStateFile.js"
+import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
+import { configOption, warehouseOption } from "./CommonOptions.js"
+import { eur, jsonSafe, table } from "./Format.js"
+import { endedLine, liveText, watchLine } from "./LiveStatus.js"
+import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
+import { readOnlyWarehouse } from "./WarehouseAccess.js"
+
+const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
+
+/** The run holding the warehouse, as text or JSON. */
+const printLive = (view: Extract<RunStateView, { kind: "live" }>, asJson: boolean) =>
+  Effect.sync(() =>
+    process.stdout.write(asJson ? JSON.stringify({ running: true, run: view.state }, null, 2) + "\n" : liveText(view.state))
+  )
+
+/**
+ * Follows the run-state file once a second while its run is live: a line (or a JSON object) each
+ * time it changes; then the line that says how it ended. Nothing when no run is live.
+ */
+const watch = (path: string, asJson: boolean) =>
+  Effect.gen(function* () {
+    let last = ""
+    let view = viewRunState(path)
+    if (view.kind !== "live") {
+      if (!asJson) process.stderr.write("no run is in progress on this warehouse\n")
+      return
+    }
+    while (view.kind === "live") {
+      if (view.state.updatedAt !== last) {
+        last = view.state.updatedAt
+        process.stdout.write(asJson ? JSON.stringify(view.state) + "\n" : `${watchLine(view.state)}\n`)
+      }
+      yield* Effect.sleep("1 second")
+      view = viewRunState(path)
+    }
+    if (view.kind === "finished" || view.kind === "stale") {
+      if (asJson) process.stdout.write(JSON.stringify({ ...view.state, stale: view.kind === "stale" }) + "\n")
+      else process.stdout.write(`${endedLine(view.state, view.kind === "stale")}\n\n`)
+    }
+  })
+
+/** The warehouse's status (runs, checkpoints, units today), and a note on a run command that is gone. */
+const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, view: RunStateView) =>
+  Effect.gen(function* () {
+    const w = yield* Warehouse
+    const runs = yield* w.runs(20)
+    // one line per pipeline: slices done / slices with a checkpoint, last update
+    const perPipeline = (yield* w.query(
+      `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
+       strftime(max(updated_at), '%Y-%m-%dT%H:%M:%SZ') AS last_update FROM _checkpoints GROUP BY pipeline ORDER BY pipeline`
+    )).map((r) => ({ pipeline: String(r.pipeline), done: Number(r.done), total: Number(r.total), lastUpdate: String(r.last_update) }))
+    const slices = o.verbose
+      ? yield* w.query(`SELECT pipeline, key, done, CAST(updated_at AS VARCHAR) AS updated_at FROM _checkpoints ORDER BY pipeline, key`)
+      : undefined
+    const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
+    // the ledger counts every charge; today's runs should record the same units
+    const today = yield* w.unitsSpentSince(since)
+    const runsToday = Number(
+      (yield* w.query(
+        `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`,
+        [since]
+      ))[0]?.u ?? 0
+    )
+    const stale = view.kind === "stale" ? view.state : undefined
+    if (o.json) {
+      return process.stdout.write(
+        JSON.stringify(
+          {
+            runs,
+            checkpoints: perPipeline,
+            ...(slices ? { slices } : {}),
+            unitsToday: today,
+            unitsOfTodaysRuns: runsToday,
+            ...(view.kind === "finished" || view.kind === "stale"
+              ? { lastRunCommand: { ...view.state, stale: view.kind === "stale" } }
+              : {})
+          },
+          (_k, v) => jsonSafe(v),
+          2
+        ) + "\n"
+      )
+    }
+    process.stdout.write(
+      table(
+        runs.map((r) => ({
+          run_id: r.runId,
+          pipeline: r.pipeline,
+          status: r.status,
+          started: r.startedAt,
+          pages: r.pages,
+          requests: r.requests,
+          retries: r.retries,
+          planned: r.unitsPlanned,
+          units: r.unitsCharged,
+          error: r.error ?? ""
+        }))
+      ) + "\n\n"
+    )
+    process.stdout.write(
+      table(perPipeline.map((c) => ({ pipeline: c.pipeline, "slices done": `${c.done} / ${c.total}`, "last update": c.lastUpdate }))) + "\n"
+    )
+    if (slices) process.stdout.write("\n" + table(slices) + "\n")
+    else if (perPipeline.some((c) => c.total > 1)) process.stdout.write("(--verbose lists every slice)\n")
+    process.stdout.write(`\nunits spent today: ${today} (${eur(today)})\n`)
+    if (Math.abs(today - runsToday) > 1e-9) {
+      process.stdout.write(
+        `note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`
+      )
+    }
+    if (stale) process.stdout.write(`note: ${endedLine(stale, true)}\n`)
+  })
+
+export const statusCommand = Command.make(
+  "status",
+  {
+    config: configOption,
+    warehouse: warehouseOption,
+    json,
+    verbose: Options.boolean("verbose").pipe(
+      Options.withAlias("v"),
+      Options.withDescription("List every slice's checkpoint, not one line per pipeline")
+    ),
+    watch: Options.boolean("watch").pipe(
+      Options.withDescription("Follow a run in progress (a line a change) until it ends, then the status")
+    ),
+    lockWait: lockWaitOption
+  },
+  (o) =>
+    Effect.gen(function* () {
+      const { settings } = yield* loadCliSettingsAndCatalogue(o.config)
+      const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
+      const waitMs = yield* parseLockWait(o.lockWait)
+      if (o.watch) yield* watch(path, o.json)
+      const view = viewRunState(path)
+      // a run holds the warehouse: what it does, from its state file (DuckDB cannot be opened)
+      if (view.kind === "live") return yield* printLive(view, o.json)
+      return yield* Effect.suspend(() => printStatus(o, viewRunState(path))).pipe(
+        Effect.provide(
+          readOnlyWarehouse(
+            path,
+            // a run that took the warehouse meanwhile is shown, not waited for; another holder is
+            lockWait(path, waitMs, { onHeld: (holder, e) => (holder.run ? Effect.fail(e) : Effect.void) })
+          )
+        ),
+        Effect.catchIf(
+          (e): e is WarehouseError => e instanceof WarehouseError && e.reason === "Locked",
+          (e) => {
+            const now = viewRunState(path)
+            return now.kind === "live" ? printLive(now, o.json) : Effect.fail(e)
+          }
+        )
+      )
+    })
+).pipe(
+  Command.withDescription(
+    "Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; while a run holds the warehouse, what it is doing (--watch follows it); reads only. Examples: estate-etl status; estate-etl status --watch"
+  )
+)
