@@ -15,6 +15,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Cause, Effect, Either, Exit, Logger, LogLevel, Option } from "effect"
 import { redactText } from "../shared/Redaction.js"
 import { loadDotEnv } from "../config/DotEnv.js"
+import { moveToSettingsRoot } from "../config/SettingsRoot.js"
 import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
 import { CommandEnded } from "./CommandEnded.js"
@@ -62,10 +63,13 @@ export interface CliOptions {
 export const runCliMain = (argv: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<number> =>
   Effect.gen(function* () {
     ignoreClosedReaders()
-    if (options.dotEnv !== undefined) yield* loadDotEnv(options.dotEnv)
     const args = yield* Either.match(hoistGlobalOptions(commands, argv), { onLeft: Effect.fail, onRight: Effect.succeed })
     const scan = scanArgs(commands, args)
     if (scan.error) return yield* Effect.fail(scan.error)
+    // from a sub-folder: the settings above it, as git finds its root (before `.env` is read there)
+    const moved = scan.help ? undefined : moveToSettingsRoot(args.slice(2), scan.path[0])
+    if (moved !== undefined) process.stderr.write(`${moved}\n`)
+    if (options.dotEnv !== undefined) yield* loadDotEnv(options.dotEnv)
     const root = commandTree(commands)
     const node = root && nodeAt(root, scan.path)
     if (root && node && (scan.help || (scan.bare && node.children.size > 0))) {

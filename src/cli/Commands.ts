@@ -209,7 +209,7 @@ const run = Command.make(
     json
   },
   (o) =>
-    withSettings(o.config, (settings, catalogue) =>
+    withSettings(o.config, (settings, catalogue, file) =>
       Effect.gen(function* () {
         const lockWaitMs = yield* parseLockWait(o.lockWait)
         const shard = yield* either(resolveShard(o.shard))
@@ -230,7 +230,8 @@ const run = Command.make(
           export: exportFormat,
           metricsFile: Option.getOrElse(o.metricsFile, () => settings.metricsFile),
           onNote: (line) => notes.push(line),
-          lockWaitMs
+          lockWaitMs,
+          settingsFile: file
         })
         if (o.json) {
           process.stdout.write(JSON.stringify(summaries, null, 2) + "\n")

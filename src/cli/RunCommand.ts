@@ -32,7 +32,7 @@ import { exitCodeOf, messageOf } from "../shared/ErrorClass.js"
 import { makeLiveRun } from "../observe/LiveRun.js"
 import { markWaiting } from "../observe/RunStateFile.js"
 import { DEFAULT_LOCK_WAIT_MS, lockWait } from "./LockWait.js"
-import { pointedAt, SANDBOX, targetShort } from "./Target.js"
+import { checkRemote, pointedAt, printTarget, SANDBOX, targetShort } from "./Target.js"
 
 export interface RunOptions {
   readonly names: ReadonlyArray<string>
@@ -57,6 +57,8 @@ export interface RunOptions {
   readonly onNote?: ((line: string) => void) | undefined
   /** How long to wait for a warehouse another process holds, ms. Default `DEFAULT_LOCK_WAIT` (30 s). */
   readonly lockWaitMs?: number | undefined
+  /** The settings file read, for the run's first line (`undefined`: none found). */
+  readonly settingsFile?: string | undefined
 }
 
 /** `--param name:key=value` applies to one pipeline; `--param key=value` to every one run. */
@@ -85,6 +87,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       })
       resolved.push({ pipeline, params, sample: options.sample === true || sampleRequested(fromSettings, overrides) })
     }
+    // the first line says where the run is pointed; a remote run checks its credentials before anything is written
+    yield* printTarget({ command, pointed, settingsFile: options.settingsFile, warehouse: path, json })
+    if (!options.sandbox) yield* checkRemote(settings, pipelines)
     yield* preflight({ warehouse: path, output: settings.output, metricsFile: options.metricsFile })
     // exporting into a folder another warehouse exports into is refused before anything is sent
     if (Option.isSome(options.export)) yield* claimOutput(settings.output, path)
