@@ -41,7 +41,7 @@ import { readReusableAnswers } from "./PaidArchive.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
 import { sqlError, WarehouseError } from "./WarehouseError.js"
-import { createWarehouseFile, isCutShort } from "./WarehouseFile.js"
+import { createWarehouseFile, isCutShort, removeDeadTemps } from "./WarehouseFile.js"
 
 export interface WarehouseOptions extends OpenOptions {
   /** The DuckDB file, or `":memory:"`. Default `data/warehouse.duckdb`. */
@@ -113,7 +113,7 @@ const openWarehouseFile = (path: string, options: OpenOptions) => {
   const file = nodePath.resolve(path)
   const create = (replace: boolean) => Effect.zipRight(createWarehouseFile(file, replace), openDatabase(path, options))
   if (!options.readOnly && !fs.existsSync(file)) return create(false)
-  return openDatabase(path, options).pipe(
+  const opened = openDatabase(path, options).pipe(
     Effect.catchIf(
       (e) => (e.reason === "Corrupt" || e.reason === "Io") && fs.existsSync(file) && isCutShort(file),
       (e) =>
@@ -129,6 +129,7 @@ const openWarehouseFile = (path: string, options: OpenOptions) => {
           : create(true)
     )
   )
+  return options.readOnly ? opened : Effect.tap(opened, () => Effect.sync(() => removeDeadTemps(file)))
 }
 
 export const makeWarehouse = (options: WarehouseOptions = {}) =>

@@ -10,7 +10,7 @@
  * with one `link(2)`: at every instant the name holds nothing or a whole warehouse. `link` refuses
  * a name that exists, so two processes creating the same warehouse never replace each other's
  * file: the second opens the first's. Temporary files of dead processes are removed by the next
- * creation.
+ * open to write.
  *
  * A file that an older toolkit (or DuckDB used directly) left cut short at the name is
  * recognised: DuckDB cannot open it, it is at most the 12 KiB of header blocks, empty, zeros or
@@ -45,8 +45,12 @@ const removeDatabase = (file: string) => {
   for (const f of [file, `${file}.wal`, `${file}.tmp`]) fs.rmSync(f, { recursive: true, force: true })
 }
 
-/** Removes the temporary files of creations whose process died (`.<name>.creating-<pid>-<random>`). */
-const removeDeadTemps = (path: string) => {
+/**
+ * Removes the temporary files of creations whose process died (`.<name>.creating-<pid>-<random>`,
+ * with DuckDB's WAL and spill folder beside them). Every open to write calls it: a creation
+ * killed after its link left its temporary name behind, and no later creation would come.
+ */
+export const removeDeadTemps = (path: string) => {
   const dir = nodePath.dirname(path)
   const prefix = tempPrefix(path)
   let names: Array<string> = []
@@ -56,8 +60,8 @@ const removeDeadTemps = (path: string) => {
     return
   }
   for (const name of names) {
-    if (!name.startsWith(prefix) || name.endsWith(".wal") || name.endsWith(".tmp")) continue
-    if (!pidAlive(Number(name.slice(prefix.length).split("-")[0]))) removeDatabase(nodePath.join(dir, name))
+    if (!name.startsWith(prefix)) continue
+    if (!pidAlive(Number(name.slice(prefix.length).split("-")[0]))) removeDatabase(nodePath.join(dir, name.replace(/\.(wal|tmp)$/, "")))
   }
 }
 
