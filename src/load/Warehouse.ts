@@ -14,6 +14,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect, Option } from "effect"
 import type { KeyFilter } from "../extract/Sources.js"
+import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../normalize/Table.js"
 import { checkFormat, initialise, TS } from "./Bookkeeping.js"
@@ -40,6 +41,7 @@ import { readReusableAnswers } from "./PaidArchive.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
 import { sqlError, WarehouseError } from "./WarehouseError.js"
+import { createWarehouseFile, isCutShort, removeDeadTemps } from "./WarehouseFile.js"
 
 export interface WarehouseOptions extends OpenOptions {
   /** The DuckDB file, or `":memory:"`. Default `data/warehouse.duckdb`. */
@@ -102,10 +104,38 @@ export const jsValue = (v: unknown): unknown =>
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
+/**
+ * Opens the warehouse file; one that does not exist yet is created whole first, and one a
+ * creation left cut short is created again (to write) or named (to read): see `WarehouseFile.ts`.
+ */
+const openWarehouseFile = (path: string, options: OpenOptions) => {
+  if (path === MEMORY) return openDatabase(path, options)
+  const file = nodePath.resolve(path)
+  const create = (replace: boolean) => Effect.zipRight(createWarehouseFile(file, replace), openDatabase(path, options))
+  if (!options.readOnly && !fs.existsSync(file)) return create(false)
+  const opened = openDatabase(path, options).pipe(
+    Effect.catchIf(
+      (e) => (e.reason === "Corrupt" || e.reason === "Io") && fs.existsSync(file) && isCutShort(file),
+      (e) =>
+        options.readOnly
+          ? Effect.fail(
+              new WarehouseError({
+                reason: "Foreign",
+                path: file,
+                cause: e,
+                detail: `${file} is a database file whose creation was cut short (no data in it), not a warehouse yet; run a pipeline against it first`
+              })
+            )
+          : create(true)
+    )
+  )
+  return options.readOnly ? opened : Effect.tap(opened, () => Effect.sync(() => removeDeadTemps(file)))
+}
+
 export const makeWarehouse = (options: WarehouseOptions = {}) =>
   Effect.gen(function* () {
     const path = options.path ?? DEFAULT_WAREHOUSE_PATH
-    const db: Database = yield* openDatabase(path, options)
+    const db: Database = yield* openWarehouseFile(path, options)
     if (options.readOnly && path !== MEMORY) {
       // read-only: checked, never initialised or migrated (an older format reads as it is)
       yield* db.use("Cannot read the warehouse", async (conn) => {

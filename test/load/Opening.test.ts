@@ -196,6 +196,65 @@ describe("opening the warehouse", () => {
     })
   )
 
+  it.scoped("a file DuckDB's creation left cut short is created again by a run and named by a read-only open", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const fresh = nodePath.join(dir, "fresh.duckdb")
+      yield* Effect.promise(async () => (await DuckDBInstance.create(fresh)).closeSync())
+      const header = fs.readFileSync(fresh)
+      expect(header.length).toBe(12_288)
+      // what a kill leaves between DuckDB's creating the file and writing its three header blocks
+      const cuts = {
+        empty: Buffer.alloc(0),
+        "main header only": header.subarray(0, 4096),
+        "two headers": header.subarray(0, 8192),
+        "headers not written": Buffer.alloc(12_288),
+        "main header and zeros": Buffer.concat([header.subarray(0, 4096), Buffer.alloc(8192)])
+      }
+      for (const [name, bytes] of Object.entries(cuts)) {
+        const path = nodePath.join(dir, `${name.replaceAll(" ", "-")}.duckdb`)
+        fs.writeFileSync(path, bytes)
+        const refused = yield* Effect.flip(Effect.scoped(makeWarehouse({ path, readOnly: true })))
+        expect([name, refused.reason, refused.message]).toEqual([name, "Foreign", expect.stringMatching(/creation was cut short/)])
+        expect(fs.readFileSync(path).equals(bytes)).toBe(true)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const wh = yield* makeWarehouse({ path })
+            yield* wh.ensureTables([plots])
+            expect(yield* wh.query(`SELECT value FROM _meta WHERE key = 'format'`)).toEqual([{ value: "estate-etl-warehouse" }])
+          })
+        )
+        expect(yield* Effect.scoped(Effect.flatMap(makeWarehouse({ path, readOnly: true }), (wh) => wh.tableCounts()))).toEqual({
+          plots: 0
+        })
+      }
+      expect(fs.readdirSync(dir).filter((f) => f.includes("creating"))).toEqual([])
+    })
+  )
+
+  it.scoped("a new warehouse gets its name whole, and temporary files of dead creators are removed", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const path = nodePath.join(dir, "warehouse.duckdb")
+      // a creation killed before its link: pid 2^22 + 1 is above Linux's pid_max default
+      const dead = nodePath.join(dir, `.warehouse.duckdb.creating-${2 ** 22 + 1}-x`)
+      fs.writeFileSync(dead, Buffer.alloc(12_288))
+      fs.writeFileSync(`${dead}.wal`, "cut")
+      const alive = nodePath.join(dir, `.warehouse.duckdb.creating-${process.pid}-other`)
+      fs.writeFileSync(alive, "")
+      yield* Effect.scoped(makeWarehouse({ path }))
+      expect(fs.readdirSync(dir).sort()).toEqual([`.warehouse.duckdb.creating-${process.pid}-other`, "warehouse.duckdb"])
+      // whole from the start: a format marker and no WAL to replay
+      expect(fs.existsSync(`${path}.wal`)).toBe(false)
+      const db = yield* Effect.promise(() => DuckDBInstance.create(path, { access_mode: "READ_ONLY" }))
+      const conn = yield* Effect.promise(() => db.connect())
+      const meta = yield* Effect.promise(() => conn.runAndReadAll(`SELECT count(*)::INTEGER AS n FROM _meta`))
+      expect(meta.getRowObjectsJS()).toEqual([{ n: 3 }])
+      conn.closeSync()
+      db.closeSync()
+    })
+  )
+
   it.scoped('":memory:" opens a private database with no raw archive', () =>
     Effect.gen(function* () {
       const a = yield* makeWarehouse({ path: ":memory:" })

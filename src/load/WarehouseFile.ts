@@ -1,0 +1,143 @@
+/**
+ * A new warehouse file appears whole or not at all.
+ *
+ * DuckDB creates a database file in steps: it creates the file, then writes its three header
+ * blocks (12 KiB). A process killed between those steps leaves a file of 0 to 12 KiB that DuckDB
+ * refuses to open ever after ("not a valid DuckDB database", "Could not read enough bytes"), so
+ * every later run exited 2 (issue 30: 1 of 6 kills aimed at the instant the file appears). A new
+ * warehouse is therefore made under a hidden temporary name beside its own (DuckDB's file, the
+ * bookkeeping tables and the format marker, checkpointed and closed: no WAL), then given its name
+ * with one `link(2)`: at every instant the name holds nothing or a whole warehouse. `link` refuses
+ * a name that exists, so two processes creating the same warehouse never replace each other's
+ * file: the second opens the first's. Temporary files of dead processes are removed by the next
+ * open to write.
+ *
+ * A file that an older toolkit (or DuckDB used directly) left cut short at the name is
+ * recognised: DuckDB cannot open it, it is at most the 12 KiB of header blocks, empty, zeros or
+ * starting with DuckDB's magic, and no WAL lies beside it (so it holds no data). Opening to write
+ * replaces it with a new warehouse (a rename over it); opening to read leaves it and says so.
+ */
+import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
+import { initialise } from "./Bookkeeping.js"
+import { openDatabase } from "./Database.js"
+import { causeMessage, WarehouseError } from "./WarehouseError.js"
+
+/** DuckDB's header blocks: a file this long or shorter holds no table. */
+const HEADER_BYTES = 12_288
+
+const tempPrefix = (path: string) => `.${nodePath.basename(path)}.creating-`
+
+/** Whether a process is running (its temporary file may still be in the making). */
+const pidAlive = (pid: number) => {
+  if (!Number.isInteger(pid) || pid <= 0) return false
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM"
+  }
+}
+
+/** Removes a file and what DuckDB keeps beside it (WAL, spill folder); missing ones are fine. */
+const removeDatabase = (file: string) => {
+  for (const f of [file, `${file}.wal`, `${file}.tmp`]) fs.rmSync(f, { recursive: true, force: true })
+}
+
+/**
+ * Removes the temporary files of creations whose process died (`.<name>.creating-<pid>-<random>`,
+ * with DuckDB's WAL and spill folder beside them). Every open to write calls it: a creation
+ * killed after its link left its temporary name behind, and no later creation would come.
+ */
+export const removeDeadTemps = (path: string) => {
+  const dir = nodePath.dirname(path)
+  const prefix = tempPrefix(path)
+  let names: Array<string> = []
+  try {
+    names = fs.readdirSync(dir)
+  } catch {
+    return
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue
+    if (!pidAlive(Number(name.slice(prefix.length).split("-")[0]))) removeDatabase(nodePath.join(dir, name.replace(/\.(wal|tmp)$/, "")))
+  }
+}
+
+/** Makes the rename or link of a new file durable (best effort: not every file system syncs folders). */
+const syncDir = (dir: string) => {
+  let fd: number | undefined
+  try {
+    fd = fs.openSync(dir, "r")
+    fs.fsyncSync(fd)
+  } catch {
+    // a folder that cannot be synced: the kernel still has the link
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd)
+  }
+}
+
+/**
+ * Whether the file at `path` is a creation cut short (see the module comment). Call it once
+ * DuckDB refused to open the file: a whole empty database is 12 KiB with DuckDB's magic too.
+ */
+export const isCutShort = (path: string): boolean => {
+  try {
+    if (fs.existsSync(`${path}.wal`)) return false
+    const stat = fs.statSync(path)
+    if (!stat.isFile() || stat.size > HEADER_BYTES) return false
+    const bytes = fs.readFileSync(path)
+    return bytes.length === 0 || bytes.every((b) => b === 0) || bytes.subarray(8, 12).toString("latin1") === "DUCK"
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Creates the warehouse at `path` whole (see the module comment): when nothing is there, or
+ * over a creation cut short (`replace`). Another process that created it meanwhile wins.
+ */
+export const createWarehouseFile = (path: string, replace: boolean) =>
+  Effect.gen(function* () {
+    const dir = nodePath.dirname(path)
+    const temp = nodePath.join(dir, `${tempPrefix(path)}${process.pid}-${Math.random().toString(36).slice(2, 10)}`)
+    removeDeadTemps(path)
+    yield* Effect.scoped(
+      Effect.flatMap(openDatabase(temp), (db) =>
+        db.use(`Cannot create the warehouse ${path}`, async (conn) => {
+          await initialise(conn, path)
+          // everything into the file itself: the name is given to a file that needs no WAL
+          await conn.run("CHECKPOINT")
+        })
+      )
+    ).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))))
+    yield* Effect.try({
+      try: () => {
+        try {
+          if (fs.existsSync(`${temp}.wal`)) throw new Error(`DuckDB left a WAL beside ${temp} after a checkpoint`)
+          if (replace) fs.renameSync(temp, path)
+          else {
+            try {
+              fs.linkSync(temp, path)
+            } catch (e) {
+              const code = (e as NodeJS.ErrnoException).code
+              // EEXIST: another process made it first, and its file is whole: it is used
+              if (code !== "EEXIST") {
+                // a file system without hard links: a rename, unless the name appeared meanwhile
+                if (fs.existsSync(path)) return
+                fs.renameSync(temp, path)
+              }
+            }
+          }
+          syncDir(dir)
+        } finally {
+          removeDatabase(temp)
+        }
+      },
+      catch: (cause) =>
+        cause instanceof WarehouseError
+          ? cause
+          : new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
+    })
+  })
