@@ -48,6 +48,7 @@ export default definePipeline({
   name: PROPERTIES_CHANGED,
   description: "Change-driven refresh: the properties alerted since its last done run, read again from the token host",
   host: "token",
+  readsFrom: ["alerts"],
   params: Params,
   source: propertyByIdSource(keysOf),
   cost: {

@@ -57,6 +57,7 @@ export default definePipeline({
   name: NAME,
   description: "Change-driven refresh, paid half: Property Sourcing details of the changed properties the token host lacked",
   host: "platform",
+  readsFrom: [PROPERTIES_CHANGED],
   params: Params,
   source: sourcingDetailsSource(idsOf),
   cost: {

@@ -121,6 +121,14 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       yield* live.begin
       unmark()
       for (const { pipeline, params, sample } of resolved) {
+        // a step whose input did not land whole is not run: it would pay for what it cannot know
+        const unlanded = summaries.filter((s) => pipeline.readsFrom?.includes(s.pipeline) && s.status !== "done")
+        if (unlanded.length > 0) {
+          options.onNote?.(
+            `${pipeline.name} not run: it reads what ${unlanded.map((s) => `${s.pipeline} lands, and ${s.pipeline} ended ${s.status}`).join("; ")}; a rerun runs it once that lands`
+          )
+          continue
+        }
         missingKeys.take()
         const summary = yield* runPipeline({
           pipeline,

@@ -86,6 +86,9 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
   return new WarehouseError({ reason: "Io", path, cause, detail: `Cannot open warehouse ${path}: ${msg}` })
 }
 
+/** DuckDB could not allocate within its memory_limit (the transaction rolled back). */
+export const isOutOfMemory = (e: WarehouseError): boolean => /Out of Memory Error/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
+
 export const sqlError = (what: string, cause: unknown, extra?: { table?: string; runId?: string }): WarehouseError =>
   cause instanceof WarehouseError
     ? cause

@@ -79,6 +79,12 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
    * refresh saves.
    */
   readonly standsInFor?: string
+  /**
+   * Pipelines whose landed rows this one reads (e.g. `properties-changed` reads what `alerts`
+   * landed). In one command, a pipeline is not run when one of these ended without landing all
+   * it read (failed, paused, incomplete, interrupted): it would pay for what it cannot know.
+   */
+  readonly readsFrom?: ReadonlyArray<string>
 }
 
 /**
