@@ -67,7 +67,7 @@ spend: $(DEPS)
 ## at every instant of a warehouse's creation and migration (`make test` aims at a few of them)
 chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
-	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts
+	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/cli/shared-warehouse.test.ts
 
 ## Scheduled runs; CONFIG selects the settings file.
 nightly: $(BUILT)

@@ -297,7 +297,7 @@ const reload = Command.make(
         const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
         return Effect.gen(function* () {
           const pipeline = yield* either(makeRegistry(catalogue.all, settings).get(o.pipeline))
-          const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run))
+          const summary = yield* reloadPipeline(pipeline, Option.getOrUndefined(o.run), settings.service.shapes)
           process.stdout.write(table([summary]) + "\nunits spent: 0 (reloaded from the raw archive)\n")
         }).pipe(Effect.provide(existingWritableWarehouse(path, lockWait(path, waitMs))))
       })
