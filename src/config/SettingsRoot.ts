@@ -11,7 +11,7 @@ import { DEFAULT_CONFIGS } from "./loadSettings.js"
 
 /** The folder at or above `cwd` holding one of `DEFAULT_CONFIGS`; none below a repository root that has none. */
 export const settingsRoot = (cwd: string): string | undefined => {
-  for (let dir = nodePath.resolve(cwd); ; ) {
+  for (let dir = nodePath.resolve(cwd); ;) {
     if (DEFAULT_CONFIGS.some((f) => fs.existsSync(nodePath.join(dir, f)))) return dir
     if (fs.existsSync(nodePath.join(dir, ".git"))) return undefined
     const up = nodePath.dirname(dir)

@@ -49,7 +49,13 @@ describe("a long gap", () => {
     const world = sandbox.context.world
     // the ground truth: every alert the world created since the first run's start
     const truth = world
-      .alerts({ nowMs: sandbox.control.now(), createdFrom: Date.parse(since), createdTo: sandbox.control.now(), offset: 0, limit: 1_000_000 })
+      .alerts({
+        nowMs: sandbox.control.now(),
+        createdFrom: Date.parse(since),
+        createdTo: sandbox.control.now(),
+        offset: 0,
+        limit: 1_000_000
+      })
       .results.map((a) => String((a as { alert_id: unknown }).alert_id))
     const before = Number((await rows(warehouse, "SELECT count(DISTINCT alert_id) AS n FROM alerts"))[0]!.n)
     const second = await runCli(["run", "alerts", "--config", config, "--json"], sandboxEnv())

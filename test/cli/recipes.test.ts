@@ -47,7 +47,10 @@ const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> 
   { match: /^ETL := |^nightly: |^extract-%: /, by: "test/cli/adopt.test.ts (the fragment `init` writes, run by make)" },
   { match: /^npx estate-etl run nightly$/, by: "test/cli/adopt.test.ts" },
   // README "Pointing at the real service": the scratch repository below holds config/production.json and the credentials
-  { match: /^cp config\/production\.example\.json config\/production\.json|^export SVC_API_KEY=/, by: "test/cli/recipes.test.ts (its scratch repository)" }
+  {
+    match: /^cp config\/production\.example\.json config\/production\.json|^export SVC_API_KEY=/,
+    by: "test/cli/recipes.test.ts (its scratch repository)"
+  }
 ]
 
 /** Fragments that show a syntax, as the lines that run. */
