@@ -94,6 +94,6 @@ export const queryCommand = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    `Run read-only SQL over the warehouse (SQL DuckDB refuses, files and extensions are bad input, exit 2); while a run holds it, --wait or --parquet. Examples: estate-etl query "SELECT region, count(*) FROM plots_current GROUP BY 1"; estate-etl query --parquet "SELECT count(*) FROM plots"`
+    `Run read-only SQL over the warehouse (SQL DuckDB refuses, files and extensions are bad input, exit 2); while a run holds it, --wait or --parquet (the last export). Example: estate-etl query "SELECT region, count(*) FROM plots_current GROUP BY 1"`
   )
 )

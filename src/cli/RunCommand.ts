@@ -87,12 +87,13 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       })
       resolved.push({ pipeline, params, sample: options.sample === true || sampleRequested(fromSettings, overrides) })
     }
-    // the first line says where the run is pointed; a remote run checks its credentials before anything is written
-    yield* printTarget({ command, pointed, settingsFile: options.settingsFile, warehouse: path, json })
+    // a remote run checks its credentials before anything is written
     if (!options.sandbox) yield* checkRemote(settings, pipelines)
     yield* preflight({ warehouse: path, output: settings.output, metricsFile: options.metricsFile })
     // exporting into a folder another warehouse exports into is refused before anything is sent
     if (Option.isSome(options.export)) yield* claimOutput(settings.output, path)
+    // bad input is one line; a run that goes ahead says first where it is pointed
+    yield* printTarget({ command, pointed, settingsFile: options.settingsFile, warehouse: path, json })
     const missingKeys = makeMissingKeyTables()
     const live = makeLiveRun({
       warehouse: path,

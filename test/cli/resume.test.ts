@@ -1,7 +1,7 @@
 /**
  * Crash safety from the outside: a real CLI process killed with SIGKILL mid-run, then resumed,
  * ends with the same rows as a clean run, no duplicates, and no committed page paid twice; a
- * second run against a warehouse in use is refused clearly and corrupts nothing.
+ * second run against a warehouse in use waits within --lock-wait, is then refused clearly and corrupts nothing.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import * as fs from "node:fs"
@@ -91,7 +91,7 @@ describe("crash and resume from the CLI", () => {
     expect(crashUnits).toBeLessThanOrEqual(cleanUnits + kills)
   })
 
-  it("a second run on a warehouse in use is refused with a clear message and corrupts nothing", async () => {
+  it("a second run on a warehouse in use waits up to --lock-wait, then is refused with a clear message, and corrupts nothing", async () => {
     const d = fs.mkdtempSync(path.join(dir, "lock-"))
     const config = remoteConfig(d, sandbox, { pipelines })
     sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 250 }) // a long first run
@@ -99,8 +99,9 @@ describe("crash and resume from the CLI", () => {
     const firstDone = collect(first)
     // wait until the first run holds the warehouse (its first page is committed)
     await new Promise<void>((resolve) => first.stderr!.on("data", (x) => String(x).includes("page_committed") && resolve()))
-    const second = await runCli(["run", "sourcing-search", "--config", config], sandboxEnv())
-    expect(second.code).toBe(2)
+    // it waits for the holder up to --lock-wait (default 30 s), then gives up clearly
+    const second = await runCli(["run", "sourcing-search", "--config", config, "--lock-wait", "1s"], sandboxEnv())
+    expect(second.code, second.stderr).toBe(2)
     expect(second.stderr).toMatch(/in use|locked/i)
     const r = await firstDone
     sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 40 })

@@ -81,7 +81,7 @@ describe("an unexpected shape, then reload after the settings fix", () => {
     expect(failed).toMatchObject({ _tag: "UnexpectedShape", operation: "sourcing_search" })
     expect(exitCodeOf(failed)).toBe(7)
     expect((failed as Error).message).toMatch(
-      /^sourcing_search: UnexpectedShape: expected a list at "results", found nothing \(members: .*items.*\); the body starts "\{.*"; archived page unexpected-shape of run \S+, nothing reloaded: set service\.shapes\.sourcing_search to where this service puts it, then reload sourcing-search again \(0 units\)$/
+      /^sourcing_search: UnexpectedShape: expected a list at "results", found nothing \(members: .*items.*\); the body starts "\{.*"; archived page unexpected-shape of run \S+, nothing reloaded: set service\.shapes\.sourcing_search to where this service puts it, then reload sourcing-search again \(0 units\); `estate-etl probe` checks the shape of every operation at once$/
     )
     expect(sha(warehouse)).toBe(before)
     const [runs] = await h.query(`SELECT count(*)::INTEGER AS n FROM _runs WHERE run_id LIKE 'reload-%'`, warehouse)

@@ -83,7 +83,7 @@ describe("bad inputs", () => {
     })
   }
 
-  it("a warehouse locked by another run: exit 2, one line saying it is in use, nothing sent", async () => {
+  it("a warehouse locked by another run: exit 2 after --lock-wait, one line saying it is in use, nothing sent", async () => {
     const holder = spawn(
       process.execPath,
       [
@@ -105,7 +105,8 @@ describe("bad inputs", () => {
       const requests = totalRequests(sandbox)
       const file = path.join(dir, "locked.json")
       fs.writeFileSync(file, JSON.stringify(good))
-      const r = await cli(["run", "plots-germany", "--config", file])
+      // a run waits for the holder up to --lock-wait (default 30 s): 1 s here
+      const r = await cli(["run", "plots-germany", "--config", file, "--lock-wait", "1s"])
       expect(r.code).toBe(2)
       expect(r.messages).toHaveLength(1)
       expect(r.messages[0]).toMatch(/in use by another process/)
