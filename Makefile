@@ -11,7 +11,7 @@ CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
 ETL := node dist/bundle/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test typecheck format format-check unit sandbox bench spend chaos clean nightly weekly plan status build
+.PHONY: setup demo test check check-unit browser typecheck format format-check unit sandbox bench spend chaos clean nightly weekly plan status build
 
 # `npm ci` installs exactly the lockfile (which lists every platform's optional packages).
 $(DEPS): package.json package-lock.json
@@ -45,9 +45,20 @@ unit: $(DEPS)
 
 # The typecheck, the build (two tsc programs) and the format check run side by side on the two
 # cores, then the tests (whose globalSetup finds dist/ fresh and does not build it again).
-test:
+test: browser
 	@$(MAKE) --no-print-directory -j2 typecheck $(BUILT) format-check
 	@$(MAKE) --no-print-directory unit
+
+## The fast loop (under a minute): the typecheck beside the unit tests of the toolkit's own code.
+check: $(DEPS)
+	@$(MAKE) --no-print-directory -j2 typecheck check-unit
+
+check-unit: $(DEPS)
+	@ESTATE_CHECK=1 $(NODE_BIN)/vitest run --reporter dot
+
+# the report tests open pages in Debian's chromium: installed when missing (as .ci/run did)
+browser:
+	@scripts/ensure-browser.sh
 
 ## Both simulated hosts on fixed ports (8701 platform, 8702 token) until stopped.
 sandbox: $(BUILT)
@@ -64,10 +75,11 @@ spend: $(DEPS)
 	$(NODE_BIN)/vitest run test/pipelines/refresh.test.ts test/pipeline/LearnedCosts.test.ts --reporter verbose
 
 ## The full chaos harness: 50 SIGKILLs per source, figures in data/chaos.json; then kills aimed
-## at every instant of a warehouse's creation and migration (`make test` aims at a few of them)
+## at every instant of a warehouse's creation and migration, 50 runs sharing a warehouse with the
+## webhook receiver, and every pipeline in every dialect (`make test` runs a share of each)
 chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
-	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/cli/shared-warehouse.test.ts
+	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts
 
 ## Scheduled runs; CONFIG selects the settings file.
 nightly: $(BUILT)

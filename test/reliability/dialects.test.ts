@@ -107,6 +107,29 @@ const RUNS: ReadonlyArray<DialectRun> = [
   { label: "string-ids", dialect: "string-ids", expected: truthAlways }
 ]
 
+/**
+ * `make test` runs, in each dialect other than the default, the pipelines the dialect can change:
+ * those that page or read a list the spec does not show, those whose expected outcome is a stop,
+ * and those a dialect names below (dates, fan-outs by key, ids). The default dialect runs every
+ * pipeline. `make chaos` (CHAOS=full) runs the whole matrix, every pipeline in every dialect.
+ */
+const FULL = process.env.CHAOS === "full"
+const ALSO: Partial<Record<string, ReadonlyArray<string>>> = {
+  "strict-datetime": ["market-time-series", "market-analysis", "alerts-search", "properties-changed"],
+  "missing-keys": ["properties-by-id", "properties-match", "comparables", "sourcing-properties", "sourcing-changed", "sourcing-resolve"],
+  "big-ids": ["alerts-search", "properties-changed"],
+  "string-ids": ["alerts-search"],
+  "payment-member": ["references"],
+  "header-key": ["references"]
+}
+const runsCase = (run: DialectRun, c: (typeof CASES)[number]): boolean =>
+  FULL ||
+  run.dialect === "default" ||
+  run.expected(c) !== "truth" ||
+  c.pages === "more" ||
+  c.unshownOperations.length > 0 ||
+  (ALSO[run.dialect]?.includes(c.pipeline) ?? false)
+
 /** Units the warehouses' ledgers hold, and the sandbox charged, per dialect run. */
 const charged = new Map<string, number>()
 const spent = new Map<string, number>()
@@ -195,7 +218,7 @@ for (const run of RUNS) {
       await h?.close()
     })
 
-    for (const c of CASES) {
+    for (const c of CASES.filter((c) => runsCase(run, c))) {
       const expected = run.expected(c)
       it(`${c.pipeline}: ${expected}`, async ({ expect }) => {
         const warehouse = path.join(h.dir, `${c.pipeline}.duckdb`)
