@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { commands } from "../../src/cli/Commands.js"
 import { allPaths, commandTree, nodeAt } from "../../src/cli/CommandTree.js"
 import { examplesOf, helpText } from "../../src/cli/Help.js"
-import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import { sandboxEnv } from "../support/cli.js"
 import { runExample, SERVING } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
@@ -91,9 +91,7 @@ describe("every example of every help runs", () => {
     const examples = [...new Set(paths.flatMap((p) => examplesOf(nodeAt(root, p)!)))]
     expect(examples.length).toBeGreaterThan(25)
     const env = {
-      SVC_API_KEY: SANDBOX_API_KEY,
-      SVC_EMAIL: SANDBOX_USER.email,
-      SVC_PASSWORD: SANDBOX_USER.password,
+      ...sandboxEnv(),
       SVC_PLATFORM_URL: "",
       SVC_API_URL: "",
       SANDBOX_PLATFORM_PORT: "0",

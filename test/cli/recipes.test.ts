@@ -16,7 +16,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import { sandboxEnv } from "../support/cli.js"
 import { runExample, SERVING } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
@@ -148,9 +148,7 @@ describe("every recipe of README and docs/", () => {
     const recipes = DOCS.flatMap(recipesOf)
     expect(recipes.length).toBeGreaterThan(30)
     const env = {
-      SVC_API_KEY: SANDBOX_API_KEY,
-      SVC_EMAIL: SANDBOX_USER.email,
-      SVC_PASSWORD: SANDBOX_USER.password,
+      ...sandboxEnv(),
       SVC_PLATFORM_URL: sandbox.platformUrl,
       SVC_API_URL: sandbox.apiUrl,
       SANDBOX_PLATFORM_PORT: "0",

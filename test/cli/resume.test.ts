@@ -9,7 +9,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { collect, remoteConfig, runCli, sandboxEnv, spawnCli } from "../support/cli.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { startTestSandbox, totalUnits as unitsSpent } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const pipelines = { "sourcing-search": { params: { country: "ES", operation: "sale", pageSize: 25, maxPages: 1000, sample: true } } }
@@ -24,7 +24,6 @@ const readWarehouse = async (file: string, sql: string) => {
     db.closeSync()
   }
 }
-const unitsSpent = (s: Sandbox) => Object.values(s.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
 
 /** Starts a run and SIGKILLs it once `pages` pages were committed (read from its JSON lines). */
 const killAfterPages = (args: Array<string>, pages: number) =>

@@ -3,6 +3,7 @@
  * units, Parquet read back equals the tables, and a full refresh starts over.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
+import * as nodePath from "node:path"
 import { Effect } from "effect"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
@@ -98,16 +99,33 @@ describe("engine", () => {
     conn.closeSync()
   })
 
-  it("a finished run is not resumed: the next run starts over, --full-refresh forgets checkpoints", async () => {
+  it("a finished run is not resumed: the next run starts over", async () => {
     const pipeline = pipelineByName("plots-germany")
     const params = { criteria: { regions: ["Hessen"] }, pageSize: 50, maxPages: 2, sample: true }
     const first = await h.run(pipeline, { params })
     const second = await h.run(pipeline, { params })
     expect(second.resumed).toBe(false)
     expect(second.totals.pages).toBe(first.totals.pages)
-    const third = await h.run(pipeline, { params, fullRefresh: true })
-    expect(third.status).toBe("done")
-    const runs = await h.use(Effect.flatMap(Warehouse, (w) => w.runs(50)))
-    expect(runs.filter((r) => r.pipeline === "plots-germany").length).toBeGreaterThanOrEqual(3)
+  })
+
+  it("--full-refresh forgets an unfinished run's checkpoints: it reads from the first page, under checkpoints of its own", async () => {
+    const pipeline = pipelineByName("plots-germany")
+    const params = { criteria: { regions: ["Sachsen"] }, pageSize: 20, maxPages: 3, sample: true }
+    // paused at the cap after its first page: a checkpoint past page 1
+    const paused = await h.run(pipeline, { params, maxUnits: 1, untilCap: true })
+    expect(paused.status).toBe("paused")
+    expect(paused.totals.pages).toBe(1)
+    const saved = await h.query(`SELECT run_id, done FROM _checkpoints WHERE pipeline = 'plots-germany'`)
+    expect(saved.length).toBeGreaterThan(0)
+    expect(saved.every((c) => c.run_id === paused.runId && c.done === false)).toBe(true)
+    // a resume would read the pages left; --full-refresh reads them all, as a clean run does
+    const clean = await h.run(pipeline, { params, warehouse: nodePath.join(h.dir, "clean.duckdb") })
+    expect(clean.totals.pages).toBeGreaterThan(1)
+    const fresh = await h.run(pipeline, { params, fullRefresh: true })
+    expect(fresh.status).toBe("done")
+    expect(fresh.resumed).toBe(false)
+    expect(fresh.totals.pages).toBe(clean.totals.pages)
+    const after = await h.query(`SELECT DISTINCT run_id FROM _checkpoints WHERE pipeline = 'plots-germany'`)
+    expect(after).toEqual([{ run_id: fresh.runId }])
   })
 })

@@ -41,19 +41,12 @@ const pipelines = { "plots-germany": { params: { criteria: { regions: ["Bayern"]
 const FULL = process.env.CHAOS === "full"
 const CREATION_CORE = [
   '{"at":"file","path":"","delayUs":0}',
-  '{"at":"file","path":"","delayUs":20}',
   '{"at":"sql","match":"^COMMIT$","nth":1,"phase":"during"',
-  '{"at":"fs","call":"linkSync","nth":1,"phase":"before"}',
   '{"at":"fs","call":"linkSync","nth":1,"phase":"after"}',
-  '{"at":"create","nth":2,"phase":"during"',
   '{"at":"sql","match":"^COMMIT$","nth":2,"phase":"during"',
   '{"at":"random","afterMs":'
 ]
-const MIGRATION_CORE = [
-  '"match":"^ALTER TABLE _raw_pages"',
-  '"match":"^COMMIT$","nth":1,"phase":"during"',
-  '"match":"^COMMIT$","nth":1,"phase":"after"'
-]
+const MIGRATION_CORE = ['"match":"^ALTER TABLE _raw_pages"', '"match":"^COMMIT$","nth":1,"phase":"during"']
 /** The aims this run kills at: all of them under CHAOS=full, else those matching `core` (the first of each). */
 const chosen = <A extends object>(aims: ReadonlyArray<A>, core: ReadonlyArray<string>): ReadonlyArray<A> =>
   FULL ? aims : core.flatMap((c) => aims.filter((a) => JSON.stringify(a).includes(c)).slice(0, 1))

@@ -7,8 +7,11 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { runCliMain } from "../../src/cli/Cli.js"
-import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
-import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
+import { sandboxEnv } from "../support/cli.js"
+
+// one place for each: the credentials, the settings writer and the sandbox's totals
+export { sandboxEnv, settingsFile } from "../support/cli.js"
+export { totalRequests, totalUnits } from "../support/sandbox.js"
 
 export interface Captured {
   readonly code: number
@@ -57,40 +60,6 @@ const capture = async (args: ReadonlyArray<string>, env: Record<string, string |
     }
   }
 }
-
-export const sandboxEnv = (): Record<string, string> => ({
-  SVC_API_KEY: SANDBOX_API_KEY,
-  SVC_EMAIL: SANDBOX_USER.email,
-  SVC_PASSWORD: SANDBOX_USER.password
-})
-
-/** Writes a settings file reaching `sandbox` as a remote service; warehouse and output in `dir`. */
-export const settingsFile = (
-  dir: string,
-  sandbox: { platformUrl: string; apiUrl: string },
-  extra: Record<string, unknown> = {},
-  name = "settings.json"
-) => {
-  const file = path.join(dir, name)
-  const { service, ...rest } = extra as { service?: Record<string, unknown> }
-  fs.writeFileSync(
-    file,
-    JSON.stringify(
-      {
-        warehouse: path.join(dir, "warehouse.duckdb"),
-        output: dir,
-        ...rest,
-        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...service }
-      },
-      null,
-      2
-    )
-  )
-  return file
-}
-
-export const totalUnits = (s: SandboxHandle) => Object.values(s.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
-export const totalRequests = (s: SandboxHandle) => Object.values(s.control.stats().requests).reduce((a, b) => a + b, 0)
 
 /** A stack trace line, as Node prints them: never shown to a user. */
 export const STACK_LINE = /^\s+at\s.+(\(|:\d+:\d+)/m

@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { catalogue } from "../../pipelines/index.js"
-import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
+import { sandboxEnv } from "./cli.js"
 import { type SandboxHandle, startSandbox } from "../../src/sandbox/Sandbox.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
@@ -101,11 +101,7 @@ export const prng = (seed: number) => {
   }
 }
 
-export const sandboxEnv = (): NodeJS.ProcessEnv => ({
-  SVC_API_KEY: SANDBOX_API_KEY,
-  SVC_EMAIL: SANDBOX_USER.email,
-  SVC_PASSWORD: SANDBOX_USER.password
-})
+export { sandboxEnv }
 
 /** A settings file pointing at the sandbox as a remote service, its warehouse in `dir`. */
 export const writeConfig = (

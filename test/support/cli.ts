@@ -21,16 +21,26 @@ export interface CliResult {
 }
 
 /** Writes a settings file for a sandbox reached as a remote service; returns its path. */
-export const remoteConfig = (dir: string, sandbox: SandboxHandle, extra: Record<string, unknown> = {}): string => {
-  const file = path.join(dir, `settings-${Math.random().toString(36).slice(2, 8)}.json`)
+export const remoteConfig = (dir: string, sandbox: SandboxHandle, extra: Record<string, unknown> = {}): string =>
+  settingsFile(dir, sandbox, extra, `settings-${Math.random().toString(36).slice(2, 8)}.json`)
+
+/** Writes `dir/name`: settings reaching `sandbox` as a remote service; warehouse and output in `dir`. */
+export const settingsFile = (
+  dir: string,
+  sandbox: { readonly platformUrl: string; readonly apiUrl: string },
+  extra: Record<string, unknown> = {},
+  name = "settings.json"
+): string => {
+  const file = path.join(dir, name)
+  const { service, ...rest } = extra as { service?: Record<string, unknown> }
   fs.writeFileSync(
     file,
     JSON.stringify(
       {
         warehouse: path.join(dir, "warehouse.duckdb"),
         output: dir,
-        ...extra,
-        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...((extra.service as object) ?? {}) }
+        ...rest,
+        service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl, ...service }
       },
       null,
       2

@@ -18,7 +18,7 @@ import type { Pipeline } from "../../src/pipeline/Pipeline.js"
 import { Progress } from "../../src/pipeline/Progress.js"
 import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
 import type { SandboxOptions } from "../../src/sandbox/SandboxConfig.js"
-import { startTestSandbox } from "./sandbox.js"
+import { startTestSandbox, totalUnits } from "./sandbox.js"
 
 export interface HarnessOptions {
   readonly sandbox?: SandboxOptions
@@ -107,7 +107,7 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
 export type Harness = Awaited<ReturnType<typeof makeHarness>>
 
 /** Units the harness's sandbox has charged so far, over every operation (its own billing counter). */
-export const unitsSpent = (h: Harness): number => Object.values(h.sandbox.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
+export const unitsSpent = (h: Harness): number => totalUnits(h.sandbox)
 
 /**
  * The harness of a `describe` block in one line: a sandbox on an ephemeral port and a warehouse

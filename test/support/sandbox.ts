@@ -76,3 +76,9 @@ export const call = async (base: string, path: string, init: CallInit = {}): Pro
 
 /** `call` as an Effect (for `it.scoped` tests). */
 export const callEffect = (base: string, path: string, init: CallInit = {}) => Effect.promise(() => call(base, path, init))
+
+/** Units the sandbox has charged so far, every key and operation (its own billing counter). */
+export const totalUnits = (s: SandboxHandle): number => Object.values(s.control.stats().unitsSpent).reduce((a, b) => a + b, 0)
+
+/** Requests the sandbox has answered so far, both hosts (`/__sandbox/` excluded). */
+export const totalRequests = (s: SandboxHandle): number => Object.values(s.control.stats().requests).reduce((a, b) => a + b, 0)
