@@ -32,7 +32,7 @@ import {
   startReceiver
 } from "../webhooks/Receiver.js"
 import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
-import { parseSecrets } from "../webhooks/Signature.js"
+import { parseSecrets } from "../shared/WebhookSignature.js"
 import { loadSpool } from "../webhooks/SpoolLoader.js"
 import { WarehouseError } from "../load/WarehouseError.js"
 import { viewRunState, waitingRuns } from "../observe/RunStateFile.js"
