@@ -39,7 +39,7 @@ import { stateCommands } from "./StateCommands.js"
 import { reportCommand } from "./ReportCommand.js"
 import { probeCommand } from "./ProbeCommand.js"
 import { eurOf } from "../service/CostGuard.js"
-import { withTelemetry } from "../observe/Telemetry.js"
+import { withTelemetry } from "../monitor/Telemetry.js"
 
 const config = configOption
 const warehouse = warehouseOption
