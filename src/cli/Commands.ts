@@ -5,7 +5,7 @@
 import { configOption, warehouseOption } from "./CommonOptions.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
-import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
+import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../wiring/Catalogue.js"
 import { durationMs, type Settings } from "../config/Settings.js"
 import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
