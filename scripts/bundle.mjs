@@ -44,7 +44,7 @@ const tree = commandTree(commands)
 if (tree) fs.writeFileSync(`${out}/${HELP_SNAPSHOT}`, JSON.stringify(snapshotOf(tree)))
 
 // the built-in pipelines as `list` shows them, so the fast path imports no pipeline (src/cli/ListSnapshot.ts)
-const { builtInPipelines } = await import("../dist/src/pipeline/Catalogue.js")
+const { builtInPipelines } = await import("../dist/src/wiring/Catalogue.js")
 const { listEntryOf } = await import("../dist/src/cli/ListOutput.js")
 const { LIST_SNAPSHOT } = await import("../dist/src/cli/FastPath.js")
 fs.writeFileSync(`${out}/${LIST_SNAPSHOT}`, JSON.stringify(builtInPipelines.map((p) => listEntryOf(p, "built-in"))))

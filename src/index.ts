@@ -47,8 +47,8 @@ export {
   type LoadedSettings,
   loadCatalogue,
   loadSettingsAndCatalogue
-} from "./pipeline/Catalogue.js"
-export { type DeriveOptions, derivePipeline } from "./pipeline/derivePipeline.js"
+} from "./wiring/Catalogue.js"
+export { type DeriveOptions, derivePipeline } from "./wiring/derivePipeline.js"
 export {
   type CostModel,
   definePipeline,

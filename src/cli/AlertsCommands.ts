@@ -32,10 +32,10 @@ import {
   startReceiver
 } from "../webhooks/Receiver.js"
 import { type HeldSecret, readSecretsFile, rotatedSecrets, writeSecretsFile } from "../webhooks/Secrets.js"
-import { parseSecrets } from "../webhooks/Signature.js"
+import { parseSecrets } from "../shared/WebhookSignature.js"
 import { loadSpool } from "../webhooks/SpoolLoader.js"
 import { WarehouseError } from "../load/WarehouseError.js"
-import { viewRunState, waitingRuns } from "../observe/RunStateFile.js"
+import { viewRunState, waitingRuns } from "../monitor/RunStateFile.js"
 import { holderOf, lockWait, lockWaitOption, parseLockWait, runText } from "./LockWait.js"
 import { makeEnvironment } from "../wiring/Environment.js"
 import { jsonSafe, table } from "./Format.js"

@@ -5,7 +5,7 @@
 import { configOption, warehouseOption } from "./CommonOptions.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
-import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
+import { type Catalogue, loadCliSettingsAndCatalogue, originOf } from "../wiring/Catalogue.js"
 import { durationMs, type Settings } from "../config/Settings.js"
 import { mergeWarehouses } from "../load/MergeWarehouses.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -39,7 +39,7 @@ import { stateCommands } from "./StateCommands.js"
 import { reportCommand } from "./ReportCommand.js"
 import { probeCommand } from "./ProbeCommand.js"
 import { eurOf } from "../service/CostGuard.js"
-import { withTelemetry } from "../observe/Telemetry.js"
+import { withTelemetry } from "../monitor/Telemetry.js"
 
 const config = configOption
 const warehouse = warehouseOption

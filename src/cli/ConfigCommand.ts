@@ -6,7 +6,7 @@
  * whatever looks like a credential under any key (`config/Credentials.ts` `redactText`).
  */
 import { Command, Options } from "@effect/cli"
-import { withCatalogue } from "../pipeline/Catalogue.js"
+import { withCatalogue } from "../wiring/Catalogue.js"
 import { Effect, Option, Schema, SchemaAST } from "effect"
 import {
   credentialEnvOf,

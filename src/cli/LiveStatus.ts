@@ -1,11 +1,11 @@
 /**
  * A run in progress, as `status` and `query` tell it from the run-state file
- * (`observe/RunStateFile.ts`) while the run holds the warehouse: who, since when, the pipeline
+ * (`monitor/RunStateFile.ts`) while the run holds the warehouse: who, since when, the pipeline
  * running now with its slices, pages, rows, units, rate and ETA, the pipelines done and pending,
  * the last error. Text only; nothing here opens DuckDB.
  */
 import * as os from "node:os"
-import type { RunState } from "../observe/RunStateFile.js"
+import type { RunState } from "../monitor/RunStateFile.js"
 import { grouped } from "./Format.js"
 import { clock } from "./LockWait.js"
 

@@ -5,7 +5,7 @@
  * times what a receiver's load takes), with one line on stderr saying who holds it and for how
  * long they wait; beyond it, the one-line `Locked` error, exit 2.
  *
- * Who holds it is read from the run-state file (`observe/RunStateFile.ts`): a run names its
+ * Who holds it is read from the run-state file (`monitor/RunStateFile.ts`): a run names its
  * command and start; anything else is named by its PID.
  */
 import { Options } from "@effect/cli"
@@ -13,7 +13,7 @@ import { Duration, Effect, Option } from "effect"
 import * as os from "node:os"
 import type { OpenOptions } from "../load/Database.js"
 import type { WarehouseError } from "../load/WarehouseError.js"
-import { type RunState, viewRunState } from "../observe/RunStateFile.js"
+import { type RunState, viewRunState } from "../monitor/RunStateFile.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 
 /** What `--lock-wait` is when not given. */

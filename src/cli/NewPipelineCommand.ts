@@ -10,7 +10,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Either, Option } from "effect"
 import * as nodePath from "node:path"
-import { builtInPipeline, loadCatalogue, loadCliSettingsAndCatalogue, originOf } from "../pipeline/Catalogue.js"
+import { builtInPipeline, loadCatalogue, loadCliSettingsAndCatalogue, originOf } from "../wiring/Catalogue.js"
 import { resolveParams } from "../pipeline/Params.js"
 import { PIPELINE_NAME } from "../pipeline/PipelineCheck.js"
 import { derivedModule, derivedTest } from "../scaffold/DerivedPipelineModule.js"

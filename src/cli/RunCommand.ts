@@ -6,7 +6,7 @@
  *
  * A warehouse another process holds (the webhook receiver's load, another command) is waited for,
  * up to `lockWaitMs` (`LockWait.ts`); meanwhile a marker tells the receiver to yield. Once the
- * warehouse is open, the run-state file and the metrics file follow the run (`observe/LiveRun.ts`).
+ * warehouse is open, the run-state file and the metrics file follow the run (`monitor/LiveRun.ts`).
  */
 import { Cause, Effect, Either, Exit, Layer, Option } from "effect"
 import type { Settings } from "../config/Settings.js"
@@ -26,11 +26,11 @@ import { preflight } from "./Preflight.js"
 import { exportTables } from "../export/Export.js"
 import { makeMissingKeyTables, runNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
-import { writeRunMetrics } from "../observe/PrometheusFile.js"
-import { recordRun } from "../observe/Telemetry.js"
+import { writeRunMetrics } from "../monitor/PrometheusFile.js"
+import { recordRun } from "../monitor/Telemetry.js"
 import { exitCodeOf, messageOf } from "../shared/ErrorClass.js"
-import { makeLiveRun } from "../observe/LiveRun.js"
-import { markWaiting } from "../observe/RunStateFile.js"
+import { makeLiveRun } from "../monitor/LiveRun.js"
+import { markWaiting } from "../monitor/RunStateFile.js"
 import { DEFAULT_LOCK_WAIT_MS, lockWait } from "./LockWait.js"
 import { checkRemote, pointedAt, printTarget, SANDBOX, targetShort } from "./Target.js"
 
@@ -51,7 +51,7 @@ export interface RunOptions {
   readonly export: Option.Option<"parquet" | "arrow">
   readonly progress?: Layer.Layer<Progress> | undefined
   readonly sandbox?: SandboxHandle | undefined
-  /** Prometheus text file to merge the runs' figures into at the end, however they ended (`observe/PrometheusFile.ts`). */
+  /** Prometheus text file to merge the runs' figures into at the end, however they ended (`monitor/PrometheusFile.ts`). */
   readonly metricsFile?: string | undefined
   /** A line for people about a pipeline that ran (e.g. its keys' table does not exist yet). */
   readonly onNote?: ((line: string) => void) | undefined

@@ -5,7 +5,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
+import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { endWith } from "./CommandEnded.js"

@@ -15,7 +15,7 @@
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadCliSettingsAndCatalogue } from "../pipeline/Catalogue.js"
+import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { closest } from "../config/Suggest.js"
 import {

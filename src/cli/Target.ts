@@ -7,7 +7,7 @@
 import { Effect, Option } from "effect"
 import * as nodePath from "node:path"
 import type { Settings } from "../config/Settings.js"
-import { displayUrl } from "../observe/RunStateFile.js"
+import { displayUrl } from "../monitor/RunStateFile.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { AuthenticationFailed } from "../service/ServiceError.js"

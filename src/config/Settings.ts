@@ -5,8 +5,8 @@
  * Credentials never live in the file: they come from the environment (names configurable).
  */
 import { Schema } from "effect"
-import { Dialect } from "../sandbox/Dialect.js"
-import { SHAPED_OPERATIONS } from "../service/Shapes.js"
+import { Dialect } from "./Dialect.js"
+import { SHAPED_OPERATIONS } from "./ShapedOperations.js"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 
@@ -139,7 +139,7 @@ export const SandboxSection = Schema.Struct({
   /**
    * Which spec-valid reading of what the spec leaves unsaid the embedded sandbox speaks: a preset
    * (`default`, `capped-pages`, `no-count`, `no-next`, `results-key`, `strict-datetime`,
-   * `missing-keys`, `header-key`, `payment-member`) or its flags (`src/sandbox/Dialect.ts`).
+   * `missing-keys`, `header-key`, `payment-member`) or its flags (`src/config/Dialect.ts`).
    * Default `default`. Also switchable at run time: `POST /__sandbox/dialect`.
    */
   dialect: Schema.optionalWith(Dialect, { default: () => "default" as const }),

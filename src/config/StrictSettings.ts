@@ -13,7 +13,7 @@
  * All fail with `InvalidInput` (exit 2), before any request.
  */
 import { Either } from "effect"
-import { DEFAULT_UNIT_COSTS } from "../service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "./UnitCosts.js"
 import { InvalidInput } from "../shared/InvalidInput.js"
 import {
   type CredentialEnv,

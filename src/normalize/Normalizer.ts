@@ -4,7 +4,7 @@
  * row with the reason and the raw JSON; the page goes on.
  */
 import { Either, ParseResult, type Schema } from "effect"
-import { makeRecordDecoder } from "./FastDecode.js"
+import { makeRecordDecoder } from "../service/schema/FastDecode.js"
 import type { Row, Rows } from "./Table.js"
 import { stringifyJson } from "../shared/ExactJson.js"
 

@@ -1,6 +1,6 @@
 /**
  * What every pipeline of the catalogue holds to, checked when a pipeline comes from a user's
- * module (the built-ins are held to it by test/pipeline/Catalogue.test.ts): a kebab-case name,
+ * module (the built-ins are held to it by test/wiring/Catalogue.test.ts): a kebab-case name,
  * a host, a parameters schema, a source with slices, a cost model, at least one table with typed
  * columns and keys among them, and a record mapping onto one of its tables. The checks are on
  * the values a JavaScript module may get wrong; the types say the rest.

@@ -9,7 +9,7 @@
  * A plan says which it used, and warns when what was charged differs from what it assumed.
  */
 import { Effect } from "effect"
-import { DEFAULT_UNIT_COSTS } from "../service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../config/UnitCosts.js"
 import type { Pipeline } from "./Pipeline.js"
 import { eurOf } from "../service/CostGuard.js"
 

@@ -11,7 +11,8 @@
  * dialect and `SandboxControl.reset` forget it (`forgetPaging`).
  */
 import { fnv1aHex } from "../shared/Fnv.js"
-import { activeDialect, type DialectFlags } from "./Dialect.js"
+import type { DialectFlags } from "../config/Dialect.js"
+import { activeDialect } from "./Dialect.js"
 import type { SandboxContext } from "./SandboxContext.js"
 
 /** One read of a list: the matching records' number and a page of them. */

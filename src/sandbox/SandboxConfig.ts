@@ -4,7 +4,7 @@
  * anything binds.
  */
 import { Schema } from "effect"
-import { Dialect } from "./Dialect.js"
+import { Dialect } from "../config/Dialect.js"
 import { WELL_KNOWN_CREDENTIALS, SANDBOX_USER } from "./Credentials.js"
 import { FaultSettings, noFaults } from "./Faults.js"
 import { RateLimitPolicy } from "./RateLimits.js"
@@ -109,4 +109,4 @@ export type SandboxConfig = typeof SandboxConfig.Type
 /** What callers pass: every field optional. */
 export type SandboxOptions = typeof SandboxConfig.Encoded
 
-export { DIALECT_NAMES, DIALECTS, Dialect, DialectFlags, type DialectName } from "./Dialect.js"
+export { DIALECT_NAMES, DIALECTS, Dialect, DialectFlags, type DialectName } from "../config/Dialect.js"

@@ -3,7 +3,8 @@
  * The same operations are served over HTTP under `/__sandbox/` on the platform host.
  */
 import { Schema } from "effect"
-import { activeDialect, decodeDialect, type Dialect, type DialectFlags, type DialectName, resolveDialect } from "./Dialect.js"
+import type { Dialect, DialectFlags, DialectName } from "../config/Dialect.js"
+import { activeDialect, decodeDialect, resolveDialect } from "./Dialect.js"
 import { FaultSettings, type FaultSettingsInput, type HostName } from "./Faults.js"
 import { forgetPaging, type Removal, removals } from "./Paging.js"
 import type { RateLimitPolicy } from "./RateLimits.js"

@@ -5,7 +5,7 @@
  */
 import { Config, Console, Effect } from "effect"
 import * as Credentials from "./Credentials.js"
-import { DIALECT_NAMES } from "./Dialect.js"
+import { DIALECT_NAMES } from "../config/Dialect.js"
 import { Sandbox } from "./Sandbox.js"
 import type { SandboxOptions } from "./SandboxConfig.js"
 

@@ -4,24 +4,9 @@
  * (`wiring/Environment.ts`). Secrets are `Redacted` and never leave as text.
  */
 import { Context, Layer, Option, Redacted } from "effect"
+import { DEFAULT_UNIT_COSTS } from "../config/UnitCosts.js"
 import { DEFAULT_PAYMENT_LINK_MEMBER } from "./ErrorMapping.js"
 import type { ShapeOverride } from "./ResponseShape.js"
-
-/**
- * Declared unit cost per platform operation.
- * Assumed (docs/ASSUMPTIONS.md, "Unit costs"): only premises search's 40 is from the spec.
- */
-export const DEFAULT_UNIT_COSTS: Readonly<Record<string, number>> = {
-  ai_search_premises: 40,
-  plot_search: 1,
-  sourcing_search: 1,
-  sourcing_next: 1,
-  sourcing_describe: 2,
-  sourcing_property: 1,
-  sourcing_resolve: 1,
-  seller_leads: 1,
-  seller_lead: 1
-}
 
 export interface ServiceSettingsShape {
   /** Base URL of the platform host. no default. */
@@ -69,7 +54,7 @@ export interface ServiceSettingsShape {
   readonly maxUnits: Option.Option<number>
   /** Daily cap of units across runs (with the warehouse ledger's `spentToday`). default none. */
   readonly dailyUnits: Option.Option<number>
-  /** Declared cost per operation, merged over `DEFAULT_UNIT_COSTS`. default `DEFAULT_UNIT_COSTS`. */
+  /** Declared cost per operation, merged over `DEFAULT_UNIT_COSTS` (config/UnitCosts.ts). default `DEFAULT_UNIT_COSTS`. */
   readonly unitCosts: Readonly<Record<string, number>>
   /** Response shapes by operation, over each operation's declared default (see `Shapes.ts`). Default none. */
   readonly shapes: Readonly<Record<string, ShapeOverride>>

@@ -2,6 +2,7 @@
  * The response shape of every list (and not-shown record) operation, by operation name: each
  * declared in its resource's schema module, overridable in the settings (`service.shapes`).
  */
+import type { ShapedOperation } from "../config/ShapedOperations.js"
 import { ENVELOPE, type ResponseShape, type ShapeOverride, withOverride } from "./ResponseShape.js"
 import { ALERT_ENVELOPE_SHAPE } from "./schema/Alert.js"
 import { DISTRIBUTION_LIST_SHAPE, MARKET_RECORD_SHAPE } from "./schema/Distributions.js"
@@ -13,6 +14,7 @@ import { SELLER_LEADS_SHAPE } from "./schema/SellerLeads.js"
 import { SOURCING_PAGE_SHAPE } from "./schema/Sourcing.js"
 import { TIME_SERIES_SHAPE } from "./schema/TimeSeries.js"
 
+/** Every operation of `SHAPED_OPERATIONS` (config/ShapedOperations.ts) with its declared shape, and no other. */
 export const DEFAULT_SHAPES: Readonly<Record<string, ResponseShape>> = {
   ai_search_premises: PREMISES_SHAPE,
   plot_search: PLOT_SEARCH_SHAPE,
@@ -31,13 +33,10 @@ export const DEFAULT_SHAPES: Readonly<Record<string, ResponseShape>> = {
   market_distribution_time_on_market: DISTRIBUTION_LIST_SHAPE,
   market_distribution_properties: MARKET_RECORD_SHAPE,
   market_analysis: MARKET_RECORD_SHAPE
-}
+} satisfies Record<ShapedOperation, ResponseShape>
 
 /** Operations answering one record (an object at `results`: `TokenClient`'s `record`), not a list. */
 export const RECORD_OPERATIONS: ReadonlySet<string> = new Set(["market_distribution_properties", "market_analysis"])
-
-/** The operations whose shape can be set (for settings checks and docs). */
-export const SHAPED_OPERATIONS = Object.keys(DEFAULT_SHAPES) as [string, ...Array<string>]
 
 /** The shape of `operation` with the settings' override applied. */
 export const shapeOf = (operation: string, overrides: Readonly<Record<string, ShapeOverride | undefined>> = {}): ResponseShape =>

@@ -57,7 +57,7 @@ import { Clock, Data, Effect, type Redacted } from "effect"
 import * as Http from "node:http"
 import type * as Net from "node:net"
 import { fileSecretSource, type SecretSource, staticSecrets } from "./Secrets.js"
-import { checkHeaders, type DeliveryHeaders, matchesBody, type VerifyFailure } from "./Signature.js"
+import { checkHeaders, type DeliveryHeaders, matchesBody, type VerifyFailure } from "../shared/WebhookSignature.js"
 import { openSpool } from "./Spool.js"
 
 export class ReceiverError extends Data.TaggedError("ReceiverError")<{

@@ -9,7 +9,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { builtInPipelines } from "../../src/pipeline/Catalogue.js"
+import { builtInPipelines } from "../../src/wiring/Catalogue.js"
 import { runCli } from "../support/cli.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { collect, remoteConfig, runCli, sandboxEnv, spawnCli } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
-import { parseProm } from "../observe/support.js"
+import { parseProm } from "../monitor/support.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 

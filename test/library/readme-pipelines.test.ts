@@ -7,7 +7,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { catalogue } from "../../pipelines/index.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 
 const README = fs.readFileSync(path.resolve(import.meta.dirname, "../../README.md"), "utf8")
 const section = README.slice(README.indexOf("## Pipelines"), README.indexOf("## Running"))

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, FiberRef, Metric } from "effect"
 import { countRequest, requestsTotal } from "../../src/observe/Instruments.js"
-import { withTelemetry } from "../../src/observe/Telemetry.js"
+import { withTelemetry } from "../../src/monitor/Telemetry.js"
 
 const counted = (operation: string) =>
   Effect.map(

@@ -7,7 +7,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { makePageJournal } from "../../src/load/PageJournal.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 import { unitsSpent, useHarness } from "../support/pipelines.js"
 
 describe("page journal", () => {

@@ -20,7 +20,7 @@ import { planPipeline, type Plan } from "../../src/pipeline/Planner.js"
 import { makeRegistry } from "../../src/pipeline/Registry.js"
 import { planRefresh, refreshLine } from "../../src/pipeline/RefreshPlan.js"
 import type { RunSummary } from "../../src/pipeline/Runner.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 import { unitsSpent, useHarness } from "../support/pipelines.js"
 
 const DAY = 86_400_000

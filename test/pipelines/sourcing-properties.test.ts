@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest"
 import sourcingProperties from "../../pipelines/sourcing-properties.js"
 import sourcingSearch from "../../pipelines/sourcing-search.js"
 import { planPipeline } from "../../src/pipeline/Planner.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)

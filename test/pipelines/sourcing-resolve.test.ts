@@ -3,7 +3,7 @@ import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import sourcingResolve from "../../pipelines/sourcing-resolve.js"
 import { csvRows } from "../../src/extract/Csv.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 import { unitsSpent, useHarness, type Harness } from "../support/pipelines.js"
 
 const requestCount = (h: Harness) => Object.values(h.sandbox.control.stats().requests).reduce((a, b) => a + b, 0)

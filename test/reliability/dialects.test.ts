@@ -1,5 +1,5 @@
 /**
- * The catalogue under every sandbox dialect (src/sandbox/Dialect.ts): each pipeline runs into a
+ * The catalogue under every sandbox dialect (src/config/Dialect.ts, applied by src/sandbox/Dialect.ts): each pipeline runs into a
  * fresh warehouse and either lands exactly the sandbox's ground truth (test/support/groundTruth.ts)
  * or stops with a named, documented status: `incomplete` (exit 6, a shortfall named), `paused`
  * with `UnexpectedShape` (exit 7), or an authentication failure (exit 5) where the dialect makes
@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { catalogue } from "../../pipelines/index.js"
 import type { RunSummary } from "../../src/pipeline/Runner.js"
 import { LOW_BALANCE, SANDBOX_API_KEY, WELL_KNOWN_CREDENTIALS } from "../../src/sandbox/Credentials.js"
-import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "../../src/sandbox/Dialect.js"
+import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "../../src/config/Dialect.js"
 import { TokenClient } from "../../src/service/TokenClient.js"
 import { CASES, type PipelineCase, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
 import { type Harness, makeHarness, unitsSpent } from "../support/pipelines.js"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, TestClock } from "effect"
 import { makeCostGuard } from "../../src/service/CostGuard.js"
-import { DEFAULT_UNIT_COSTS } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
 
 const paid = (units: number, requestId = "req_1") => Effect.succeed({ units, requestId })
 const settle = (r: { units: number; requestId: string }) => ({ charged: r.units, requestId: r.requestId })

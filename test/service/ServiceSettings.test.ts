@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import { Option, Redacted } from "effect"
-import { DEFAULT_UNIT_COSTS, ServiceSettings } from "../../src/service/ServiceSettings.js"
+import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
+import { ServiceSettings } from "../../src/service/ServiceSettings.js"
 
 describe("ServiceSettings", () => {
   it("is built from values with documented defaults; secrets stay redacted", () => {

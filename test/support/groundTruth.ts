@@ -17,7 +17,8 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { BIG_ID_OFFSET, type DialectFlags, isMissingKey } from "../../src/sandbox/Dialect.js"
+import type { DialectFlags } from "../../src/config/Dialect.js"
+import { BIG_ID_OFFSET, isMissingKey } from "../../src/sandbox/Dialect.js"
 import { phrasesToFilter } from "../../src/sandbox/platform/SourcingRequest.js"
 import type { World } from "../../src/sandbox/world/World.js"
 import { snapDateRange } from "../../src/service/schema/TimeSeries.js"

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto"
 import * as nodePath from "node:path"
 import { type ReceiverHandle, type ReceiverOptions, startReceiver } from "../../src/webhooks/Receiver.js"
 import { writeSecretsFile } from "../../src/webhooks/Secrets.js"
-import { signedHeaders } from "../../src/webhooks/Signature.js"
+import { signedHeaders } from "../../src/shared/WebhookSignature.js"
 import { deliver, eventBody, newSecret, post, type RawConnection, rawConnect, requestHead, spoolLines, tempDir, within } from "./support.js"
 
 const cleanups: Array<() => void | Promise<void>> = []

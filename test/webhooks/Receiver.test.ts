@@ -9,7 +9,7 @@ import { Effect, Redacted, TestClock } from "effect"
 import * as Http from "node:http"
 import * as nodePath from "node:path"
 import { startReceiver } from "../../src/webhooks/Receiver.js"
-import { signedHeaders } from "../../src/webhooks/Signature.js"
+import { signedHeaders } from "../../src/shared/WebhookSignature.js"
 import { deliver, eventBody, newSecret, spoolLines, tempDir } from "./support.js"
 
 const NOW_MS = Date.parse("2026-06-01T12:00:00Z")

@@ -7,7 +7,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import * as os from "node:os"
 import * as nodePath from "node:path"
-import { signedHeaders } from "../../src/webhooks/Signature.js"
+import { signedHeaders } from "../../src/shared/WebhookSignature.js"
 
 export const tempDir = (prefix = "webhooks-") => fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix))
 

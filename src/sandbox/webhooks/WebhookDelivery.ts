@@ -16,10 +16,10 @@
  * receiver compares it with its own clock); any 2xx, and 409 (the receiver already has the
  * id), counts as delivered; anything else, a timeout or a refused connection is retried after
  * 1 s, 2 s, 4 s, ... (at most 10 min) until `maxAttempts`, then given up.
- * Signing is `Signature.ts` (the one module with the Standard Webhooks assumption).
+ * Signing is `shared/WebhookSignature.ts` (the one module with the Standard Webhooks assumption).
  */
 import { Effect } from "effect"
-import { signedHeaders } from "../../webhooks/Signature.js"
+import { signedHeaders } from "../../shared/WebhookSignature.js"
 import { activeDialect, stringifyWithBigInts, withBigAlertId } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { toAlertQuery } from "../token/FeedFilter.js"

@@ -16,7 +16,7 @@
  * Bulk decoding: `makeRecordDecoder` (FastDecode.ts) gives the same verdicts ~7x faster.
  */
 import { Schema, SchemaAST } from "effect"
-import { FastCheckId } from "../../normalize/FastDecode.js"
+import { FastCheckId } from "./FastDecode.js"
 
 /** The index signature that makes a struct open. */
 export const AnyKeys = Schema.Record({ key: Schema.String, value: Schema.Unknown })

@@ -3,7 +3,7 @@
  * the spec and docs/ASSUMPTIONS.md by different people; this checks they agree).
  */
 import { Either, Schema } from "effect"
-import { makeRecordDecoder } from "../../../src/normalize/FastDecode.js"
+import { makeRecordDecoder } from "../../../src/service/schema/FastDecode.js"
 import { describe, expect, it } from "vitest"
 import { makeWorld } from "../../../src/sandbox/world/World.js"
 import {

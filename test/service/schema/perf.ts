@@ -4,7 +4,7 @@
  * Reports CPU time (user + system) so a loaded machine still gives comparable figures.
  */
 import { Schema } from "effect"
-import { makeRecordDecoder } from "../../../src/normalize/FastDecode.js"
+import { makeRecordDecoder } from "../../../src/service/schema/FastDecode.js"
 import { Property } from "../../../src/service/schema/index.js"
 import { property } from "./fixtures.js"
 

@@ -17,9 +17,9 @@ import type { Settings } from "../config/Settings.js"
 import { checkSettingsAgainst, type KnownNames } from "../config/StrictSettings.js"
 import { suggestion } from "../config/Suggest.js"
 import { InvalidInput } from "../shared/InvalidInput.js"
-import type { Pipeline } from "./Pipeline.js"
-import { pipelineProblem, sameTable } from "./PipelineCheck.js"
-import { importPipelines, settingsModuleFiles } from "./PipelineModules.js"
+import type { Pipeline } from "../pipeline/Pipeline.js"
+import { pipelineProblem, sameTable } from "../pipeline/PipelineCheck.js"
+import { importPipelines, settingsModuleFiles } from "../pipeline/PipelineModules.js"
 
 /** The pipelines this package ships. */
 export const builtInPipelines: ReadonlyArray<Pipeline> = builtIns

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { parseSecrets, sign, signatureHeader, verify } from "../../src/webhooks/Signature.js"
+import { parseSecrets, sign, signatureHeader, verify } from "../../src/shared/WebhookSignature.js"
 
 // The Standard Webhooks specification's test vector.
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"

@@ -1,6 +1,6 @@
 /**
  * Fixtures of the monitoring tests: a strict reader of the Prometheus text format (independent
- * of `src/observe/PrometheusFile.ts`: what node_exporter would refuse, it refuses) and the
+ * of `src/monitor/PrometheusFile.ts`: what node_exporter would refuse, it refuses) and the
  * warehouse's bookkeeping read back as ground truth.
  */
 import { DuckDBInstance } from "@duckdb/node-api"

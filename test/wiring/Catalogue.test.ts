@@ -1,5 +1,5 @@
 /**
- * The catalogue with a repository's own pipeline modules (src/pipeline/Catalogue.ts): modules
+ * The catalogue with a repository's own pipeline modules (src/wiring/Catalogue.ts): modules
  * found beside the settings file or named by `pipelineModules`, checked like the built-ins, their
  * names accepted by the settings' checks; a bad module refused with one line naming its file; and
  * `derivePipeline`, what `estate-etl new pipeline` writes. Modules here are real files in a temp
@@ -11,8 +11,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { builtInPipeline, builtInPipelines, loadSettingsAndCatalogue } from "../../src/pipeline/Catalogue.js"
-import { derivePipeline } from "../../src/pipeline/derivePipeline.js"
+import { builtInPipeline, builtInPipelines, loadSettingsAndCatalogue } from "../../src/wiring/Catalogue.js"
+import { derivePipeline } from "../../src/wiring/derivePipeline.js"
 import { resolveParams } from "../../src/pipeline/Params.js"
 import { isPipeline } from "../../src/pipeline/Pipeline.js"
 import { pipelineProblem } from "../../src/pipeline/PipelineCheck.js"

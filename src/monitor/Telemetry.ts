@@ -4,7 +4,7 @@
  * one per run (`Runner.run`), per slice (`Extract.slice`), per page (`Extract.page`), per landed
  * page group (`Land.group`) and per request (`HostTransport.send`); the full list with attributes
  * is in docs/MONITORING.md. Metrics: the run figures of `RunFigures.ts` as gauges, and request
- * counters (`Instruments.ts`).
+ * counters (`observe/Instruments.ts`).
  *
  * Environment (the OpenTelemetry names): `OTEL_EXPORTER_OTLP_ENDPOINT` (base URL; `/v1/traces`
  * and `/v1/metrics` are appended), `OTEL_SERVICE_NAME` (default `estate-etl`),

@@ -10,7 +10,7 @@
  */
 import { Either, Schema } from "effect"
 import { builtInPipeline } from "./Catalogue.js"
-import { definePipeline, type Pipeline } from "./Pipeline.js"
+import { definePipeline, type Pipeline } from "../pipeline/Pipeline.js"
 
 export interface DeriveOptions {
   /** The new pipeline's name (kebab-case; not a built-in's). */

@@ -1,8 +1,8 @@
 import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { compileCheck, makeRecordDecoder } from "../../src/normalize/FastDecode.js"
-import { Alert, AlertEnvelope, PlotResult, Problem, Property, PropertyEnvelope } from "../../src/service/schema/index.js"
-import { alert, plotResult, property } from "../service/schema/fixtures.js"
+import { compileCheck, makeRecordDecoder } from "../../../src/service/schema/FastDecode.js"
+import { Alert, AlertEnvelope, PlotResult, Problem, Property, PropertyEnvelope } from "../../../src/service/schema/index.js"
+import { alert, plotResult, property } from "./fixtures.js"
 
 const WRONG: ReadonlyArray<unknown> = ["x", "90", 1.5, -1, 0, null, {}, [], [1], ["a"], true, "active", "apartment", NaN]
 
