@@ -20,6 +20,7 @@ import { defineConfig } from "vitest/config"
  */
 const CHECK = process.env.ESTATE_CHECK === "1"
 const CHECK_INCLUDE = [
+  "shared",
   "config",
   "service",
   "normalize",
@@ -28,7 +29,6 @@ const CHECK_INCLUDE = [
   "load",
   "wiring",
   "observe/TracingOff",
-  "pipeline/Catalogue",
   "pipeline/PageQueue"
 ].map((f) => (f.includes("/") ? `test/${f}.test.ts` : `test/${f}/**/*.test.ts`))
 const CHECK_EXCLUDE = [
