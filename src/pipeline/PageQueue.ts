@@ -20,13 +20,19 @@ export interface PageQueueOptions {
   /** Most pages landed in one transaction. */
   readonly maxGroup: number
   /**
+   * Most rows (by the queue's `weight`) landed in one transaction: a group closes at `maxGroup`
+   * pages or at this many rows, whichever comes first, so a transaction's memory does not grow
+   * with the pages' size (a group of 7 pages of 500 alerts did not fit DuckDB's 80MB landing limit).
+   */
+  readonly maxGroupRows: number
+  /**
    * How long the loader waits for the open group to fill before it lands it part full (ms). A
    * full group lands at once, and so does what is left when the queue closes.
    */
   readonly fillWaitMs: number
 }
 
-export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32, fillWaitMs: 1000 }
+export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000 }
 
 /** A run's landing groups as the settings give them (`duckdb.groupPages`, `duckdb.groupWaitMs`). */
 export interface LandingGroups {
@@ -37,7 +43,12 @@ export interface LandingGroups {
 /** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups. */
 export const pageQueueOptions = (landing?: LandingGroups): PageQueueOptions => {
   const maxGroup = landing?.groupPages ?? DEFAULT_PAGE_QUEUE.maxGroup
-  return { capacity: 2 * maxGroup, maxGroup, fillWaitMs: landing?.groupWaitMs ?? DEFAULT_PAGE_QUEUE.fillWaitMs }
+  return {
+    capacity: 2 * maxGroup,
+    maxGroup,
+    maxGroupRows: DEFAULT_PAGE_QUEUE.maxGroupRows,
+    fillWaitMs: landing?.groupWaitMs ?? DEFAULT_PAGE_QUEUE.fillWaitMs
+  }
 }
 
 /** A group of queued pages (`open` makes an empty one). */
@@ -47,19 +58,46 @@ export interface PageGroup<A> {
 
 const END: unique symbol = Symbol("PageQueue.end")
 
-export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options: PageQueueOptions = DEFAULT_PAGE_QUEUE) =>
+/**
+ * Splits `items` into groups of at most `maxGroup` items and, past the first item of a group,
+ * at most `maxGroupRows` by `weight` (a replay of journaled pages lands in such groups).
+ */
+export const groupsOf = <A>(items: ReadonlyArray<A>, options: PageQueueOptions, weight: (a: A) => number): Array<Array<A>> => {
+  const groups: Array<Array<A>> = []
+  let rows = 0
+  for (const item of items) {
+    const last = groups[groups.length - 1]
+    const w = weight(item)
+    if (last && last.length < Math.max(1, options.maxGroup) && rows + w <= options.maxGroupRows) {
+      last.push(item)
+      rows += w
+    } else {
+      groups.push([item])
+      rows = w
+    }
+  }
+  return groups
+}
+
+export const makePageQueue = <A, G extends PageGroup<A>>(
+  open: () => G,
+  options: PageQueueOptions = DEFAULT_PAGE_QUEUE,
+  weight: (a: A) => number = () => 0
+) =>
   Effect.gen(function* () {
     const arrivals = yield* Queue.unbounded<typeof END | undefined>()
     const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
     const clock = yield* Effect.clock
     const full: Array<G> = []
     let current: G | undefined
+    let currentRows = 0
     let openedAt = 0
 
     /** The group a page joins now (opened on first use). */
     const group = (): G => {
       if (current === undefined) {
         current = open()
+        currentRows = 0
         openedAt = clock.unsafeCurrentTimeMillis()
       }
       return current
@@ -68,7 +106,8 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
     const put = (page: A) => {
       const g = group()
       g.pages.push(page)
-      if (g.pages.length >= Math.max(1, options.maxGroup)) {
+      currentRows += weight(page)
+      if (g.pages.length >= Math.max(1, options.maxGroup) || currentRows >= options.maxGroupRows) {
         full.push(g)
         current = undefined
       }

@@ -6,9 +6,9 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
-import { DEFAULT_PAGE_QUEUE, makePageQueue, type PageGroup, pageQueueOptions } from "../../src/pipeline/PageQueue.js"
+import { DEFAULT_PAGE_QUEUE, groupsOf, makePageQueue, type PageGroup, pageQueueOptions } from "../../src/pipeline/PageQueue.js"
 
-const options = { capacity: 16, maxGroup: 4, fillWaitMs: 1000 }
+const options = { capacity: 16, maxGroup: 4, maxGroupRows: 1_000_000, fillWaitMs: 1000 }
 
 /** A queue whose loader records the pages of each group it lands. */
 const harness = (o = options) =>
@@ -68,7 +68,34 @@ describe("PageQueue groups", () => {
 
   it("the settings' group size and wait over the defaults, with room for two groups", () => {
     expect(pageQueueOptions(undefined)).toEqual(DEFAULT_PAGE_QUEUE)
-    expect(pageQueueOptions({ groupPages: 64 })).toEqual({ capacity: 128, maxGroup: 64, fillWaitMs: DEFAULT_PAGE_QUEUE.fillWaitMs })
+    expect(pageQueueOptions({ groupPages: 64 })).toEqual({ ...DEFAULT_PAGE_QUEUE, capacity: 128, maxGroup: 64 })
     expect(pageQueueOptions({ groupWaitMs: 0 })).toEqual({ ...DEFAULT_PAGE_QUEUE, fillWaitMs: 0 })
+  })
+
+  it.effect("a group closes at its row bound before its page bound: large pages land in small transactions", () =>
+    Effect.gen(function* () {
+      const queue = yield* makePageQueue<number, PageGroup<number>>(
+        () => ({ pages: [] }),
+        { ...options, maxGroupRows: 2500 },
+        (rows) => rows
+      )
+      const landed: Array<ReadonlyArray<number>> = []
+      const loader = yield* Effect.fork(queue.drain((g) => Effect.sync(() => void landed.push([...g.pages]))))
+      // pages of 1000 rows: three make a group (3000 >= 2500); small pages fill up to four
+      for (const rows of [1000, 1000, 1000, 10, 10, 10, 10]) queue.put(rows)
+      yield* TestClock.adjust("10 millis")
+      expect(landed).toEqual([
+        [1000, 1000, 1000],
+        [10, 10, 10, 10]
+      ])
+      yield* queue.close
+      yield* Fiber.join(loader)
+    })
+  )
+
+  it("a replay splits by pages and rows: no group over the row bound unless one page is", () => {
+    const o = { ...options, maxGroupRows: 2500 }
+    expect(groupsOf([1000, 1000, 1000, 10, 3000, 10], o, (r) => r)).toEqual([[1000, 1000], [1000, 10], [3000], [10]])
+    expect(groupsOf([1, 1, 1, 1, 1], o, (r) => r)).toEqual([[1, 1, 1, 1], [1]])
   })
 })

@@ -6,7 +6,7 @@
  */
 import { Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
-import { makePageQueue, pageQueueOptions } from "../PageQueue.js"
+import { groupsOf, makePageQueue, pageQueueOptions } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
 import {
@@ -37,13 +37,16 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     if (writer && run.resumed) {
       const { pageNo } = yield* Ref.get(state)
       const replay = yield* journalIo(() => run.journal!.pending(pipeline.name, run.runId, pageNo))
-      for (let i = 0; i < replay.length; i += options.maxGroup) {
-        yield* land(yield* stageReplay(run, replay.slice(i, i + options.maxGroup)))
-      }
+      // records stand for rows here (a page's rows are known once normalised)
+      for (const group of groupsOf(replay, options, (e) => e.records.length)) yield* land(yield* stageReplay(run, group))
       yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
     }
 
-    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(() => openGroup(run), options)
+    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(
+      () => openGroup(run),
+      options,
+      (e) => Object.values(e.counts).reduce((a, b) => a + b, 0)
+    )
     const stage = yield* makeOrderedStaging(run, (yield* Ref.get(state)).pageNo + 1, queue.group, queue.put)
     /** A fetched page goes to the journal and the queue at once. */
     const admit = (page: Page) =>
