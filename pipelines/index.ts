@@ -1,6 +1,6 @@
 /**
- * The catalogue: every pipeline of this repository. Adding a pipeline is adding its file and a
- * line here.
+ * The catalogue: every pipeline of this repository. Adding a pipeline is adding its file, its
+ * import and its line in the list below (the library's types follow from the list).
  */
 import type { Pipeline } from "../src/pipeline/Pipeline.js"
 import alertFeeds from "./alert-feeds.js"
@@ -24,36 +24,8 @@ import sourcingProperties from "./sourcing-properties.js"
 import sourcingResolve from "./sourcing-resolve.js"
 import sourcingSearch from "./sourcing-search.js"
 
-/**
- * The built-in pipelines as types: the library types `extract("plots-germany", ...)` by this
- * union (its name, parameters and tables).
- */
-export type BuiltInPipeline =
-  | typeof plotsGermany
-  | typeof sourcingSearch
-  | typeof sourcingDescribe
-  | typeof sourcingProperties
-  | typeof sourcingChanged
-  | typeof sourcingResolve
-  | typeof sellerLeads
-  | typeof premisesSearch
-  | typeof references
-  | typeof marketTimeSeries
-  | typeof marketDistributions
-  | typeof marketAnalysis
-  | typeof alerts
-  | typeof alertsSearch
-  | typeof alertFeeds
-  | typeof propertiesById
-  | typeof propertiesChanged
-  | typeof propertiesMatch
-  | typeof propertiesSearch
-  | typeof comparables
-
-/** The names of the built-in pipelines. */
-export type PipelineName = BuiltInPipeline["name"]
-
-export const catalogue: ReadonlyArray<Pipeline> = [
+/** Every built-in pipeline, in the order `list` shows them, with its declared types. */
+const builtIns = [
   // platform host (metered)
   plotsGermany,
   sourcingSearch,
@@ -76,4 +48,15 @@ export const catalogue: ReadonlyArray<Pipeline> = [
   propertiesMatch,
   propertiesSearch,
   comparables
-] as ReadonlyArray<Pipeline>
+] as const
+
+/**
+ * The built-in pipelines as types, derived from the list above: the library types
+ * `extract("plots-germany", ...)` by this union (its name, parameters and tables).
+ */
+export type BuiltInPipeline = (typeof builtIns)[number]
+
+/** The names of the built-in pipelines. */
+export type PipelineName = BuiltInPipeline["name"]
+
+export const catalogue: ReadonlyArray<Pipeline> = builtIns as ReadonlyArray<Pipeline>

@@ -50,7 +50,10 @@ describe("package build", () => {
     expect(lib.catalogue.length).toBeGreaterThan(0)
     const help = execFileSync(process.execPath, [bin, "--help"], { cwd: root, stdio: "pipe" }).toString()
     expect(help).toMatch(/estate-etl/)
-    expect(pkg.scripts.build).toBe("tsc -p tsconfig.build.json && node scripts/bundle.mjs")
+    // `npm run build` (what a git install runs) and `make build` run the same steps
+    const makeBuild = fs.readFileSync(path.join(root, "Makefile"), "utf8").split("\n$(BUILT):")[1]!.split("\n\n")[0]!
+    for (const step of (pkg.scripts.build as string).split("&&").map((x) => x.trim().replace(/^tsc /, "")))
+      expect(makeBuild, step).toContain(step)
     // one copy of the library in a process: the CLI and the entry share the bundle's chunks, so a
     // user's pipeline module importing "estate-etl" meets the same classes the CLI checks against
     const reached = reachable(bin)

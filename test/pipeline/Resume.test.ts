@@ -4,6 +4,8 @@
  * two ways on (`resume` keeps the saved ones, `restart` starts over with the new ones). A run
  * that failed on a non-resumable error does not stick.
  */
+import { Effect } from "effect"
+import { Warehouse } from "../../src/load/Warehouse.js"
 import { describe, expect, it } from "vitest"
 import { useHarness } from "../support/pipelines.js"
 
@@ -59,20 +61,25 @@ describe("resume", () => {
     expect(Number(fresh!.p)).toBe(30)
   })
 
-  it("a run that failed on a non-resumable error does not stick", async () => {
+  it("a run recorded failed (a non-resumable ending) is not resumed: the next run starts from the first page", async () => {
     const first = await h.run("plots-germany", {
       params: { criteria, pageSize: 20, maxPages: 5, sample: true },
       maxUnits: 1,
       untilCap: true,
-      fullRefresh: true
+      fullRefresh: true,
+      // bought again, not reused from the earlier tests' archive: the cap stops it after a page
+      fresh: true
     })
-    await h.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`).catch(() => undefined)
-    const { Effect } = await import("effect")
-    const { Warehouse } = await import("../../src/load/Warehouse.js")
+    expect(first.status).toBe("paused")
+    expect(first.totals.pages).toBe(1)
+    // as a failed ending records it (an authentication failure, a bug): its checkpoints stay behind
     await h.use(Effect.flatMap(Warehouse, (w) => w.query(`UPDATE _runs SET status = 'failed' WHERE run_id = '${first.runId}'`)))
     const next = await h.run("plots-germany", { params: { criteria, pageSize: 30, maxPages: 5, sample: true } })
     expect(next.resumed).toBe(false)
     expect(next.runId).not.toBe(first.runId)
     expect(next.status).toBe("done")
+    expect(next.totals.pages).toBeGreaterThan(1)
+    const checkpoints = await h.query(`SELECT DISTINCT run_id FROM _checkpoints WHERE pipeline = 'plots-germany'`)
+    expect(checkpoints).toEqual([{ run_id: next.runId }])
   })
 })

@@ -1,0 +1,115 @@
+/** `plan`: requests, pages, units and EUR a run would take; nothing paid is called. */
+import {
+  configOption as config,
+  warehouseOption as warehouse,
+  namesArg as names,
+  paramsOption as params,
+  jsonOption as json,
+  withSettings,
+  either
+} from "./CommonOptions.js"
+import { Command } from "@effect/cli"
+import { Effect } from "effect"
+import { durationMs } from "../config/Settings.js"
+import { Warehouse } from "../load/Warehouse.js"
+import { resolveParams } from "../pipeline/Params.js"
+import { type Plan, planPipeline } from "../pipeline/Planner.js"
+import { planRefresh, refreshLine } from "../pipeline/RefreshPlan.js"
+import { Progress } from "../pipeline/Progress.js"
+import { makeRegistry } from "../pipeline/Registry.js"
+import { makeEnvironment } from "../wiring/Environment.js"
+import { makeMissingKeyTables, planNote } from "./KeyTables.js"
+import { planWarehousePath } from "./WarehouseAccess.js"
+import { eur, table } from "./Format.js"
+import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
+import { eurOf } from "../service/CostGuard.js"
+
+export const planCommand = Command.make("plan", { config, names, params, json, lockWait: lockWaitOption }, (o) =>
+  withSettings(o.config, (settings, catalogue) => {
+    // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
+    const target = planWarehousePath(settings.warehouse)
+    const lock = (waitMs: number) => (target.readOnly ? lockWait(target.path, waitMs) : {})
+    const missingKeys = makeMissingKeyTables()
+    return Effect.gen(function* () {
+      const registry = makeRegistry(catalogue.all, settings)
+      const pipelines = yield* either(registry.resolve(o.names))
+      const plans: Array<Plan & { readonly keysPending?: boolean }> = []
+      const observed = yield* Effect.flatMap(Warehouse, (w) => w.observedCosts())
+      for (const p of pipelines) {
+        const ps = yield* either(resolveParams(p, settings.pipelines[p.name]?.params ?? {}, o.params))
+        missingKeys.take()
+        const planned = yield* planPipeline(p, ps, settings.budget.costs, observed)
+        const missing = missingKeys.take()
+        const earlier = plans.map((q) => q.pipeline)
+        plans.push(
+          missing.length === 0
+            ? planned
+            : {
+                ...planned,
+                keysPending: true,
+                note: [...missing.map((m) => planNote(m, earlier, catalogue.all)), ...(planned.note ? [planned.note] : [])].join("; ")
+              }
+        )
+      }
+      const total = plans.reduce((s, p) => s + p.units, 0)
+      const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
+      const refresh = yield* planRefresh(plans, { registry, settings, observed })
+      // what a rerun reads from the raw archive instead of buying again (`budget.reuseWithin`)
+      const within = durationMs(settings.budget.reuseWithin)
+      const answers =
+        within > 0 ? yield* Effect.flatMap(Warehouse, (w) => w.reusableAnswers(new Date(Date.now() - within).toISOString())) : []
+      const reuse = plans.flatMap((p) => {
+        const mine = new Map(answers.filter((a) => a.pipeline === p.pipeline).map((a) => [`${a.operation}\u0000${a.key}`, a.units]))
+        const units = [...mine.values()].reduce((s, u) => s + u, 0)
+        return mine.size > 0 ? [{ pipeline: p.pipeline, answers: mine.size, units }] : []
+      })
+      if (o.json) process.stdout.write(JSON.stringify({ plans, units: total, eur: eurOf(total), refresh, reuse }, null, 2) + "\n")
+      else {
+        process.stdout.write(
+          table(
+            plans.map((p) => ({
+              pipeline: p.pipeline,
+              slices: p.slices,
+              requests: p.requests,
+              pages: p.pages,
+              units: p.units,
+              eur: eur(p.units),
+              "units/call": p.costSource === "unmetered" ? "" : `${p.unitsPerRequest} ${p.costSource}`,
+              exact: p.keysPending ? "keys pending" : p.exact ? "yes" : "estimate",
+              note: p.note ?? ""
+            }))
+          ) +
+            `\ntotal: ${total} units (${eur(total)}), cap ${settings.budget.maxUnits}` +
+            (pending.length > 0 ? `; not counted: ${pending.join(", ")} (keys known after an earlier pipeline runs)` : "") +
+            "\n" +
+            (refresh ? `${refreshLine(refresh)}\n` : "") +
+            reuse
+              .map(
+                (r) =>
+                  `reuse: ${r.pipeline}: ${r.answers} answer(s) bought within budget.reuseWithin (${settings.budget.reuseWithin}), ${r.units} units, are read from the raw archive at 0 units when a run asks the same again (--fresh buys them again)\n`
+              )
+              .join("") +
+            plans.flatMap((p) => (p.costWarning ? [`warning: ${p.pipeline}: ${p.costWarning}\n`] : [])).join("")
+        )
+      }
+    }).pipe((planned) =>
+      Effect.flatMap(parseLockWait(o.lockWait), (waitMs) =>
+        Effect.provide(
+          planned,
+          makeEnvironment({
+            settings,
+            progress: Progress.Silent,
+            warehouse: target.path,
+            readOnly: target.readOnly,
+            onMissingKeyTable: missingKeys.record,
+            lock: lock(waitMs)
+          })
+        )
+      )
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so). Example: estate-etl plan nightly"
+  )
+)
