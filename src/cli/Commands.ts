@@ -37,6 +37,7 @@ import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
 import { stateCommands } from "./StateCommands.js"
 import { reportCommand } from "./ReportCommand.js"
+import { traceCommand } from "./TraceCommand.js"
 import { probeCommand } from "./ProbeCommand.js"
 import { eurOf } from "../service/CostGuard.js"
 import { withTelemetry } from "../monitor/Telemetry.js"
@@ -338,6 +339,7 @@ export const commands = Command.make("estate-etl").pipe(
     probeCommand,
     run,
     statusCommand,
+    traceCommand,
     exportCmd,
     reload,
     queryCommand,
