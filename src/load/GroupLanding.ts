@@ -236,7 +236,7 @@ export const landGroup = async (
             sqlValue(call.seq),
             sqlValue(slice),
             sqlValue(call.sliceSeq),
-            sqlValue(page.ledger[0]?.operation ?? page.raw?.request?.operation),
+            sqlValue(call.operation ?? page.ledger[0]?.operation ?? page.raw?.request?.operation),
             sqlValue(page.ledger[0]?.requestId),
             sqlValue(page.requests),
             sqlValue(page.retries),

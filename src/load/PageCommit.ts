@@ -47,6 +47,7 @@ export interface PageCommit {
     | {
         readonly seq: number
         readonly sliceSeq: number
+        readonly operation?: string | undefined
         readonly startedAt?: string | undefined
         readonly ms?: number | undefined
       }

@@ -61,6 +61,8 @@ export interface JournalEntry {
   readonly freshKeys?: ReadonlyArray<number> | undefined
   /** When the page's fetch began and its wall time, ms (`Page.timing`; absent in journals of older toolkits). */
   readonly timing?: { readonly startedAt: string; readonly ms: number } | undefined
+  /** The operation that answered (`Fetched.operation`), when the page says. */
+  readonly operation?: string | undefined
 }
 
 /** The header of a frame whose records are re-read from the body that follows it. */
