@@ -50,12 +50,11 @@ describe("estate-etl trace", () => {
 
   it("per slice, what _slices, _calls, the ledger and the sandbox's billing say", async () => {
     const before = totalUnits(sandbox)
-    const run = await runCli(["run", "plots-germany", "--config", config], sandboxEnv())
+    // one command, two runs: plots-germany (paid, one slice), then references (unpaid, a slice per list)
+    const run = await runCli(["run", "plots-germany", "references", "--config", config], sandboxEnv())
     expect(run.code, run.stderr).toBe(0)
     plotsUnits = totalUnits(sandbox) - before
     expect(plotsUnits).toBeGreaterThan(0)
-    const refs = await runCli(["run", "references", "--config", config], sandboxEnv())
-    expect(refs.code, refs.stderr).toBe(0)
 
     const r = await runCli(["trace", "plots-germany", "--json", "--config", config])
     expect(r.code, r.stderr).toBe(0)
