@@ -20,6 +20,7 @@ import { initCommand } from "./InitCommand.js"
 import { newCommand } from "./NewPipelineCommand.js"
 import { stateCommands } from "./StateCommands.js"
 import { reportCommand } from "./ReportCommand.js"
+import { traceCommand } from "./TraceCommand.js"
 import { probeCommand } from "./ProbeCommand.js"
 
 export const commands = Command.make("estate-etl").pipe(
@@ -32,6 +33,7 @@ export const commands = Command.make("estate-etl").pipe(
     probeCommand,
     runCliCommand,
     statusCommand,
+    traceCommand,
     exportCommand,
     reloadCommand,
     queryCommand,

@@ -14,8 +14,8 @@ export const EXIT_CODES: ReadonlyArray<{ readonly code: ExitCode; readonly meani
   { code: ExitCode.Authentication, meaning: "authentication" },
   { code: ExitCode.Incomplete, meaning: "incomplete (fewer keys than declared, a repeat, a cap, a service limit)" },
   { code: ExitCode.Shape, meaning: "unexpected response shape or coding (paused)" },
-  { code: ExitCode.Interrupted, meaning: "stopped by SIGINT (interrupted, resumable)" },
-  { code: ExitCode.Terminated, meaning: "stopped by SIGTERM (interrupted, resumable)" }
+  { code: ExitCode.Interrupted, meaning: "stopped by SIGINT (resumable)" },
+  { code: ExitCode.Terminated, meaning: "stopped by SIGTERM (resumable)" }
 ]
 
 /** `Exit codes: 0 done; 1 other failure; ...` for the root command's description. */

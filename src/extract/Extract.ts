@@ -32,6 +32,11 @@ export interface Page<R = unknown> {
   /** The requests this page took, and how many of them were retries. */
   readonly attempts: Attempts
   /**
+   * When the page's fetch began (ISO) and how long it took, ms: every attempt, retry waits and
+   * rate-limit waits included (`_calls`, what `trace` reads).
+   */
+  readonly timing?: { readonly startedAt: string; readonly ms: number } | undefined
+  /**
    * Keys this page brought that its slice had not read before in this run (records without a
    * readable key count one each): what the slice's completeness counts, never rows.
    */
@@ -180,9 +185,17 @@ const judge = <R>(
   }
 }
 
+/** Runs `effect`, noting when it began (ISO) and its wall time, ms. */
+const timed = <A, E, Ctx>(effect: Effect.Effect<A, E, Ctx>) =>
+  Effect.suspend(() => {
+    const startedAt = new Date().toISOString()
+    const t0 = performance.now()
+    return Effect.map(effect, (a) => [a, { startedAt, ms: Math.round((performance.now() - t0) * 10) / 10 }] as const)
+  })
+
 /** Fetches and judges the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
 const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number, seen: SeenKeys, identity: ExtractPlan["identity"]) =>
-  Effect.map(fetchStep(slice, position, seq), ([fetched, attempts]) => {
+  Effect.map(timed(fetchStep(slice, position, seq)), ([[fetched, attempts], timing]) => {
     const { step, fresh, freshKeys } = judge(fetched, seen, identity, slice.key, seq)
     // a stalled slice keeps its position unfinished, so a resume asks again from there
     const stalled = step.end?.kind === "stalled"
@@ -195,6 +208,7 @@ const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number
       end: step.end,
       missing: step.missing,
       attempts,
+      timing,
       fresh,
       ...(freshKeys ? { freshKeys } : {})
     }

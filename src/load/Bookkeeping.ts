@@ -3,7 +3,7 @@
  * written (`_tables`), runs, checkpoints, the unit ledger, rejects, raw pages kept for `reload`,
  * rows of `replace` tables waiting for their run to finish (`_replace_pending`), what each slice
  * of a run was declared and landed (`_slices`: completeness), and the fan-out keys the service
- * did not know (`_missing`).
+ * did not know (`_missing`), and each fetched page as a call of its slice (`_calls`).
  *
  * Every timestamp is UTC wall time (`TIMESTAMP`), written from ISO strings.
  */
@@ -60,7 +60,14 @@ export const BOOKKEEPING_DDL = [
   // the key hashes each page brought to its slice (`extract/SeenKeys.ts`), kept while the run may resume
   `CREATE TABLE IF NOT EXISTS _slice_keys (run_id VARCHAR NOT NULL, slice VARCHAR NOT NULL, keys BLOB NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS _missing (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, "key" VARCHAR NOT NULL,
-     status INTEGER NOT NULL, request_id VARCHAR, detail VARCHAR, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, "key"))`
+     status INTEGER NOT NULL, request_id VARCHAR, detail VARCHAR, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, "key"))`,
+  // one row per fetched page of a run (a call and its retries): its slice, what it cost, when it
+  // began and its wall time (ms, retry and rate-limit waits included); what `trace` reads. Added
+  // to format 3 without a version bump: nothing else reads it, an older toolkit ignores it, and a
+  // warehouse without it gains it at its next writable open (read-only readers do without).
+  `CREATE TABLE IF NOT EXISTS _calls (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
+     slice VARCHAR NOT NULL, slice_seq BIGINT NOT NULL, operation VARCHAR, request_id VARCHAR, requests BIGINT NOT NULL,
+     retries BIGINT NOT NULL, units DOUBLE NOT NULL, started_at TIMESTAMP, ms DOUBLE, PRIMARY KEY (run_id, seq))`
 ]
 
 export const BOOKKEEPING_TABLES = [
@@ -74,7 +81,8 @@ export const BOOKKEEPING_TABLES = [
   "_replace_pending",
   "_slices",
   "_slice_keys",
-  "_missing"
+  "_missing",
+  "_calls"
 ]
 
 /** A timestamp parameter from an ISO string, honouring any offset, as UTC wall time. */

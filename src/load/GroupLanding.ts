@@ -224,6 +224,31 @@ export const landGroup = async (
     )
   }
 
+  // each fetched page as a call of its slice (a page landed again from the journal keeps its first row)
+  const calls = pages.flatMap((c) => (c.call && c.slice ? [{ page: c, call: c.call, slice: c.slice.key }] : []))
+  if (calls.length > 0) {
+    await conn.run(
+      `INSERT INTO _calls VALUES ${calls
+        .map(({ page, call, slice }) =>
+          tuple([
+            sqlValue(runId),
+            sqlValue(pipeline),
+            sqlValue(call.seq),
+            sqlValue(slice),
+            sqlValue(call.sliceSeq),
+            sqlValue(call.operation ?? page.ledger[0]?.operation ?? page.raw?.request?.operation),
+            sqlValue(page.ledger[0]?.requestId),
+            sqlValue(page.requests),
+            sqlValue(page.retries),
+            sqlValue(page.ledger.reduce((u, l) => u + l.units, 0)),
+            call.startedAt ? TS(sqlValue(call.startedAt)) : "NULL",
+            sqlValue(call.ms)
+          ])
+        )
+        .join(", ")} ON CONFLICT (run_id, seq) DO NOTHING`
+    )
+  }
+
   // the keys each page brought its slice (a group lands once: its rows are appended once)
   const keyed = pages.flatMap((c) =>
     c.slice?.freshKeys && c.slice.freshKeys.length > 0 ? [{ slice: c.slice.key, keys: c.slice.freshKeys }] : []

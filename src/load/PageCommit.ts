@@ -38,6 +38,20 @@ export interface PageCommit {
     | undefined
   readonly requests: number
   readonly retries: number
+  /**
+   * The page as a call of its slice (`_calls`): its number in the run (1-based) and in its slice
+   * (0-based), when its fetch began and how long it took (absent: not recorded, e.g. a page of
+   * an older toolkit's journal). Absent for pages that fetched nothing (a reload, a probe).
+   */
+  readonly call?:
+    | {
+        readonly seq: number
+        readonly sliceSeq: number
+        readonly operation?: string | undefined
+        readonly startedAt?: string | undefined
+        readonly ms?: number | undefined
+      }
+    | undefined
   /** What this page adds to its slice's completeness record (`_slices`). */
   readonly slice?: SliceProgress | undefined
   /** The page's fan-out key was unknown to the service (a `_missing` row). */

@@ -59,6 +59,10 @@ export interface JournalEntry {
   readonly fresh?: number | undefined
   /** Their hashes (`Page.freshKeys`), as plain numbers (exact in JSON: below 2^53). */
   readonly freshKeys?: ReadonlyArray<number> | undefined
+  /** When the page's fetch began and its wall time, ms (`Page.timing`; absent in journals of older toolkits). */
+  readonly timing?: { readonly startedAt: string; readonly ms: number } | undefined
+  /** The operation that answered (`Fetched.operation`), when the page says. */
+  readonly operation?: string | undefined
 }
 
 /** The header of a frame whose records are re-read from the body that follows it. */

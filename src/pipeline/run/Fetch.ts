@@ -65,6 +65,8 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
             requests: page.attempts.requests,
             retries: page.attempts.retries,
             throttled: page.attempts.throttled,
+            ...(page.timing ? { timing: page.timing } : {}),
+            ...(page.fetched.operation !== undefined ? { operation: page.fetched.operation } : {}),
             ...(run.archive && page.fetched.raw
               ? // the bytes, not the text: the journal writes them now, the archive later, and
                 // they wait for their group outside V8's heap (the text dies young)

@@ -140,6 +140,7 @@ const landOne = (run: RunContext, state: RunState, group: StagedGroup, slicesDon
         raw: e.raw,
         requests: e.requests,
         retries: e.retries,
+        call: { seq: e.seq, sliceSeq: e.sliceSeq, operation: e.operation, startedAt: e.timing?.startedAt, ms: e.timing?.ms },
         slice: {
           key: e.slice,
           declared: e.declared,
