@@ -14,7 +14,9 @@ import { gitIgnoreLine, mergeGitIgnore } from "../scaffold/GitIgnore.js"
 import { initFiles } from "../scaffold/InitFiles.js"
 import { writeScaffold, wroteLines } from "../scaffold/writeScaffold.js"
 
-const force = Options.boolean("force").pipe(Options.withDescription("Overwrite files that exist already"))
+const force = Options.boolean("force").pipe(
+  Options.withDescription("Overwrite the files init writes that exist already (a .gitignore is never overwritten, only added to)")
+)
 const dir = Options.directory("dir", { exists: "either" }).pipe(
   Options.optional,
   Options.withDescription("The repository's folder (default: the current one; created when missing)")
