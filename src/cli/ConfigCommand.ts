@@ -3,7 +3,10 @@
  * settings file and the defaults), each value with where it came from, and whether the
  * credentials are set and from where. Secrets never show: a credential is `<redacted>` or
  * `not set`, a credential-named value anywhere is `<redacted>`, a URL's password too, and so is
- * whatever looks like a credential under any key (`config/Credentials.ts` `redactText`).
+ * whatever looks like a credential under any key (`config/Credentials.ts` `redactText`). A
+ * setting the file leaves out shows its default (source `default`), also where the default is
+ * applied where the value is used rather than by the schema (`IMPLIED_DEFAULTS`); `not set`
+ * (source `none`) only for settings that have none.
  */
 import { Command, Options } from "@effect/cli"
 import { withCatalogue } from "../wiring/Catalogue.js"
@@ -21,16 +24,52 @@ import { lastDotEnvLoad } from "../config/DotEnv.js"
 import { type EffectiveSettings, loadEffectiveSettings } from "../config/EffectiveSettings.js"
 import { Settings } from "../config/Settings.js"
 import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
+import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../load/Warehouse.js"
+import { DEFAULT_PAGE_QUEUE } from "../pipeline/PageQueue.js"
 import { table } from "./Format.js"
 
 interface Row {
   readonly setting: string
   /** Shown value, already redacted; `undefined`: not set. */
   readonly value: unknown
-  /** `undefined` for a credential that is not set. */
+  /** `undefined`: not set, and no default (a credential, or a setting that has none). */
   readonly source: Source | undefined
   /** The variable a credential is read from. */
   readonly variable?: string
+  /** When and where a default applies (`IMPLIED_DEFAULTS`). */
+  readonly note?: string
+}
+
+interface ImpliedDefault {
+  readonly value: unknown
+  readonly note?: string
+}
+
+/**
+ * Defaults of settings the schema leaves unset (`Schema.optional`), applied where the value is
+ * used: what a command does when the settings say nothing. Settings absent here and unset have no
+ * default (`include`, the hosts' URLs, `service.apiKeyHeader`, `metricsFile`, `budget.dailyMaxUnits`).
+ */
+const IMPLIED_DEFAULTS: Readonly<Record<string, (eff: EffectiveSettings) => ImpliedDefault>> = {
+  "duckdb.memoryLimit": () => ({
+    value: LANDING_MEMORY_LIMIT,
+    note: "while a run lands pages; DuckDB's own, 80% of RAM, for exports and queries"
+  }),
+  "duckdb.checkpointThreshold": () => ({
+    value: LANDING_CHECKPOINT_THRESHOLD,
+    note: "while a run lands pages; DuckDB's own, 16MB, otherwise"
+  }),
+  "duckdb.threads": () => ({
+    value: LANDING_THREADS,
+    note: "while a run lands pages; DuckDB's own, one per core, for exports and queries"
+  }),
+  "duckdb.groupPages": () => ({ value: DEFAULT_PAGE_QUEUE.maxGroup }),
+  "duckdb.groupWaitMs": () => ({ value: DEFAULT_PAGE_QUEUE.fillWaitMs }),
+  // src/pipeline/PipelineModules.ts: a pipelines/ folder beside the settings file, when one was read
+  pipelineModules: (eff) =>
+    eff.file !== undefined
+      ? { value: ["pipelines/*.mjs", "pipelines/*.js"], note: `beside ${eff.file.path}, test files skipped` }
+      : { value: [], note: "no settings file: no pipelines/ folder is searched" }
 }
 
 /** A URL's password taken out; anything else as it is. */
@@ -66,12 +105,18 @@ const settingRows = (eff: EffectiveSettings): Array<Row> => {
   const root = typeLiteralOf(Schema.typeSchema(Settings).ast)!
   const values = eff.settings as Record<string, unknown>
   const secrets = environmentSecrets(credentialEnvOf(eff.settings))
-  const row = (path: ReadonlyArray<string>, value: unknown) =>
+  const row = (path: ReadonlyArray<string>, value: unknown) => {
+    const source = eff.sourceOf(path)
+    const implied = value === undefined && source.kind === "default" ? IMPLIED_DEFAULTS[path.join(".")]?.(eff) : undefined
+    const unset = value === undefined && implied === undefined && source.kind === "default"
     rows.push({
       setting: redactText(path.join("."), secrets),
-      value: shown(path[path.length - 1]!, value, secrets),
-      source: eff.sourceOf(path)
+      value: shown(path[path.length - 1]!, implied ? implied.value : value, secrets),
+      // no value and no default: source none, not "default"
+      source: unset ? undefined : source,
+      ...(implied?.note !== undefined ? { note: redactText(implied.note, secrets) } : {})
     })
+  }
   for (const prop of root.propertySignatures) {
     const name = String(prop.name)
     if (name === "$schema") continue
@@ -109,10 +154,12 @@ const credentialRows = (eff: EffectiveSettings): Array<Row> => {
 
 const textOf = (v: unknown) => (v === undefined ? "not set" : typeof v === "string" ? v : JSON.stringify(v))
 
-const sourceText = (r: Row) => (r.source ? describeSource(r.source) : `none (${r.variable})`)
+const valueText = (r: Row) => textOf(r.value) + (r.note !== undefined ? ` (${r.note})` : "")
+
+const sourceText = (r: Row) => (r.source ? describeSource(r.source) : r.variable !== undefined ? `none (${r.variable})` : "none")
 
 const sourceJson = (r: Row) => {
-  if (!r.source) return { source: "none", name: r.variable }
+  if (!r.source) return r.variable !== undefined ? { source: "none", name: r.variable } : { source: "none" }
   const { kind, ...rest } = r.source
   return { source: kind, ...rest }
 }
@@ -143,7 +190,12 @@ const show = Command.make(
         eff.settings.service.target === "sandbox" ? "target sandbox: the embedded sandbox's own credentials are used, not these" : undefined
       if (o.json) {
         const entries = (rows: ReadonlyArray<Row>, strip = "") =>
-          Object.fromEntries(rows.map((r) => [r.setting.slice(strip.length), { value: r.value ?? null, ...sourceJson(r) }]))
+          Object.fromEntries(
+            rows.map((r) => [
+              r.setting.slice(strip.length),
+              { value: r.value ?? null, ...sourceJson(r), ...(r.note !== undefined ? { note: r.note } : {}) }
+            ])
+          )
         const out = {
           settingsFile: eff.file
             ? { path: eff.file.path, ...sourceJson({ setting: "", value: undefined, source: eff.file.source }) }
@@ -166,14 +218,14 @@ const show = Command.make(
             : `.env: none at ${dotEnv.file}`,
         "",
         // the value last: a pipeline's parameters are long
-        table([...settings, ...credentials].map((r) => ({ setting: r.setting, source: sourceText(r), value: textOf(r.value) }))),
+        table([...settings, ...credentials].map((r) => ({ setting: r.setting, source: sourceText(r), value: valueText(r) }))),
         ...(sandboxNote ? ["", sandboxNote] : [])
       ]
       process.stdout.write(lines.join("\n") + "\n")
     })
 ).pipe(
   Command.withDescription(
-    "Print the effective settings, each with its source (flag, env, .env, settings file, default); secrets redacted. Examples: estate-etl config show; estate-etl config show --json"
+    "Print the effective settings, each with its source (flag, env, .env, settings file, default; none: not set and no default); secrets redacted. Examples: estate-etl config show; estate-etl config show --json"
   )
 )
 

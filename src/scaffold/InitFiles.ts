@@ -69,7 +69,7 @@ const makefile = () =>
     "# estate-etl targets, written by `npx estate-etl init`. In your Makefile:",
     "#   include estate-etl.mk",
     `# CONFIG picks the settings (default ${INIT_CONFIG}: the embedded sandbox), e.g.`,
-    "#   make nightly CONFIG=config/remote.json   (credentials exported, see .env.example)",
+    "#   make nightly CONFIG=config/remote.json   (credentials in .env or the environment, see .env.example)",
     "ESTATE_ETL ?= npx --no estate-etl",
     `CONFIG ?= ${INIT_CONFIG}`,
     "",
@@ -98,8 +98,10 @@ const envExample = () => {
   const env = Schema.decodeSync(ServiceSection)({})
   return [
     '# Credentials of the real service, for settings with "service": {"target": "remote"} (config/remote.example.json).',
-    "# They are read from the environment only, never from a settings file. Copy this file to .env, keep",
-    "# .env out of git, and export it before a run: set -a; . ./.env; set +a",
+    "# Never in a settings file. Copy this file to .env and fill it in: the command line reads .env itself",
+    "# (from its working directory), no export needed. A variable the environment sets (non-empty) wins",
+    "# over .env, so a scheduler's own environment needs no .env. The library API does not read .env.",
+    "# .gitignore keeps .env out of git. `npx estate-etl config show` shows where each value came from.",
     `# Platform host API key (service.apiKeyEnv)`,
     `${env.apiKeyEnv}=`,
     `# Token host sign-in (service.emailEnv, service.passwordEnv)`,
@@ -117,11 +119,11 @@ export const initFiles = (): ReadonlyArray<ScaffoldFile> => [
   { path: INIT_CONFIG, about: "settings: the embedded sandbox, sets nightly and weekly, budget caps", text: sandboxSettings() },
   {
     path: "config/remote.example.json",
-    about: "settings for the real service (copy to config/remote.json; credentials from the environment)",
+    about: "settings for the real service (copy to config/remote.json; credentials from .env or the environment)",
     text: remoteSettings()
   },
   { path: "estate-etl.mk", about: "make targets: nightly, weekly, plan, status, extract-<pipeline>, test-pipelines", text: makefile() },
   { path: `pipelines/${EXAMPLE_PIPELINE}.mjs`, about: "an example pipeline (JavaScript, JSDoc types)", text: examplePipelineModule },
   { path: `pipelines/${EXAMPLE_PIPELINE}.test.mjs`, about: "its test: node --test pipelines/*.test.mjs", text: examplePipelineTest },
-  { path: ".env.example", about: "the environment variables holding the credentials", text: envExample() }
+  { path: ".env.example", about: "the credentials' variables (copy to .env: the CLI reads it itself)", text: envExample() }
 ]

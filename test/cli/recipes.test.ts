@@ -48,7 +48,7 @@ const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> 
   { match: /^npx estate-etl run nightly$/, by: "test/cli/adopt.test.ts" },
   // README "Pointing at the real service": the scratch repository below holds config/production.json and the credentials
   {
-    match: /^cp config\/production\.example\.json config\/production\.json|^export SVC_API_KEY=/,
+    match: /^cp config\/production\.example\.json config\/production\.json|^cp \.env\.example \.env$/,
     by: "test/cli/recipes.test.ts (its scratch repository)"
   }
 ]

@@ -1,7 +1,8 @@
 /**
  * Settings from flags, the environment, `.env`, the settings file and defaults, through the real
  * CLI started in a folder holding a `.env`:
- * - `config show` names each value's source (flag, env, .env, file, default), the environment
+ * - `config show` names each value's source (flag, env, .env, file, default), a left-out setting's
+ *   default (`not set`, source none, only where there is none), the environment
  *   wins over `.env`, and no credential from `.env` or the environment reaches its output, nor
  *   anything that looks like one (a token, a JWT, a credential variable's value) under any setting;
  * - global options before the subcommand (`--config x config show`, `--log-level debug --config x
@@ -13,6 +14,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../../src/load/Warehouse.js"
+import { DEFAULT_PAGE_QUEUE } from "../../src/pipeline/PageQueue.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { runCli } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
@@ -91,6 +94,24 @@ describe("settings from flags, environment, .env, file and defaults", () => {
     expect(s["budget.maxUnits"]).toEqual({ value: 7, source: "file", file: "settings.json" })
     expect(s["budget.retryFloor"]).toEqual({ value: 10, source: "default" })
     expect(s["pipelines.references"].source).toBe("file")
+    // a setting left out shows its default, also one applied where it is used (the schema leaves it
+    // unset), with when it applies; "not set" (source none) only where there is no default
+    expect(s["duckdb.memoryLimit"]).toEqual({
+      value: LANDING_MEMORY_LIMIT,
+      source: "default",
+      note: expect.stringContaining("while a run lands pages")
+    })
+    expect(s["duckdb.threads"]).toMatchObject({ value: LANDING_THREADS, source: "default" })
+    expect(s["duckdb.groupPages"]).toEqual({ value: DEFAULT_PAGE_QUEUE.maxGroup, source: "default" })
+    expect(s["duckdb.groupWaitMs"]).toEqual({ value: DEFAULT_PAGE_QUEUE.fillWaitMs, source: "default" })
+    expect(s["pipelineModules"]).toEqual({
+      value: ["pipelines/*.mjs", "pipelines/*.js"],
+      source: "default",
+      note: "beside settings.json, test files skipped"
+    })
+    for (const none of ["include", "service.apiKeyHeader", "metricsFile", "budget.dailyMaxUnits"])
+      expect(s[none], none).toEqual({ value: null, source: "none" })
+    expect(Object.values(s).filter((v) => (v as { value: unknown }).value === null)).toHaveLength(4)
     expect(out.credentials.apiKey).toMatchObject({ value: "<redacted>", source: ".env", name: "SVC_API_KEY" })
     expect(out.credentials.password).toMatchObject({ value: "<redacted>", source: ".env", name: "SVC_PASSWORD" })
 
@@ -108,6 +129,10 @@ describe("settings from flags, environment, .env, file and defaults", () => {
     expect(text.stdout).toMatch(/^credentials\.apiKey +env SVC_API_KEY +<redacted>$/m)
     expect(text.stdout).toMatch(/^credentials\.email +\.env SVC_EMAIL +<redacted>$/m)
     expect(text.stdout).toMatch(/^budget\.paidInFlight +default +1$/m)
+    expect(text.stdout).toMatch(/^duckdb\.groupPages +default +32$/m)
+    expect(text.stdout).toMatch(/^duckdb\.checkpointThreshold +default +64MB \(while a run lands pages; DuckDB's own, 16MB, otherwise\)$/m)
+    expect(text.stdout).toMatch(/^budget\.dailyMaxUnits +none +not set$/m)
+    expect(text.stdout).not.toMatch(/ default +not set$/m)
   })
 
   it("config show redacts whatever looks like a credential, under any setting, whatever it came from", async () => {
