@@ -9,14 +9,13 @@
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
 import { Warehouse } from "../load/Warehouse.js"
-import { WarehouseError } from "../load/WarehouseError.js"
 import { type RunStateView, viewRunState } from "../monitor/RunStateFile.js"
 import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import { configOption, warehouseOption } from "./CommonOptions.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { endedLine, liveText, watchLine } from "./LiveStatus.js"
-import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
-import { readOnlyWarehouse } from "./WarehouseAccess.js"
+import { readOrShowLive } from "./ReadOrLive.js"
+import { lockWaitOption, parseLockWait } from "./LockWait.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
@@ -144,24 +143,12 @@ export const statusCommand = Command.make(
       const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
       const waitMs = yield* parseLockWait(o.lockWait)
       if (o.watch) yield* watch(path, o.json)
-      const view = viewRunState(path)
       // a run holds the warehouse: what it does, from its state file (DuckDB cannot be opened)
-      if (view.kind === "live") return yield* printLive(view, o.json)
-      return yield* Effect.suspend(() => printStatus(o, viewRunState(path))).pipe(
-        Effect.provide(
-          readOnlyWarehouse(
-            path,
-            // a run that took the warehouse meanwhile is shown, not waited for; another holder is
-            lockWait(path, waitMs, { onHeld: (holder, e) => (holder.run ? Effect.fail(e) : Effect.void) })
-          )
-        ),
-        Effect.catchIf(
-          (e): e is WarehouseError => e instanceof WarehouseError && e.reason === "Locked",
-          (e) => {
-            const now = viewRunState(path)
-            return now.kind === "live" ? printLive(now, o.json) : Effect.fail(e)
-          }
-        )
+      return yield* readOrShowLive(
+        path,
+        waitMs,
+        Effect.suspend(() => printStatus(o, viewRunState(path))),
+        (view) => printLive(view, o.json)
       )
     })
 ).pipe(

@@ -13,19 +13,17 @@
  * another holder is waited for (`--lock-wait`).
  */
 import { Args, Command, Options } from "@effect/cli"
+import { type LiveView, readOrShowLive } from "./ReadOrLive.js"
 import { Effect, Either, Option } from "effect"
 import { Warehouse } from "../load/Warehouse.js"
-import { WarehouseError } from "../load/WarehouseError.js"
 import { type RunRecord, toRunRecord } from "../load/PageCommit.js"
-import { type RunStateView, viewRunState } from "../monitor/RunStateFile.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import { configOption, warehouseOption } from "./CommonOptions.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { liveText } from "./LiveStatus.js"
-import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
-import { readOnlyWarehouse } from "./WarehouseAccess.js"
+import { lockWaitOption, parseLockWait } from "./LockWait.js"
 
 /** One slice of the run: its calls (`_calls`) and its completeness (`_slices`). */
 export interface TraceSlice {
@@ -246,7 +244,7 @@ export const traceText = (t: Trace): string => {
   return out.join("\n") + "\n"
 }
 
-const printLive = (view: Extract<RunStateView, { kind: "live" }>, asJson: boolean) =>
+const printLive = (view: LiveView, asJson: boolean) =>
   Effect.sync(() =>
     process.stdout.write(
       asJson
@@ -295,20 +293,7 @@ export const traceCommand = Command.make(
       const registry = makeRegistry(catalogue.all, settings)
       const known = (name: string) => Either.match(registry.get(name), { onLeft: Effect.fail, onRight: () => Effect.void })
       const args = { pipeline: Option.getOrUndefined(o.pipeline), run: Option.getOrUndefined(o.run), json: o.json, slowest: o.slowest }
-      const view = viewRunState(path)
-      if (view.kind === "live") return yield* printLive(view, o.json)
-      return yield* printTrace(args, known).pipe(
-        Effect.provide(
-          readOnlyWarehouse(path, lockWait(path, waitMs, { onHeld: (holder, e) => (holder.run ? Effect.fail(e) : Effect.void) }))
-        ),
-        Effect.catchIf(
-          (e): e is WarehouseError => e instanceof WarehouseError && e.reason === "Locked",
-          (e) => {
-            const now = viewRunState(path)
-            return now.kind === "live" ? printLive(now, o.json) : Effect.fail(e)
-          }
-        )
-      )
+      return yield* readOrShowLive(path, waitMs, printTrace(args, known), (view) => printLive(view, o.json))
     })
 ).pipe(
   Command.withDescription(

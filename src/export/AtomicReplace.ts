@@ -22,22 +22,12 @@ import * as fsSync from "node:fs"
 import * as fs from "node:fs/promises"
 import * as nodePath from "node:path"
 import { causeMessage, WarehouseError } from "../load/WarehouseError.js"
+import { pidAlive } from "../shared/ProcessAlive.js"
 
 const io = (what: string, path: string) => (cause: unknown) =>
   new WarehouseError({ reason: "Io", path, cause, detail: `${what} ${path}: ${causeMessage(cause)}` })
 
 const lstat = (path: string) => fs.lstat(path).catch(() => undefined)
-
-/** Whether a process is running (a temporary sibling of a live one is still being written). */
-const pidAlive = (pid: number) => {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Siblings are named `.<name>.<kind>-<pid>-<time>-<random>`. */
 const siblingPid = (name: string, prefix: string) => Number(name.slice(prefix.length).split("-")[0])

@@ -89,6 +89,10 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
 /** DuckDB could not allocate within its memory_limit (the transaction rolled back). */
 export const isOutOfMemory = (e: WarehouseError): boolean => /Out of Memory Error/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
 
+/** DuckDB invalidated the database (a fatal error): nothing more runs on it in this process. */
+export const isFatal = (e: WarehouseError): boolean =>
+  /FATAL Error|database has been invalidated/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
+
 export const sqlError = (what: string, cause: unknown, extra?: { table?: string; runId?: string }): WarehouseError =>
   cause instanceof WarehouseError
     ? cause

@@ -23,22 +23,12 @@ import * as nodePath from "node:path"
 import { initialise } from "./Bookkeeping.js"
 import { openDatabase } from "./Database.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
+import { pidAlive } from "../shared/ProcessAlive.js"
 
 /** DuckDB's header blocks: a file this long or shorter holds no table. */
 const HEADER_BYTES = 12_288
 
 const tempPrefix = (path: string) => `.${nodePath.basename(path)}.creating-`
-
-/** Whether a process is running (its temporary file may still be in the making). */
-const pidAlive = (pid: number) => {
-  if (!Number.isInteger(pid) || pid <= 0) return false
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
 
 /** Removes a file and what DuckDB keeps beside it (WAL, spill folder); missing ones are fine. */
 const removeDatabase = (file: string) => {

@@ -19,6 +19,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
 import { writeAtomically } from "./PrometheusFile.js"
+import { pidAlive } from "../shared/ProcessAlive.js"
 
 /** The version of the file's shape; a reader refuses other versions as unreadable. */
 export const RUN_STATE_FORMAT = 1
@@ -108,16 +109,8 @@ export const readRunState = (file: string): RunState | undefined => {
  * Whether process `pid` of `host` still runs: `undefined` on another host (a warehouse on a shared
  * folder), where this machine cannot tell.
  */
-export const processAlive = (pid: number, host: string = os.hostname()): boolean | undefined => {
-  if (host !== os.hostname()) return undefined
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch (e) {
-    // EPERM: it runs, as another user
-    return (e as NodeJS.ErrnoException).code === "EPERM"
-  }
-}
+export const processAlive = (pid: number, host: string = os.hostname()): boolean | undefined =>
+  host !== os.hostname() ? undefined : pidAlive(pid)
 
 /** What the run-state file says about the warehouse now. */
 export type RunStateView =

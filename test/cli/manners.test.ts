@@ -73,7 +73,7 @@ describe("CLI manners", () => {
 
     expect(typo.code).toBe(2)
     expect(typo.stderr).toBe(
-      `error: estate-etl: unknown command "stauts"; did you mean status?; commands: list, plan, probe, run, status, export, reload, query, report, merge, state, drop, alerts, serve-alerts, sandbox, demo, config, init, new\n`
+      `error: estate-etl: unknown command "stauts"; did you mean status?; commands: list, plan, probe, run, status, trace, export, reload, query, report, merge, state, drop, alerts, serve-alerts, sandbox, demo, config, init, new\n`
     )
     expect(pipeline.code).toBe(2)
     expect(pipeline.stderr).toMatch(

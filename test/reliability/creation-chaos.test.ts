@@ -46,7 +46,8 @@ const CREATION_CORE = [
   '{"at":"sql","match":"^COMMIT$","nth":2,"phase":"during"',
   '{"at":"random","afterMs":'
 ]
-const MIGRATION_CORE = ['"match":"^ALTER TABLE _raw_pages"', '"match":"^COMMIT$","nth":1,"phase":"during"']
+// the old format before the COMMIT, and the new one after it: both must be seen
+const MIGRATION_CORE = ['"match":"^ALTER TABLE _raw_pages"', '"match":"^COMMIT$","nth":1,"phase":"after"']
 /** The aims this run kills at: all of them under CHAOS=full, else those matching `core` (the first of each). */
 const chosen = <A extends object>(aims: ReadonlyArray<A>, core: ReadonlyArray<string>): ReadonlyArray<A> =>
   FULL ? aims : core.flatMap((c) => aims.filter((a) => JSON.stringify(a).includes(c)).slice(0, 1))
