@@ -29,7 +29,8 @@ const HERE = new Set(["init", "sandbox", "completions"])
  */
 export const moveToSettingsRoot = (args: ReadonlyArray<string>, command: string | undefined): string | undefined => {
   if (command === undefined || HERE.has(command)) return undefined
-  if (args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config="))) return undefined
+  // a settings file named (flag or ESTATE_ETL_CONFIG) is read from where the command was started
+  if (args.some((a) => a === "--config" || a === "-c" || a.startsWith("--config=")) || process.env.ESTATE_ETL_CONFIG) return undefined
   const cwd = process.cwd()
   const root = settingsRoot(cwd)
   if (root === undefined || root === cwd) return undefined
