@@ -34,7 +34,7 @@ export const demoCommand = Command.make(
   },
   (o) =>
     Effect.gen(function* () {
-      const { settings, catalogue } = yield* loadCliSettingsAndCatalogue(o.config)
+      const { settings, catalogue, file } = yield* loadCliSettingsAndCatalogue(o.config)
       const summaries = yield* runCommand(
         { ...settings, service: { ...settings.service, target: "sandbox" } },
         makeRegistry(catalogue.all, settings),
@@ -46,7 +46,8 @@ export const demoCommand = Command.make(
           fullRefresh: false,
           shard: Option.none(),
           warehouse: Option.none(),
-          export: Option.some("parquet")
+          export: Option.some("parquet"),
+          settingsFile: file
         }
       )
       yield* printSummaries(summaries)
