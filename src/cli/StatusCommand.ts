@@ -14,13 +14,13 @@ import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import { configOption, warehouseOption } from "./CommonOptions.js"
 import { eur, jsonSafe, table } from "./Format.js"
 import { endedLine, liveText, watchLine } from "./LiveStatus.js"
-import { readOrShowLive } from "./ReadOrLive.js"
+import { type LiveView, readOrShowLive } from "./ReadOrLive.js"
 import { lockWaitOption, parseLockWait } from "./LockWait.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
 /** The run holding the warehouse, as text or JSON. */
-const printLive = (view: Extract<RunStateView, { kind: "live" }>, asJson: boolean) =>
+const printLive = (view: LiveView, asJson: boolean) =>
   Effect.sync(() =>
     process.stdout.write(asJson ? JSON.stringify({ running: true, run: view.state }, null, 2) + "\n" : liveText(view.state))
   )

@@ -65,13 +65,14 @@ export interface WarehouseOptions extends OpenOptions {
  * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
  *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
  *   same wall time);
- * - memory_limit 80MB: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
+ * - memory_limit (`LANDING_MEMORY_LIMIT`, 256MB since a backlog failed at 80MB: see below). The
+ *   history of the value: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
  *   the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
  *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
  *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
  *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
  *   spill was 18 MB and cost ~10% more CPU; at 32MB a checkpoint failed ("failed to pin block").
- *   Now 80MB, together with the checkpoint threshold below: 10-11 MB less peak RSS than 96MB with
+ *   Then 80MB, together with the checkpoint threshold below: 10-11 MB less peak RSS than 96MB with
  *   16MB checkpoints (stop 24, docs/BENCHMARKS.md), up to ~38 MB written to `<warehouse>.tmp`.
  * - checkpoint_threshold 64MB (DuckDB's default 16MB): every checkpoint compresses again the table's
  *   last, still growing row group, so checkpoints every 16MB of WAL cost the 207,071-property run
