@@ -11,7 +11,7 @@ import type { SandboxContext } from "../SandboxContext.js"
 import type { PropertyRecord } from "../world/Records.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
 import { type Handler, MAX_LIMIT, MAX_OFFSET, apiLink, jsonBody, offsetLinks, ok, pathParam, query, readPage } from "./Http.js"
-import { Checker, type Json, isObject } from "./Validate.js"
+import { Checker, type Json } from "./Validate.js"
 
 const INT32 = 2147483647
 
@@ -47,9 +47,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
   /** The search body shared by v1 and v2 (docs/ASSUMPTIONS.md); v1 also reads `offset`. */
   const checkSearch = (raw: unknown) => {
     const c = new Checker()
-    const body: Json | undefined = raw === undefined ? {} : isObject(raw) ? raw : undefined
-    if (body === undefined)
-      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    const body = c.body(raw, {})
     const L = ["body"]
     const location_ids = c.ints(body, "location_ids", L, { ge: 1, le: INT32 }, { minItems: 1 })
     const types = c.literals(body, "types", L, PROPERTY_TYPES, { minItems: 1 })
@@ -86,9 +84,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* jsonBody()
         const c = new Checker()
-        const body = isObject(raw) ? raw : undefined
-        if (body === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        const body = c.body(raw)
         const ids = c.ints(body, "listing_ids", ["body"], { ge: 1, le: INT32 }, { required: true, maxItems: 100 })
         yield* c.result
         return ok(ctx.world.matchListings(ids!))
@@ -163,9 +159,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* jsonBody()
         const c = new Checker()
-        const body = isObject(raw) ? raw : undefined
-        if (body === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        const body = c.body(raw)
         const L = ["body"]
         const ids = c.ints(body, "primary_listing_ids", L, { ge: 1, le: INT32 }, { required: true, minItems: 1, maxItems: 10 })
         const settings = c.object(body, "settings", L, { required: true })
