@@ -4,7 +4,7 @@
  */
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
-import { Operation, PROPERTY_TYPES, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
+import { Operation, PROPERTY_TYPES, SmartLinkComponent, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
 import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
 import { queryKey, staleOnce } from "../Paging.js"
 import type { SandboxContext } from "../SandboxContext.js"
@@ -15,18 +15,6 @@ import { Checker, type Json } from "./Validate.js"
 
 const INT32 = 2147483647
 
-/** Spec: smart link `components_to_include` values. */
-export const SMART_LINK_COMPONENTS = [
-  "price",
-  "days_on_market",
-  "price_change",
-  "sources",
-  "history",
-  "location_intelligence",
-  "comparables",
-  "valuation",
-  "market_analytics"
-] as const
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const URI_RE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i
@@ -168,7 +156,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         c.bool(settings, "is_indexing_by_search_engine", S)
         c.bool(settings, "is_hide_source", S)
         c.string(settings, "brand_color", S, { maxLength: 9 })
-        c.literals(settings, "components_to_include", S, SMART_LINK_COMPONENTS)
+        c.literals(settings, "components_to_include", S, SmartLinkComponent.values)
         const user = c.object(body, "user", L, { required: true })
         const U = [...L, "user"]
         for (const k of ["first_name", "last_name", "phone"]) c.string(user, k, U, { required: user !== undefined })
