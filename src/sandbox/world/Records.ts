@@ -143,6 +143,17 @@ export interface Listing {
 }
 
 /** The token host's property record (get-property-by-id `results`, properties search items). */
+/** Areas in square metres and room counts, as alerts and comparables carry them. */
+export interface AreasAndRooms {
+  readonly total_area: number
+  readonly living_area: number
+  readonly plot_area: number
+  readonly terrace_area: number
+  readonly bedrooms: number
+  readonly rooms: number
+  readonly bathrooms: number
+}
+
 /** Status and prices of both operations, as properties and comparables carry them. */
 export interface Prices {
   readonly sale_status: string
@@ -205,7 +216,7 @@ export interface PropertyRecord extends Prices {
 }
 
 /** The token host's alert record (every field of "Alert record"). */
-export interface AlertRecord {
+export interface AlertRecord extends AreasAndRooms {
   readonly alert_id: number
   readonly listing_id: number
   readonly ref: string
@@ -231,13 +242,6 @@ export interface AlertRecord {
   readonly coordinates: Coordinates
   readonly condition: string
   readonly contacts_info: ContactsInfo
-  readonly total_area: number
-  readonly living_area: number
-  readonly plot_area: number
-  readonly terrace_area: number
-  readonly bedrooms: number
-  readonly rooms: number
-  readonly bathrooms: number
   readonly construction_year: number
   readonly features: Features
   readonly operations: ReadonlyArray<string>
@@ -277,7 +281,7 @@ export interface AlertRecord {
 }
 
 /** Comparable result (comparables v1/v2 items). */
-export interface ComparableResult extends Prices {
+export interface ComparableResult extends Prices, AreasAndRooms {
   readonly property_id: number
   readonly property_url: string | null
   readonly primary_listing_id: number
@@ -291,13 +295,6 @@ export interface ComparableResult extends Prices {
   /** Kilometres from the circle's centre; null for polygon searches. */
   readonly distance: number | null
   readonly construction_year: number
-  readonly total_area: number
-  readonly living_area: number
-  readonly plot_area: number
-  readonly terrace_area: number
-  readonly bedrooms: number
-  readonly rooms: number
-  readonly bathrooms: number
   readonly floor_number: number
   readonly condition: string
   readonly features: Features
