@@ -36,9 +36,9 @@ td.error { max-width: 240px; overflow: hidden; text-overflow: ellipsis; text-ali
 `
 
 const totalsRow = (t: Totals, total: boolean) => {
-  const cell = (key: string, text: string) => `<td${total ? ` data-total="${key}"` : ""}>${text}</td>`
+  const cell = (key: string, text: string) => `<td data-col="${key}"${total ? ` data-total="${key}"` : ""}>${text}</td>`
   return (
-    `<tr${total ? ` class="total"` : ""}><td>${escape(total ? "all pipelines" : t.pipeline)}</td>` +
+    `<tr${total ? ` class="total"` : ` data-pipeline="${escape(t.pipeline)}"`}><td>${escape(total ? "all pipelines" : t.pipeline)}</td>` +
     cell("runs", num(t.runs)) +
     cell("units", num(t.units)) +
     cell("eur", money(t.eur)) +
