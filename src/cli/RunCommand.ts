@@ -27,6 +27,7 @@ import { exportTables } from "../export/Export.js"
 import { makeMissingKeyTables, runNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { writeRunMetrics } from "../monitor/PrometheusFile.js"
+import { type Bill, readBill } from "../report/Bill.js"
 import { recordRun } from "../monitor/Telemetry.js"
 import { exitCodeOf, messageOf } from "../shared/ErrorClass.js"
 import { makeLiveRun } from "../monitor/LiveRun.js"
@@ -118,6 +119,14 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     })
     // the runs that ended so far, for the metrics file even when a later pipeline cannot start
     const summaries: Array<RunSummary> = []
+    // the bill (balance, month, forecast) as of the last pipeline's end, for the metrics file
+    const bill: { current: Bill | undefined } = { current: undefined }
+    const readBillNow = Effect.suspend(() => readBill({ now: new Date(), dailyCap: settings.budget.dailyMaxUnits })).pipe(
+      Effect.tap((b) => Effect.sync(() => (bill.current = b))),
+      Effect.catchAll((e) =>
+        Effect.sync(() => process.stderr.write(`warning: could not read the bill for the metrics file: ${messageOf(e)}\n`))
+      )
+    )
     return yield* Effect.gen(function* () {
       yield* live.begin
       unmark()
@@ -145,7 +154,10 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         })
         summaries.push(summary)
         // the metrics file holds each pipeline's ending as soon as it ends, not only at the command's end
-        if (options.metricsFile !== undefined) yield* publishMetrics(options.metricsFile, [summary])
+        if (options.metricsFile !== undefined) {
+          yield* readBillNow
+          yield* publishMetrics(options.metricsFile, [summary], bill.current)
+        }
         yield* recordRun(summary)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
@@ -169,16 +181,20 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
       ),
       Effect.provide(env),
       Effect.ensuring(Effect.sync(() => unmark())),
-      Effect.ensuring(options.metricsFile === undefined ? Effect.void : publishMetrics(options.metricsFile, summaries))
+      Effect.ensuring(
+        options.metricsFile === undefined
+          ? Effect.void
+          : Effect.suspend(() => publishMetrics(options.metricsFile!, summaries, bill.current))
+      )
     )
   })
 
 /** Merges the runs into the metrics file; a failure is a warning line, never the run's ending. */
-const publishMetrics = (file: string, summaries: ReadonlyArray<RunSummary>) =>
+const publishMetrics = (file: string, summaries: ReadonlyArray<RunSummary>, bill?: Bill | undefined) =>
   Effect.sync(() => {
     if (summaries.length === 0) return
     try {
-      writeRunMetrics(file, summaries)
+      writeRunMetrics(file, summaries, Date.now(), bill)
     } catch (e) {
       process.stderr.write(`warning: could not write the metrics file ${file}: ${messageOf(e)}\n`)
     }

@@ -1,5 +1,6 @@
 /**
- * `status`: the last runs, checkpoints per pipeline and the units spent today, read from the
+ * `status`: the last runs, checkpoints per pipeline, the units spent today and the bill in three
+ * lines (balance, month to date, forecast: `BillLines.ts`), read from the
  * warehouse read-only; while a run holds the warehouse (DuckDB's lock is per process, so nothing
  * else can open it), what that run is doing, read from its run-state file without opening DuckDB:
  * "running since ..., PID ...". `--watch` follows the run until it ends, then prints the status.
@@ -16,6 +17,8 @@ import { eur, jsonSafe, table } from "./Format.js"
 import { endedLine, liveText, watchLine } from "./LiveStatus.js"
 import { type LiveView, readOrShowLive } from "./ReadOrLive.js"
 import { lockWaitOption, parseLockWait } from "./LockWait.js"
+import { readBill } from "../report/Bill.js"
+import { billLines } from "./BillLines.js"
 
 const json = Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table"))
 
@@ -52,7 +55,7 @@ const watch = (path: string, asJson: boolean) =>
   })
 
 /** The warehouse's status (runs, checkpoints, units today), and a note on a run command that is gone. */
-const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, view: RunStateView) =>
+const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, view: RunStateView, dailyCap: number | undefined) =>
   Effect.gen(function* () {
     const w = yield* Warehouse
     const runs = yield* w.runs(20)
@@ -73,6 +76,7 @@ const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, v
         [since]
       ))[0]?.u ?? 0
     )
+    const bill = yield* readBill({ now: new Date(), dailyCap })
     const stale = view.kind === "stale" ? view.state : undefined
     if (o.json) {
       return process.stdout.write(
@@ -83,6 +87,7 @@ const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, v
             ...(slices ? { slices } : {}),
             unitsToday: today,
             unitsOfTodaysRuns: runsToday,
+            bill,
             ...(view.kind === "finished" || view.kind === "stale"
               ? { lastRunCommand: { ...view.state, stale: view.kind === "stale" } }
               : {})
@@ -119,6 +124,7 @@ const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, v
         `note: runs started today record ${runsToday} units; the ledger counts ${today} since ${since} (runs across midnight, or charges an older warehouse format dropped)\n`
       )
     }
+    process.stdout.write(billLines(bill).join("\n") + "\n")
     if (stale) process.stdout.write(`note: ${endedLine(stale, true)}\n`)
   })
 
@@ -147,12 +153,12 @@ export const statusCommand = Command.make(
       return yield* readOrShowLive(
         path,
         waitMs,
-        Effect.suspend(() => printStatus(o, viewRunState(path))),
+        Effect.suspend(() => printStatus(o, viewRunState(path), settings.budget.dailyMaxUnits)),
         (view) => printLive(view, o.json)
       )
     })
 ).pipe(
   Command.withDescription(
-    "Last runs, checkpoints (one line per pipeline; --verbose: every slice) and units spent today; while a run holds the warehouse, what it is doing (--watch follows it); reads only. Examples: estate-etl status; estate-etl status --watch"
+    "Last runs, checkpoints (one line per pipeline; --verbose: every slice), units spent today and the bill (balance, month to date, when the balance runs out); while a run holds the warehouse, what it is doing (--watch follows it); reads only. Examples: estate-etl status; estate-etl status --watch"
   )
 )

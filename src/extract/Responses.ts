@@ -8,7 +8,7 @@ import type { Fetched, PaidRequest } from "./Source.js"
 interface ClientResponse {
   readonly raw: string
   readonly requestId?: string | undefined
-  readonly units?: { readonly charged: number } | undefined
+  readonly units?: { readonly charged: number; readonly remaining?: number | undefined } | undefined
   /** The paid request it answers (platform host), kept with the archived body for reuse. */
   readonly request?: PaidRequest | undefined
 }
@@ -29,7 +29,17 @@ export const fetchedOf = <R>(
     // millisecond once shared `unknown-<ms>` and the ledger kept one. The page journal keeps the
     // id, so a replayed page charges under the same key.
     charges:
-      units > 0 ? [{ requestId: response.requestId ?? `unknown-${randomUUID()}`, operation, units, at: new Date().toISOString() }] : [],
+      units > 0
+        ? [
+            {
+              requestId: response.requestId ?? `unknown-${randomUUID()}`,
+              operation,
+              units,
+              at: new Date().toISOString(),
+              ...(response.units?.remaining !== undefined ? { remaining: response.units.remaining } : {})
+            }
+          ]
+        : [],
     operation,
     ...(response.request ? { request: response.request } : {}),
     ...(extra.total !== undefined ? { total: extra.total } : {}),

@@ -56,6 +56,8 @@ export interface Charge {
   readonly operation: string
   readonly units: number
   readonly at: string
+  /** The account's balance the answer reported (`Svc-Units-Remaining`), when it said one. */
+  readonly remaining?: number | undefined
 }
 
 /**

@@ -23,14 +23,23 @@ import { WarehouseError } from "./WarehouseError.js"
  *   bought and for how much (`operation`, `request_key`, `bought_at`, `units`); `_slices` counts
  *   the distinct keys a slice read (`distinct_keys`), and `_slice_keys` keeps their hashes until
  *   the run ends, so a resumed slice knows what it read. Version 2 warehouses gain them in place.
+ * - 4: the bill: `_ledger.units_remaining` keeps the balance each charged answer reported
+ *   (`Svc-Units-Remaining`), `_runs.units_full` what the run's plan said a full pull would cost
+ *   (what a refresh saved). Older warehouses gain both columns in place (NULL for earlier rows);
+ *   the version is bumped because a toolkit of format 3 writes `_ledger` by position and would
+ *   fail on the extra column: it now refuses the file with a clear message instead.
  */
-export const FORMAT_VERSION = 3
+export const FORMAT_VERSION = 4
 export const FORMAT_NAME = "estate-etl-warehouse"
 
-/** The unit ledger: one row per charged request of a run (format 2 key, see `FORMAT_VERSION`). */
+/**
+ * The unit ledger: one row per charged request of a run (format 2 key, see `FORMAT_VERSION`);
+ * `units_remaining` (format 4): the account's balance the answer reported, NULL when it said none.
+ */
 const LEDGER_DDL = (name: string) =>
   `CREATE TABLE IF NOT EXISTS ${name} (request_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
-     operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL, PRIMARY KEY (run_id, request_id))`
+     operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL, units_remaining DOUBLE,
+     PRIMARY KEY (run_id, request_id))`
 
 export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS _meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
@@ -39,7 +48,7 @@ export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS _runs (run_id VARCHAR PRIMARY KEY, pipeline VARCHAR NOT NULL, params JSON,
      started_at TIMESTAMP NOT NULL, finished_at TIMESTAMP, status VARCHAR NOT NULL, pages BIGINT NOT NULL DEFAULT 0,
      rows_per_table JSON NOT NULL DEFAULT '{}', requests BIGINT NOT NULL DEFAULT 0, retries BIGINT NOT NULL DEFAULT 0,
-     units_planned DOUBLE, units_charged DOUBLE NOT NULL DEFAULT 0, eur DOUBLE, error VARCHAR)`,
+     units_planned DOUBLE, units_charged DOUBLE NOT NULL DEFAULT 0, eur DOUBLE, error VARCHAR, units_full DOUBLE)`,
   `CREATE TABLE IF NOT EXISTS _checkpoints (pipeline VARCHAR NOT NULL, run_id VARCHAR NOT NULL, key VARCHAR NOT NULL,
      value JSON, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, PRIMARY KEY (pipeline, key))`,
   LEDGER_DDL("_ledger"),
@@ -151,7 +160,8 @@ export const checkFormat = async (
 const migrateLedger = async (conn: DuckDBConnection) => {
   await conn.run(`DROP TABLE IF EXISTS _ledger_v2`)
   await conn.run(LEDGER_DDL("_ledger_v2"))
-  await conn.run(`INSERT INTO _ledger_v2 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
+  await conn.run(`INSERT INTO _ledger_v2 (request_id, run_id, pipeline, operation, units, "at")
+    SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
   await conn.run(`DROP TABLE _ledger`)
   await conn.run(`ALTER TABLE _ledger_v2 RENAME TO _ledger`)
 }
@@ -164,6 +174,12 @@ const migrateReuse = async (conn: DuckDBConnection, names: ReadonlySet<string>) 
     }
   }
   if (names.has("_slices")) await conn.run(`ALTER TABLE _slices ADD COLUMN IF NOT EXISTS distinct_keys BIGINT`)
+}
+
+/** Version 3 -> 4: the bill's columns (`_ledger.units_remaining`, `_runs.units_full`), NULL for earlier rows. */
+const migrateBill = async (conn: DuckDBConnection, names: ReadonlySet<string>) => {
+  if (names.has("_ledger")) await conn.run(`ALTER TABLE _ledger ADD COLUMN IF NOT EXISTS units_remaining DOUBLE`)
+  if (names.has("_runs")) await conn.run(`ALTER TABLE _runs ADD COLUMN IF NOT EXISTS units_full DOUBLE`)
 }
 
 /**
@@ -179,6 +195,7 @@ export const initialise = async (conn: DuckDBConnection, path: string): Promise<
   await inTransaction(conn, async () => {
     if (version !== undefined && version < 2 && names.has("_ledger")) await migrateLedger(conn)
     if (version !== undefined && version < 3) await migrateReuse(conn, names)
+    if (version !== undefined && version < 4) await migrateBill(conn, names)
     for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
     if (!names.has("_meta")) {
       await conn.run(

@@ -125,9 +125,17 @@ export const landGroup = async (
   if (ledger.length > 0) {
     const inserted = await rowsOf(
       conn,
-      `INSERT INTO _ledger VALUES ${ledger
+      `INSERT INTO _ledger (request_id, run_id, pipeline, operation, units, "at", units_remaining) VALUES ${ledger
         .map((l) =>
-          tuple([sqlValue(l.requestId), sqlValue(runId), sqlValue(pipeline), sqlValue(l.operation), sqlValue(l.units), TS(sqlValue(l.at))])
+          tuple([
+            sqlValue(l.requestId),
+            sqlValue(runId),
+            sqlValue(pipeline),
+            sqlValue(l.operation),
+            sqlValue(l.units),
+            TS(sqlValue(l.at)),
+            sqlValue(l.remaining ?? null)
+          ])
         )
         .join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
     )

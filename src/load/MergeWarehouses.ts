@@ -73,10 +73,30 @@ const copyTable = async (conn: DuckDBConnection, alias: string, spec: TableSpec)
   await conn.run(`INSERT INTO ${ident(spec.name)} (${cols}) SELECT ${cols} FROM ${from}${onlyNewRuns}`)
 }
 
+/** The columns of `table` both the shard and the target have, by name (a shard of an older format lacks some). */
+const sharedColumns = async (conn: DuckDBConnection, alias: string, table: string) => {
+  const have = await sourceColumns(conn, alias, table)
+  const own = await rowsOf(
+    conn,
+    `SELECT column_name FROM duckdb_columns() WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
+    [table]
+  )
+  return own
+    .map((r) => String(r.column_name))
+    .filter((c) => have.has(c))
+    .map(ident)
+    .join(", ")
+}
+
 const copyBookkeeping = async (conn: DuckDBConnection, alias: string) => {
   const src = (t: string) => `${ident(alias)}.main.${t}`
-  await conn.run(`INSERT INTO _runs SELECT * FROM ${src("_runs")} ON CONFLICT DO NOTHING`)
-  await conn.run(`INSERT INTO _ledger SELECT * FROM ${src("_ledger")} ON CONFLICT DO NOTHING`)
+  const byName = async (table: string) => {
+    const cols = await sharedColumns(conn, alias, table)
+    return `INSERT INTO ${table} (${cols}) SELECT ${cols} FROM ${src(table)}`
+  }
+  // _runs and _ledger gained columns in format 4: copied by name, so a format 3 shard merges too
+  await conn.run(`${await byName("_runs")} ON CONFLICT DO NOTHING`)
+  await conn.run(`${await byName("_ledger")} ON CONFLICT DO NOTHING`)
   await conn.run(`INSERT INTO _raw_pages SELECT * FROM ${src("_raw_pages")} ON CONFLICT DO NOTHING`)
   await conn.run(`INSERT INTO _rejects SELECT * FROM ${src("_rejects")}`)
   await conn.run(

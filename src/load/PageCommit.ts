@@ -99,6 +99,8 @@ export interface StartRun {
   readonly pipeline: string
   readonly params?: unknown
   readonly unitsPlanned?: number | undefined
+  /** Units the plan said a full pull would cost (equal to `unitsPlanned` for a read of everything). */
+  readonly unitsFull?: number | undefined
   readonly eur?: number | undefined
 }
 

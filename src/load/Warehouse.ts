@@ -351,9 +351,18 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       yield* landingMode(1)
       yield* db.use("Cannot start the run", (conn) =>
         conn.run(
-          `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur) VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?)
+          `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur, units_full)
+           VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?, ?)
            ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, error = NULL`,
-          [run.runId, run.pipeline, JSON.stringify(run.params ?? null), at, run.unitsPlanned ?? null, run.eur ?? null]
+          [
+            run.runId,
+            run.pipeline,
+            JSON.stringify(run.params ?? null),
+            at,
+            run.unitsPlanned ?? null,
+            run.eur ?? null,
+            run.unitsFull ?? null
+          ]
         )
       )
     })

@@ -15,6 +15,8 @@
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { RunSummary } from "../pipeline/Runner.js"
+import type { Bill } from "../report/Bill.js"
+import { mergeBill } from "./BillMetrics.js"
 import { ENDED_ONLY, progressSamplesOf, RUN_METRICS, type RunInProgress, type RunMetric, type Sample, samplesOf } from "./RunFigures.js"
 
 /** A metric family as read from a file: its help and type lines and its samples. */
@@ -162,8 +164,16 @@ export const writeAtomically = (path: string, text: string): void => {
   }
 }
 
-/** Merges this command's runs into the metrics file at `path` (created when absent). */
-export const writeRunMetrics = (path: string, summaries: ReadonlyArray<RunSummary>, endedAt: number = Date.now()): void => {
+/**
+ * Merges this command's runs into the metrics file at `path` (created when absent), and the bill
+ * (balance, month to date, forecast: `BillMetrics.ts`) when it is given.
+ */
+export const writeRunMetrics = (
+  path: string,
+  summaries: ReadonlyArray<RunSummary>,
+  endedAt: number = Date.now(),
+  bill?: Bill | undefined
+): void => {
   const earlier = fs.existsSync(path) ? parseFamilies(fs.readFileSync(path, "utf8")) : []
-  writeAtomically(path, renderFamilies(mergeRuns(earlier, summaries, endedAt)))
+  writeAtomically(path, renderFamilies(mergeBill(mergeRuns(earlier, summaries, endedAt), bill)))
 }

@@ -159,14 +159,18 @@ describe("status is the truth", () => {
     const conn = await db.connect()
     await conn.run(`CREATE TABLE _ledger_v1 (request_id VARCHAR PRIMARY KEY, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
       operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL)`)
-    await conn.run(`INSERT INTO _ledger_v1 SELECT * FROM _ledger`)
+    await conn.run(`INSERT INTO _ledger_v1 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
     await conn.run(`DROP TABLE _ledger`)
     await conn.run(`ALTER TABLE _ledger_v1 RENAME TO _ledger`)
+    // nor format 4's columns (the balance of a charge, a run's full-pull plan)
+    await conn.run(`ALTER TABLE _runs DROP COLUMN units_full`)
     await conn.run(`UPDATE _meta SET value = '1' WHERE key = 'format_version'`)
     conn.closeSync()
     db.closeSync()
     const before = await runCli(["status", "--config", config])
     expect(before.code, before.stderr).toBe(0)
+    // read as it is: the old ledger kept no balance
+    expect(before.stdout).toContain("balance: not reported yet")
     expect(
       json((await runCli(["query", "--config", config, "--json", "SELECT value FROM _meta WHERE key = 'format_version'"])).stdout)
     ).toEqual({ value: "1" })
@@ -181,5 +185,8 @@ describe("status is the truth", () => {
       "SELECT (SELECT value FROM _meta WHERE key = 'format_version') AS version, (SELECT count(*) FROM _ledger) AS charges, (SELECT count(*) FROM _ledger WHERE request_id = 'req-1') AS first"
     ])
     expect(json(after.stdout)).toEqual({ version: String(FORMAT_VERSION), charges: 6, first: 2 })
+    // migrated: the new run's charges carry the balance the service reported
+    const status = json((await runCli(["status", "--config", config, "--json"])).stdout)
+    expect(status.bill.balance.units).toBe(sandbox.control.getBalance("key_default"))
   }, 180_000)
 })

@@ -266,14 +266,16 @@ describe("crash-safe creation and migration", () => {
     const base = fresh()
     expect((await runCli(["run", "plots-germany", "--config", base.config], sandboxEnv())).code).toBe(0)
     // back to format 1: the ledger keyed by request id alone, without format 3's tables and columns
+    // nor format 4's (the balance of each charge, a run's full-pull plan)
     const db = await DuckDBInstance.create(base.file)
     const conn = await db.connect()
     await conn.run(`DROP TABLE _slice_keys`)
     for (const col of ["operation", "request_key", "bought_at", "units"]) await conn.run(`ALTER TABLE _raw_pages DROP COLUMN ${col}`)
     await conn.run(`ALTER TABLE _slices DROP COLUMN distinct_keys`)
+    await conn.run(`ALTER TABLE _runs DROP COLUMN units_full`)
     await conn.run(`CREATE TABLE _ledger_v1 (request_id VARCHAR PRIMARY KEY, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
       operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL)`)
-    await conn.run(`INSERT INTO _ledger_v1 SELECT * FROM _ledger`)
+    await conn.run(`INSERT INTO _ledger_v1 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
     await conn.run(`DROP TABLE _ledger`)
     await conn.run(`ALTER TABLE _ledger_v1 RENAME TO _ledger`)
     await conn.run(`UPDATE _meta SET value = '1' WHERE key = 'format_version'`)
@@ -319,7 +321,8 @@ describe("crash-safe creation and migration", () => {
                  (SELECT count(*) FROM duckdb_constraints() WHERE table_name = '_ledger' AND constraint_type = 'PRIMARY KEY'
                     AND len(constraint_column_names) = 2) AS run_keyed,
                  (SELECT count(*) FROM duckdb_tables() WHERE table_name = '_slice_keys') AS slice_keys,
-                 (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_raw_pages' AND column_name = 'request_key') AS request_key`
+                 (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_raw_pages' AND column_name = 'request_key') AS request_key,
+                 (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_ledger' AND column_name = 'units_remaining') AS remaining`
             )
           )
         )
@@ -330,13 +333,13 @@ describe("crash-safe creation and migration", () => {
       expect([what, state.version, layout[0]]).toEqual([
         what,
         v3 ? FORMAT_VERSION : 1,
-        { charges: expect.any(Number), run_keyed: v3 ? 1 : 0, slice_keys: v3 ? 1 : 0, request_key: v3 ? 1 : 0 }
+        { charges: expect.any(Number), run_keyed: v3 ? 1 : 0, slice_keys: v3 ? 1 : 0, request_key: v3 ? 1 : 0, remaining: v3 ? 1 : 0 }
       ])
       await laterRunsWork(w, what)
       expect((await stateOf(w.file)) as { version: number }).toMatchObject({ version: FORMAT_VERSION })
     })
     console.log(`migration chaos: ${aims.length} kills in ${Math.round((Date.now() - started) / 1000)} s`)
-    // kills before the COMMIT kept format 1, kills after it format 3
+    // kills before the COMMIT kept format 1, kills after it the current format
     expect([...seen].sort()).toEqual([1, FORMAT_VERSION])
   }, 600_000)
 })

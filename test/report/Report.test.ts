@@ -1,9 +1,13 @@
 /**
  * `report --out`: runs against the sandbox (one done, one stopped by the unit cap, one with a key
- * the service does not know), then the page opened in headless Chromium with every request that
- * would leave it blocked and recorded. Every chart is drawn (an svg with a size and its marks),
- * and the totals shown equal the ledger and bookkeeping read from the DuckDB file directly (and
- * the ledger equals the sandbox's own billing). An empty warehouse gives a "no runs yet" page.
+ * the service does not know, replace tables written three times), then the page opened in headless
+ * Chromium with every request that would leave it blocked and recorded. Every chart is drawn (an
+ * svg with a size and its marks), and the totals shown equal the ledger and bookkeeping read from
+ * the DuckDB file directly (and the ledger equals the sandbox's own billing). The bill answers the
+ * payer with the sandbox's own figures: the balance its account holds, the month's units it
+ * counted, when the balance runs out at that rate. Rows of a replace table are counted once, a
+ * charged run's bar shows under a 5,000-unit run cap, and the page fits two screens at 1280 px.
+ * An empty warehouse gives a "no runs yet" page.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Effect } from "effect"
@@ -18,10 +22,17 @@ import { cli, settingsFile, totalUnits } from "../reliability/inProcess.js"
 import { launchChromium, openFile } from "../support/chromium.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
+/** Points for seller-leads (it has no default), as config/sandbox.json gives them. */
+const SELLER_POINTS = `points=${JSON.stringify([
+  { latitude: 40.42, longitude: -3.7 },
+  { latitude: 52.52, longitude: 13.405 }
+])}`
+
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
 /** Chart ids and the marks each must draw (inside Plot's mark groups, not its axes). */
 const CHARTS: ReadonlyArray<readonly [string, string]> = [
+  ["balance", 'g[aria-label="dot"] circle'],
   ["units-per-day", 'g[aria-label="bar"] rect'],
   ["units-per-pipeline", 'g[aria-label="bar"] rect'],
   ["units-per-run", 'g[aria-label="bar"] rect'],
@@ -41,6 +52,12 @@ const readDuckDb = async (file: string, sql: string) => {
   }
 }
 
+/** The sandbox account's balance before the runs: small enough that the forecast has a date. */
+const BALANCE = 5_000
+const DAY_MS = 86_400_000
+/** Two screens of a 1280 x 1100 window. */
+const TWO_SCREENS = 2200
+
 describe("report", () => {
   let sandbox: Sandbox
   let browser: Browser
@@ -48,6 +65,7 @@ describe("report", () => {
   beforeAll(async () => {
     browser = await launchChromium()
     sandbox = await startTestSandbox({ world: { properties: 2000 } })
+    sandbox.control.setBalance("key_default", BALANCE)
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-report-"))
   })
   afterAll(async () => {
@@ -56,8 +74,9 @@ describe("report", () => {
     if (dir) fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  it("draws every chart offline, and its totals are the ledger's", async () => {
-    const config = settingsFile(dir, sandbox, { budget: { maxUnits: 100, dailyMaxUnits: 1000 } })
+  it("answers how much is left and when it runs out, draws every chart offline, and its totals are the ledger's", async () => {
+    // the default run cap (5,000 units), far above any of these runs
+    const config = settingsFile(dir, sandbox, { budget: { dailyMaxUnits: 1000 } })
     const warehouse = path.join(dir, "warehouse.duckdb")
     const known = sandbox.context.world.propertyIdOf(3)
     const runs: ReadonlyArray<readonly [ReadonlyArray<string>, ReadonlyArray<number>]> = [
@@ -69,8 +88,15 @@ describe("report", () => {
         [0, 3]
       ],
       // one key the service does not know: _missing
-      [["run", "properties-by-id", "-p", `ids=[${known},999999999]`], [0]]
+      [["run", "properties-by-id", "-p", `ids=[${known},999999999]`], [0]],
+      // replace tables, rewritten whole by each run: counted once
+      [["run", "references"], [0]],
+      [["run", "references"], [0]],
+      [["run", "references"], [0]],
+      [["run", "seller-leads", "-p", SELLER_POINTS], [0]],
+      [["run", "sourcing-search", "-p", "country=PT", "-p", "pageSize=50", "-p", "maxPages=2", "--sample"], [0]]
     ]
+    const started = Date.now()
     for (const [args, codes] of runs) {
       const r = await cli([...args, "--config", config])
       expect(codes, `${args.join(" ")}\n${r.stdout}\n${r.stderr}`).toContain(r.code)
@@ -78,7 +104,8 @@ describe("report", () => {
     const out = path.join(dir, "report", "report.html")
     const made = await cli(["report", "--config", config, "--out", out])
     expect(made.code, made.stderr).toBe(0)
-    expect(made.stdout).toContain(`wrote ${out}`)
+    expect(made.stdout).toContain(`wrote ${out} (every run)`)
+    const finished = Date.now()
 
     // ground truth: the DuckDB file, and the sandbox's own billing
     const [truth] = await readDuckDb(
@@ -96,7 +123,7 @@ describe("report", () => {
 
     const html = fs.readFileSync(out, "utf8")
     expect(html).not.toMatch(/<script|<link|@import|url\(|src=/i)
-    const { page, requests, blocked } = await openFile(browser, out)
+    const { page, requests, blocked } = await openFile(browser, out, { width: 1280, height: 1100 })
     try {
       expect(blocked).toEqual([])
       expect(requests.filter((u) => !u.startsWith("file://"))).toEqual([])
@@ -108,14 +135,65 @@ describe("report", () => {
         expect(box!.height, id).toBeGreaterThan(50)
         expect(await svg.locator(marks).count(), id).toBeGreaterThan(0)
       }
-      // one bar a run; both caps drawn as rules (beside the zero line)
-      expect(await page.locator('svg[data-chart="units-per-run"] g[aria-label="bar"] rect').count()).toBe(runs.length)
-      expect(await page.locator('svg[data-chart="losses-per-run"] g[aria-label="cell"] rect').count()).toBe(3 * runs.length)
-      for (const id of ["units-per-run", "units-per-day"]) {
-        expect(await page.locator(`svg[data-chart="${id}"] g[aria-label="rule"] line`).count(), id).toBe(2)
+      // one bar a run, each charged run's bar visible under the 5,000-unit cap (log scale: 1 unit is ~12 px, on a
+      // linear axis to 5,000 it was 0.05 px), and its plan as a tick
+      const bars = page.locator('svg[data-chart="units-per-run"] g[aria-label="bar"] rect')
+      expect(await bars.count()).toBe(runs.length)
+      const perRun = await readDuckDb(
+        warehouse,
+        `SELECT coalesce(sum(l.units), 0) AS units FROM _runs r LEFT JOIN _ledger l USING (run_id) GROUP BY r.run_id, r.started_at ORDER BY r.started_at, r.run_id`
+      )
+      const heights = await bars.evaluateAll((rects) => rects.map((r) => Number(r.getAttribute("height"))))
+      perRun.forEach((r, i) => {
+        if (Number(r.units) >= 1) expect(heights[i], `run ${i + 1}: ${String(r.units)} units`).toBeGreaterThanOrEqual(10)
+      })
+      expect(await page.locator('svg[data-chart="units-per-run"] g[aria-label="tick"] line').count()).toBe(runs.length)
+      expect(await page.locator('svg[data-chart="units-per-run"]').textContent()).toContain("run cap 5000 units")
+      // the daily cap (1,000) is far above every day: a note, not a rule that flattens the bars
+      expect(await page.locator('svg[data-chart="units-per-day"] g[aria-label="rule"] line').count()).toBe(1)
+      expect(await page.locator('[data-section="units-per-day"] .caption').textContent()).toContain("far above every day")
+      // legends of five series and "other" at most; only the kinds of losses that occurred
+      for (const id of ["units-per-day", "rows-per-run"]) {
+        const swatches = await page.locator(`[data-section="${id}"] [class$="-swatch"]`).count()
+        expect(swatches, id).toBeGreaterThan(0)
+        expect(swatches, id).toBeLessThanOrEqual(6)
       }
-      expect(await page.locator('svg[data-chart="units-per-run"]').textContent()).toContain("run cap 100 units")
-      expect(await page.locator('svg[data-chart="units-per-day"]').textContent()).toContain("daily cap 1000 units")
+      expect(await page.locator('svg[data-chart="losses-per-run"] g[aria-label="cell"] rect').count()).toBe(runs.length)
+
+      // the bill: the sandbox's own balance and billing
+      const bill = async (key: string) => (await page.locator(`[data-bill="${key}"]`).getAttribute("data-value"))!
+      const left = sandbox.control.getBalance("key_default")!
+      expect(left).toBe(BALANCE - units)
+      expect(Number(await bill("balance"))).toBe(left)
+      expect(Number(await bill("month-units"))).toBe(units)
+      expect(Number(await bill("month-eur"))).toBe(eurOf(units))
+      // the ledger is minutes old: the rate is what it holds, a day
+      expect(Number(await bill("per-day"))).toBe(units)
+      expect(Number(await bill("days-left"))).toBe(Math.floor(left / units))
+      const outOn = (at: number) => new Date(at + (left / units) * DAY_MS).toISOString().slice(0, 10)
+      expect([outOn(started), outOn(finished)]).toContain(await bill("runs-out-on"))
+      expect(await page.locator("#bill").textContent()).toContain("runs out on")
+
+      // rows: a replace table counted once (its newest run), however many runs rewrote it
+      const replaceTables = (await readDuckDb(warehouse, `SELECT table_name FROM _tables WHERE disposition = 'replace' ORDER BY 1`)).map(
+        (r) => String(r.table_name)
+      )
+      expect(replaceTables.length).toBeGreaterThan(3)
+      let current = 0
+      for (const t of replaceTables) current += Number((await readDuckDb(warehouse, `SELECT count(*) AS n FROM "${t}"`))[0]!.n)
+      const [written] = await readDuckDb(
+        warehouse,
+        `SELECT sum(CAST(value AS BIGINT)) AS n FROM _runs, json_each(rows_per_table) WHERE pipeline = 'references'`
+      )
+      const refRows = Number((await page.locator('tr[data-pipeline="references"] td[data-col="rows"]').textContent())!.replace(/,/g, ""))
+      expect(refRows).toBe(current)
+      expect(Number(written!.n)).toBe(3 * current)
+
+      // two screens at 1280 px wide, for every table and run above
+      const height = await page.evaluate(
+        () => (globalThis as unknown as { document: { body: { scrollHeight: number } } }).document.body.scrollHeight
+      )
+      expect(height).toBeLessThanOrEqual(TWO_SCREENS)
 
       const total = async (key: string) => (await page.locator(`#totals td[data-total="${key}"]`).textContent())!.replace(/,/g, "")
       expect(Number(await total("units"))).toBe(units)

@@ -79,7 +79,13 @@ export const startRun = <P>(request: RunRequest<P>) =>
     if (journal && !resumed) yield* journalIo(() => journal.discard(pipeline.name))
     // what earlier runs' slices read is no use to this one (a resumed run keeps its own)
     yield* warehouse.forgetKeys(pipeline.name, resumed ? runId : undefined)
-    yield* warehouse.startRun({ runId, pipeline: pipeline.name, params: encodeParams(pipeline, params), unitsPlanned: plan.units })
+    yield* warehouse.startRun({
+      runId,
+      pipeline: pipeline.name,
+      params: encodeParams(pipeline, params),
+      unitsPlanned: plan.units,
+      unitsFull: plan.fullUnits
+    })
     const context: RunContext<P> = {
       request,
       pipeline,
