@@ -82,7 +82,8 @@ export function pageOf<R = unknown>(response: ListResponse, a?: string | ((recor
   return {
     ...fetched(response, operationOf(response, named), map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
     // the page says which operation answered (its shape), whatever the pipeline names its charges
-    operation: response.operation,
+    // (an answer a module built by hand may lack it: the named one then stands)
+    ...(response.operation !== undefined ? { operation: response.operation } : {}),
     ...(next !== undefined ? { next } : {}),
     ...(returned !== undefined ? { returned } : {}),
     ...(!map && recordsAt !== undefined && response.raw !== "" ? { recordsAt } : {})
