@@ -62,16 +62,14 @@ export default definePipeline({
     key: (k) => k,
     pager: (k, p: Params) =>
       k === "legacy"
-        ? single(() => Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(Effect.map((r) => pageOf(r, "alert_feeds", tag("legacy")))))
+        ? single(() => Effect.flatMap(TokenClient, (c) => c.legacyFeeds()).pipe(Effect.map((r) => pageOf(r, tag("legacy")))))
         : cursor({
             first: () =>
               Effect.flatMap(TokenClient, (c) => c.alertsApiFeeds({ limit: p.page_size })).pipe(
-                Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
+                Effect.map((r) => pageOf(r, tag("alerts_api")))
               ),
             follow: (next) =>
-              Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_api_feeds")).pipe(
-                Effect.map((r) => pageOf(r, "alert_feeds", tag("alerts_api")))
-              )
+              Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_api_feeds")).pipe(Effect.map((r) => pageOf(r, tag("alerts_api"))))
           }),
     concurrency: 2
   }),

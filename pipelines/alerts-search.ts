@@ -47,10 +47,10 @@ export default definePipeline({
       limit: p.page_size,
       maxPages: p.max_pages,
       maxOffset: MAX_OFFSET,
-      fetch: ({ offset, limit }) => search({ ...p.search, limit, offset }).pipe(Effect.map((r) => pageOf(r, "alerts_search"))),
+      fetch: ({ offset, limit }) => search({ ...p.search, limit, offset }).pipe(Effect.map((r) => pageOf(r))),
       follow: (next) =>
         Effect.flatMap(TokenClient, (c) => c.alertsSearchNext(next, specBody({ ...p.search, limit: p.page_size }))).pipe(
-          Effect.map((r) => pageOf(r, "alerts_search"))
+          Effect.map((r) => pageOf(r))
         )
     })
   ),

@@ -105,9 +105,8 @@ export default definePipeline({
               created_at_from: toSpecDateTime(from),
               created_at_to: toSpecDateTime(to)
             })
-          ).pipe(Effect.map((r) => pageOf(r, "alerts_feed"))),
-        follow: (next) =>
-          Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_feed")).pipe(Effect.map((r) => pageOf(r, "alerts_feed")))
+          ).pipe(Effect.map((r) => pageOf(r))),
+        follow: (next) => Effect.flatMap(TokenClient, (c) => c.nextPage(next, "alerts_feed")).pipe(Effect.map((r) => pageOf(r)))
       }),
     concurrency: 4
   }),

@@ -62,7 +62,7 @@ export default definePipeline({
     pager: (id, p) =>
       single(() =>
         Effect.flatMap(TokenClient, (c) => c.analysis(marketBody(p, id))).pipe(
-          Effect.map((res) => fetchedOf(res, "market_analysis", [{ scope: scopeOf(p, id), analysis: res.body }]))
+          Effect.map((res) => fetchedOf(res, [{ scope: scopeOf(p, id), analysis: res.body }]))
         )
       ),
     concurrency: 4

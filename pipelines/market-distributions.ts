@@ -16,6 +16,7 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket } from "../src/service/schema/Distributions.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
+import type { TokenOperation } from "../src/config/Operations.js"
 import {
   MARKET_CURRENCY,
   LocationScope,
@@ -109,12 +110,12 @@ const sample = flatTable.of<Sample, PageContext>()(
 const KINDS = ["bedrooms", "prices", "properties", "time_on_market"] as const
 type Kind = (typeof KINDS)[number]
 
+/** An answer with its records and the operation that gave it. */
+type Answer = TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown>; readonly operation: TokenOperation }
+
 /** The answer's records: a bucket list (read through its shape), or the properties distribution's one object. */
-const call = (
-  kind: Kind,
-  body: Record<string, unknown>
-): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError, TokenClient> =>
-  Effect.flatMap(TokenClient, (c): Effect.Effect<TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown> }, ServiceError> =>
+const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<Answer, ServiceError, TokenClient> =>
+  Effect.flatMap(TokenClient, (c): Effect.Effect<Answer, ServiceError> =>
     kind === "properties"
       ? Effect.map(c.distributionProperties(body), (r) => ({ ...r, records: [r.body] }))
       : Effect.map(
@@ -143,7 +144,7 @@ export default definePipeline({
             kind === "properties"
               ? res.records.map((body) => ({ kind, scope, body }))
               : res.records.map((bucket, seq) => ({ kind, scope, seq, bucket }))
-          return fetchedOf(res, `market_distribution_${kind}`, records, { empty: res.status === 204 })
+          return fetchedOf(res, records, { empty: res.status === 204 })
         })
       ),
     concurrency: 4

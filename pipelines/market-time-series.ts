@@ -210,7 +210,7 @@ export default definePipeline({
               { kind: "request", request, points: points.length, empty },
               ...points.map((point) => ({ kind: "point", request, point }))
             ]
-            return fetchedOf(res, "market_time_series", records, { empty })
+            return fetchedOf(res, records, { empty })
           })
         )
       ),

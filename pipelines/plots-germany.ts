@@ -114,11 +114,11 @@ export default definePipeline({
         maxPages: p.maxPages,
         fetch: ({ offset, limit }) =>
           Effect.flatMap(PlatformClient, (c) => c.plotSearch({ criteria: { ...p.criteria, limit, offset } })).pipe(
-            Effect.map((r) => pageOf(r, "plot_search"))
+            Effect.map((r) => pageOf(r))
           ),
         follow: (next) =>
           Effect.flatMap(PlatformClient, (c) => c.plotSearchNext(next, { criteria: { ...p.criteria, limit: p.pageSize } })).pipe(
-            Effect.map((r) => pageOf(r, "plot_search"))
+            Effect.map((r) => pageOf(r))
           )
       }),
       { known: keysFromTable(plots.spec.name, "id", { optional: true }), idOf: plotId, tolerated: toleratedOf(p) }

@@ -73,12 +73,10 @@ export default definePipeline({
       limit: limitOf(p),
       maxPages: p.maxPages,
       fetch: ({ offset, limit }) =>
-        Effect.flatMap(PlatformClient, (c) => c.premisesSearch({ ...p.body, limit, offset })).pipe(
-          Effect.map((r) => pageOf(r, "ai_search_premises"))
-        ),
+        Effect.flatMap(PlatformClient, (c) => c.premisesSearch({ ...p.body, limit, offset })).pipe(Effect.map((r) => pageOf(r))),
       follow: (next) =>
         Effect.flatMap(PlatformClient, (c) => c.premisesSearchNext(next, { ...p.body, limit: limitOf(p) })).pipe(
-          Effect.map((r) => pageOf(r, "ai_search_premises"))
+          Effect.map((r) => pageOf(r))
         )
     })
   ),

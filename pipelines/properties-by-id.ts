@@ -45,9 +45,7 @@ export const propertyByIdSource = <P extends { readonly concurrency: number }, E
     concurrency: (p: P) => p.concurrency,
     missing: true,
     pager: (id: string) =>
-      single(() =>
-        Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, "property_by_id", recordsOf(r.body))))
-      )
+      single(() => Effect.flatMap(TokenClient, (c) => c.propertyById(id)).pipe(Effect.map((r) => fetchedOf(r, recordsOf(r.body)))))
   })
 
 export default definePipeline({

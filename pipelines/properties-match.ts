@@ -51,9 +51,7 @@ export default definePipeline({
     concurrency: 2,
     pager: (batch) =>
       single(() =>
-        Effect.flatMap(TokenClient, (c) => c.matchByListings({ listing_ids: batch })).pipe(
-          Effect.map((r) => fetchedOf(r, "match_by_listings", r.body))
-        )
+        Effect.flatMap(TokenClient, (c) => c.matchByListings({ listing_ids: batch })).pipe(Effect.map((r) => fetchedOf(r, r.body)))
       )
   }),
   cost: {

@@ -44,10 +44,9 @@ export default definePipeline({
       maxPages: p.maxPages,
       first: () =>
         Effect.flatMap(TokenClient, (c) => (p.version === 1 ? c.propertiesSearchV1(bodyOf(p)) : c.propertiesSearchV2(bodyOf(p)))).pipe(
-          Effect.map((r) => pageOf(r, "properties_search"))
+          Effect.map((r) => pageOf(r))
         ),
-      follow: (next) =>
-        Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(Effect.map((r) => pageOf(r, "properties_search")))
+      follow: (next) => Effect.flatMap(TokenClient, (c) => c.propertiesSearchNext(next, bodyOf(p))).pipe(Effect.map((r) => pageOf(r)))
     })
   ),
   cost: {

@@ -31,6 +31,7 @@ import {
 import { intBetween } from "../src/service/schema/Rules.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
+import type { TokenOperation } from "../src/config/Operations.js"
 import { countryCode } from "../src/normalize/Countries.js"
 import { LOCATIONS, POINTS, STRINGS } from "../src/normalize/records/NestedTypes.js"
 
@@ -50,10 +51,13 @@ const Params = Schema.Struct({
 })
 type Params = typeof Params.Type
 
+/** A reference answer, named by its operation. */
+type Answer = TokenResponse<unknown> & { readonly operation: TokenOperation }
+
 /** One call: its slice key, the call, and how its answer becomes tagged records. */
 interface Call {
   readonly key: string
-  readonly fetch: Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient>
+  readonly fetch: Effect.Effect<Answer, ServiceError, TokenClient>
   readonly records: (body: unknown) => ReadonlyArray<unknown>
 }
 
@@ -62,8 +66,8 @@ const tag =
   (kind: string, extra: Record<string, unknown> = {}) =>
   (body: unknown) =>
     list(body).map((record) => ({ kind, record, ...extra }))
-const client = <A>(f: (c: TokenClient) => Effect.Effect<TokenResponse<A>, ServiceError>) =>
-  Effect.flatMap(TokenClient, f) as Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient>
+const client = <A>(f: (c: TokenClient) => Effect.Effect<TokenResponse<A> & { readonly operation: TokenOperation }, ServiceError>) =>
+  Effect.flatMap(TokenClient, f) as Effect.Effect<Answer, ServiceError, TokenClient>
 
 const callsOf = (p: Params): Array<Call> => [
   { key: "features", fetch: client((c) => c.referenceFeatures()), records: tag("feature") },
@@ -101,11 +105,11 @@ const callsOf = (p: Params): Array<Call> => [
 ]
 
 /** A 404 of a lookup is an answer ("no such place"), not a failure: the body becomes null. */
-const orNotFound = (e: Effect.Effect<TokenResponse<unknown>, ServiceError, TokenClient>) =>
+const orNotFound = (e: Effect.Effect<Answer, ServiceError, TokenClient>) =>
   Effect.catchIf(
     e,
     (err) => err._tag === "TokenProblem" && err.reason === "not_found",
-    () => Effect.succeed<TokenResponse<unknown>>({ body: null, raw: "", status: 404 })
+    () => Effect.succeed<Answer>({ body: null, raw: "", status: 404, operation: "references" })
   )
 
 const Point = Schema.Struct({ latitude: Schema.Number, longitude: Schema.Number })
@@ -271,7 +275,7 @@ export default definePipeline({
   source: fanOut({
     keys: (p: Params) => callsOf(p),
     key: (c) => c.key,
-    pager: (call) => single(() => Effect.map(orNotFound(call.fetch), (res) => fetchedOf(res, "references", call.records(res.body)))),
+    pager: (call) => single(() => Effect.map(orNotFound(call.fetch), (res) => fetchedOf(res, call.records(res.body)))),
     concurrency: 4
   }),
   cost: {

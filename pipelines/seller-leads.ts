@@ -179,11 +179,11 @@ export default definePipeline({
             maxPages: p.maxPages,
             fetch: ({ offset, limit }) =>
               Effect.flatMap(PlatformClient, (c) => c.sellerLeads({ ...queryOf(p, point, since), limit, offset })).pipe(
-                Effect.map((r) => pageOf(r, "seller_leads", (lead) => ({ point: point.name ?? null, since, lead })))
+                Effect.map((r) => pageOf(r, (lead) => ({ point: point.name ?? null, since, lead })))
               ),
             follow: (next) =>
               Effect.flatMap(PlatformClient, (c) => c.sellerLeadsNext(next)).pipe(
-                Effect.map((r) => pageOf(r, "seller_leads", (lead) => ({ point: point.name ?? null, since, lead })))
+                Effect.map((r) => pageOf(r, (lead) => ({ point: point.name ?? null, since, lead })))
               )
           })
       })

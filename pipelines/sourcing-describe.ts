@@ -15,6 +15,7 @@ import { extra } from "../src/normalize/Values.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
+import type { PlatformBody } from "../src/service/PlatformRequests.js"
 import { exactlyOne } from "../src/service/schema/Rules.js"
 import { DescribeRequest, SourcingProperty } from "../src/service/schema/Sourcing.js"
 import { STRINGS } from "../src/normalize/records/NestedTypes.js"
@@ -69,10 +70,13 @@ interface Search {
 }
 
 const describePager = (p: Params) => {
-  const body: Record<string, unknown> = { country: p.country, limit: p.pageSize }
-  if (p.tags) body.tags = p.tags
-  if (p.description !== undefined) body.description = p.description
-  if (p.location_ids) body.location_ids = p.location_ids
+  const body: PlatformBody<"sourcingDescribe"> = {
+    country: p.country,
+    limit: p.pageSize,
+    ...(p.tags ? { tags: p.tags } : {}),
+    ...(p.description !== undefined ? { description: p.description } : {}),
+    ...(p.location_ids ? { location_ids: p.location_ids } : {})
+  }
   const hits = (search: Search) => (property: unknown) => ({ tags: search.tags, search_id: search.searchId, property })
   return cursor({
     maxPages: p.maxPages,
@@ -84,12 +88,12 @@ const describePager = (p: Params) => {
             tags: Array.isArray(b?.tags) ? (b.tags as Array<string>) : (p.tags ?? []),
             searchId: typeof b?.search_id === "string" ? b.search_id : ""
           }
-          return { ...pageOf(r, "sourcing_describe", hits(search)), context: search }
+          return { ...pageOf(r, hits(search)), context: search }
         })
       ),
     follow: (next, context) =>
       Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(
-        Effect.map((r) => pageOf(r, "sourcing_next", hits((context as Search | undefined) ?? { tags: p.tags ?? [], searchId: "" })))
+        Effect.map((r) => pageOf(r, hits((context as Search | undefined) ?? { tags: p.tags ?? [], searchId: "" })))
       )
   })
 }

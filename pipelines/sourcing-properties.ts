@@ -60,9 +60,7 @@ export const sourcingDetailsSource = <P extends { readonly concurrency: number }
     missing: true,
     pager: (id: string) =>
       single(() =>
-        Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(
-          Effect.map((r): Fetched<unknown> => fetchedOf(r, "sourcing_property", [r.body]))
-        )
+        Effect.flatMap(PlatformClient, (c) => c.sourcingProperty(id)).pipe(Effect.map((r): Fetched<unknown> => fetchedOf(r, [r.body])))
       )
   })
 

@@ -132,9 +132,7 @@ const resolve = (input: Input): Effect.Effect<Fetched<unknown>, ServiceError, Pl
   const body = input.kind === "listing_id" ? { listing_id: Number(input.value) } : { [input.kind]: input.value }
   const base = { input_kind: input.kind, input_value: input.value }
   return Effect.flatMap(PlatformClient, (c) => c.sourcingResolve(body)).pipe(
-    Effect.map((r) =>
-      fetchedOf(r, "sourcing_resolve", [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }])
-    )
+    Effect.map((r) => fetchedOf(r, [{ ...base, matched_by: r.body.matched_by ?? null, property: r.body.property ?? null }]))
   )
 }
 

@@ -16,6 +16,7 @@ import { fanOut, fullReadPlan } from "../src/extract/Sources.js"
 import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
+import type { PlatformBody } from "../src/service/PlatformRequests.js"
 import { SourcingProperty, SourcingSearchRequest } from "../src/service/schema/Sourcing.js"
 
 const fields = SourcingSearchRequest.from.fields
@@ -79,10 +80,18 @@ export const placeKey = (place: Place): string =>
     : place.country
 
 const bodyOf = (p: Omit<Params, "places" | "country" | "pageSize" | "maxPages" | "concurrency">, place: Place, limit: number) => {
-  const body: Record<string, unknown> = { country: place.country, operation: p.operation, limit }
-  if (place.location_ids) body.location_ids = place.location_ids
-  for (const k of ["types", "price_min", "price_max", "area_min", "area_max", "bedrooms_min"] as const) {
-    if (p[k] !== undefined) body[k] = p[k]
+  // the members in the order the body always had (an archived answer is found by its request)
+  const body: PlatformBody<"sourcingSearch"> = {
+    country: place.country,
+    operation: p.operation,
+    limit,
+    ...(place.location_ids ? { location_ids: place.location_ids } : {}),
+    ...(p.types !== undefined ? { types: p.types } : {}),
+    ...(p.price_min !== undefined ? { price_min: p.price_min } : {}),
+    ...(p.price_max !== undefined ? { price_max: p.price_max } : {}),
+    ...(p.area_min !== undefined ? { area_min: p.area_min } : {}),
+    ...(p.area_max !== undefined ? { area_max: p.area_max } : {}),
+    ...(p.bedrooms_min !== undefined ? { bedrooms_min: p.bedrooms_min } : {})
   }
   return body
 }
@@ -103,10 +112,8 @@ export default definePipeline({
       cursor({
         maxPages: p.maxPages,
         first: () =>
-          Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(
-            Effect.map((r) => pageOf(r, "sourcing_search"))
-          ),
-        follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map((r) => pageOf(r, "sourcing_next")))
+          Effect.flatMap(PlatformClient, (c) => c.sourcingSearch(bodyOf(p, place, p.pageSize))).pipe(Effect.map((r) => pageOf(r))),
+        follow: (next) => Effect.flatMap(PlatformClient, (c) => c.sourcingNext(next)).pipe(Effect.map((r) => pageOf(r)))
       })
   }),
   cost: {

@@ -73,6 +73,8 @@ export type { ColumnType, Disposition, Row, TableSpec } from "./normalize/Table.
 export type { RecordMapping } from "./normalize/Normalizer.js"
 export { propertyRows } from "./normalize/records/PropertyRows.js"
 export { PlatformClient } from "./service/PlatformClient.js"
+export type { PlatformBody } from "./service/PlatformRequests.js"
+export type { Operation, PlatformOperation, TokenOperation } from "./config/Operations.js"
 export { TokenClient } from "./service/TokenClient.js"
 export * as Schemas from "./service/schema/index.js"
 

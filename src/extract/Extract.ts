@@ -1,9 +1,10 @@
 /**
- * The extract interpreter: a source declaration and the checkpoints of the warehouse become one
- * `Stream` of pages. A page carries its records, its slice's new position (the checkpoint) and
- * what it cost.
+ * The extract interpreter: a source declaration and the checkpoints of the warehouse become the
+ * run's pages, each handed to the caller's `accept` inside its slice (`extractInto`): one loop
+ * per slice, slices side by side up to the source's concurrency. A page carries its records, its
+ * slice's new position (the checkpoint) and what it cost.
  */
-import { Effect, Option, Stream } from "effect"
+import { Effect, Option } from "effect"
 import { type Attempts, countAttempts } from "../service/RetryBudget.js"
 import { isNotFound, serviceLimitOf } from "../service/ServiceError.js"
 import { keyHash, SeenKeys } from "./SeenKeys.js"
@@ -222,18 +223,6 @@ const seenOf = (plan: ExtractPlan, slice: string): SeenKeys => {
   return seen
 }
 
-const walk = <R, E, Ctx>(slice: Slice<R, E, Ctx>, start: unknown, plan: ExtractPlan): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.suspend(() => {
-    const seen = seenOf(plan, slice.key)
-    return Stream.unfoldEffect({ position: start, seq: 0, finished: false }, (state) =>
-      state.finished
-        ? Effect.succeed(Option.none())
-        : Effect.map(step(slice, state.position, state.seq, seen, plan.identity), ({ page, next, done }) =>
-            Option.some([page, { position: next, seq: state.seq + 1, finished: done }] as const)
-          )
-    )
-  })
-
 /** A slice's pages, each handed to `accept` before the next is fetched: a plain loop, no stream per page. */
 const walkInto = <R, E, Ctx, E2, Ctx2>(
   slice: Slice<R, E, Ctx>,
@@ -259,23 +248,9 @@ export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): n
 }
 
 /**
- * The pages of a run, slices interleaved up to the source's concurrency. Each slice may fetch
- * ahead of its consumer (merged streams are buffered): use `extractInto` when a page must be
- * committed before the next one of its slice is fetched.
- */
-export const extract = <P, R, E, Ctx>(source: Source<P, R, E, Ctx>, params: P, plan: ExtractPlan): Stream.Stream<Page<R>, E, Ctx> =>
-  Stream.unwrap(
-    Effect.map(activeSlices(source, params, plan), (active) =>
-      Stream.fromIterable(active).pipe(
-        Stream.flatMap(({ slice, start }) => walk(slice, start, plan), { concurrency: concurrencyOf(source, params) })
-      )
-    )
-  )
-
-/**
  * Walks the slices and hands every page to `accept` *inside* its slice: a slice fetches its next
  * page only once `accept` has returned, so `accept` decides what must be safe before the next
- * paid call (the runner returns once the page is in its journal and queue; see `Runner.ts`).
+ * paid call (the runner returns once the page is in its journal and queue; see `run/Fetch.ts`).
  */
 export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   source: Source<P, R, E, Ctx>,

@@ -11,15 +11,13 @@ interface ClientResponse {
   readonly units?: { readonly charged: number; readonly remaining?: number | undefined } | undefined
   /** The paid request it answers (platform host), kept with the archived body for reuse. */
   readonly request?: PaidRequest | undefined
+  /** The operation that answered: the client names it on its answer (the page's and its charge's operation). */
+  readonly operation?: string | undefined
 }
 
-/** A page of `records` from a platform or token host response. */
-export const fetchedOf = <R>(
-  response: ClientResponse,
-  operation: string,
-  records: ReadonlyArray<R>,
-  extra: { readonly total?: number | undefined; readonly empty?: boolean | undefined } = {}
-): Fetched<R> => {
+type Extra = { readonly total?: number | undefined; readonly empty?: boolean | undefined }
+
+const fetched = <R>(response: ClientResponse, operation: string, records: ReadonlyArray<R>, extra: Extra = {}): Fetched<R> => {
   const units = response.units?.charged ?? 0
   return {
     records,
@@ -47,10 +45,29 @@ export const fetchedOf = <R>(
   }
 }
 
+const operationOf = (response: ClientResponse, named?: string): string => named ?? response.operation ?? "unknown"
+
+/**
+ * A page of `records` from a platform or token host answer, charged to the operation the answer
+ * carries. (`fetchedOf(response, operation, records, extra)`, naming the operation, is the form
+ * of earlier versions, kept for pipeline modules written for them.)
+ */
+export function fetchedOf<R>(
+  response: ClientResponse & { readonly operation: string },
+  records: ReadonlyArray<R>,
+  extra?: Extra
+): Fetched<R>
+export function fetchedOf<R>(response: ClientResponse, operation: string, records: ReadonlyArray<R>, extra?: Extra): Fetched<R>
+export function fetchedOf<R>(response: ClientResponse, a: string | ReadonlyArray<R>, b?: ReadonlyArray<R> | Extra, c?: Extra): Fetched<R> {
+  return typeof a === "string"
+    ? fetched(response, a, b as ReadonlyArray<R>, c)
+    : fetched(response, operationOf(response), a, b as Extra | undefined)
+}
+
 /** A list answer read through its response shape (see `service/ResponseShape.ts`). */
 interface ListResponse extends ClientResponse {
   /** The operation whose shape read it (the client's name for the call). */
-  readonly operation?: string | undefined
+  readonly operation: string
   readonly page: {
     readonly records: ReadonlyArray<unknown>
     readonly total?: number | undefined
@@ -62,13 +79,20 @@ interface ListResponse extends ClientResponse {
 
 /**
  * A page of a list answer: its records (mapped, e.g. to carry the slice's context), the count,
- * the next link and `returned` as the service said them, for the pagers to trust.
+ * the next link and `returned` as the service said them, for the pagers to trust; the page and
+ * its charge are the answer's operation. (`pageOf(response, operation, map)`, naming the
+ * charge's operation, is the form of earlier versions, kept for pipeline modules written for them.)
  */
-export const pageOf = <R = unknown>(response: ListResponse, operation: string, map?: (record: unknown) => R): Fetched<R> => {
+export function pageOf<R = unknown>(response: ListResponse, map?: (record: unknown) => R): Fetched<R>
+export function pageOf<R = unknown>(response: ListResponse, operation: string, map?: (record: unknown) => R): Fetched<R>
+export function pageOf<R = unknown>(response: ListResponse, a?: string | ((record: unknown) => R), b?: (record: unknown) => R): Fetched<R> {
+  const named = typeof a === "string" ? a : undefined
+  const map = typeof a === "function" ? a : b
   const { records, total, next, returned, recordsAt } = response.page
   return {
-    ...fetchedOf(response, operation, map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
+    ...fetched(response, operationOf(response, named), map ? records.map(map) : (records as ReadonlyArray<R>), { total }),
     // the page says which operation answered (its shape), whatever the pipeline names its charges
+    // (an answer a module built by hand may lack it: the named one then stands)
     ...(response.operation !== undefined ? { operation: response.operation } : {}),
     ...(next !== undefined ? { next } : {}),
     ...(returned !== undefined ? { returned } : {}),

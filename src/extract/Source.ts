@@ -1,6 +1,6 @@
 /**
  * Source declarations: what a pipeline pulls, as data. One interpreter (`Extract.ts`) turns a
- * source into a `Stream` of pages; a new source is a declaration, not new control flow.
+ * source into pages (`extractInto`); a new source is a declaration, not new control flow.
  *
  * Every source is a set of *slices* (one for a single call or a plain paged source; one per key
  * for a fan-out), each walked by a *pager* whose position is a small JSON value. The position

@@ -5,6 +5,7 @@
  * rows through the warehouse.
  */
 import type { Effect, Schema } from "effect"
+import type { Operation } from "../config/Operations.js"
 import type { Source } from "../extract/Source.js"
 import type { RecordMapping } from "../normalize/Normalizer.js"
 import type { PageContext } from "../normalize/PageContext.js"
@@ -40,8 +41,12 @@ export interface PlanEstimate {
  * run makes. Units come from the cost table (settings, or the operation's default).
  */
 export interface CostModel<P, E, Ctx> {
-  /** Operation name in the cost table, e.g. `plots.search`. */
-  readonly operation: string
+  /**
+   * The operation the pipeline's requests are, e.g. `plot_search`: a key of the cost table on the
+   * platform host, a token operation otherwise (`config/Operations.ts`; a misspelt name does not
+   * compile). Its pages and charges carry the operation the client's answer names.
+   */
+  readonly operation: Operation
   /** May read the warehouse (`keysFromTable`, `slicesReadBefore`), e.g. whether a read is incremental. */
   readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E | Error, Ctx | TableKeys>
 }

@@ -78,7 +78,7 @@ export default definePipeline({
       fetch: ({ offset, limit }) =>
         Effect.flatMap(TokenClient, (client) =>
           client.alertsSearch({ location_ids: p.location_ids, alert_subtypes: ["price_down"], limit, offset })
-        ).pipe(Effect.map((response) => pageOf(response, "alerts_search")))
+        ).pipe(Effect.map((response) => pageOf(response)))
     })
   ),
   cost: {

@@ -10,7 +10,8 @@ import { CostGuard } from "./CostGuard.js"
 import { platformError } from "./ErrorMapping.js"
 import { type HttpMethod, makeHostTransport, type RawResponse } from "./HostTransport.js"
 import { makePacer } from "./Pacer.js"
-import { PlatformRequests } from "./PlatformRequests.js"
+import { type PlatformBody, PlatformRequests } from "./PlatformRequests.js"
+import type { PlatformOperation } from "../config/UnitCosts.js"
 import { chargedOf, retryPolicyOf } from "./Retry.js"
 import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
 import { RetryBudget } from "./RetryBudget.js"
@@ -46,6 +47,8 @@ export interface PlatformResponse<A> {
   readonly version: string | undefined
   /** The paid request this answers (reusable from the archive; `reused` when it came from there). */
   readonly request?: PaidRequest | undefined
+  /** The operation that answered (what its page and its charge are entered under). */
+  readonly operation: PlatformOperation
 }
 
 const num = (v: string | undefined): number | undefined => {
@@ -67,7 +70,7 @@ export const AnyObject = Schema.Record({ key: Schema.String, value: Schema.Unkno
 export type AnyObject = typeof AnyObject.Type
 
 interface CallSpec<A> {
-  readonly operation: string
+  readonly operation: PlatformOperation
   readonly method: HttpMethod
   /** A path under the platform URL, or an absolute `next` URL the service returned. */
   readonly target: string
@@ -81,7 +84,7 @@ interface CallSpec<A> {
 const oneLine = (s: string) => s.split("\n").join("; ")
 
 /** A request body without its `offset` (a next link carries the position). */
-const withoutOffset = (body: Readonly<Record<string, unknown>>) => {
+const withoutOffset = <B extends { readonly offset?: unknown }>(body: B): Omit<B, "offset"> => {
   const { offset: _offset, ...rest } = body
   return rest
 }
@@ -174,7 +177,15 @@ export const makePlatformClient = Effect.gen(function* () {
             request
           })
       ),
-      Effect.map((body) => ({ body, raw: res.text, units, requestId: units.requestId, version: res.headers["ai-version"], request }))
+      Effect.map((body) => ({
+        body,
+        raw: res.text,
+        units,
+        requestId: units.requestId,
+        version: res.headers["ai-version"],
+        request,
+        operation: spec.operation
+      }))
     )
   }
 
@@ -258,8 +269,8 @@ export const makePlatformClient = Effect.gen(function* () {
    */
   const callList = (
     spec: Omit<CallSpec<unknown>, "response">,
-    shapeKey: string = spec.operation
-  ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage; readonly operation: string }, ServiceError> =>
+    shapeKey: PlatformOperation = spec.operation
+  ): Effect.Effect<PlatformResponse<unknown> & { readonly page: ListPage }, ServiceError> =>
     Effect.flatMap(call({ ...spec, response: Schema.Unknown }), (r) =>
       Either.match(readList(r.body, shapeOf(shapeKey, settings.shapes)), {
         onRight: (page) =>
@@ -283,22 +294,22 @@ export const makePlatformClient = Effect.gen(function* () {
   const R = PlatformRequests
   return {
     /** POST /v1/ai/search: premises search (40 units a successful call). */
-    premisesSearch: (body: Readonly<Record<string, unknown>> = {}) =>
+    premisesSearch: (body: PlatformBody<"premisesSearch"> = {}) =>
       callList({ operation: "ai_search_premises", method: "POST", target: "/v1/ai/search", body, bodySchema: R.premisesSearch }),
     /**
      * A `next` link of a premises search page. Assumed (docs/ASSUMPTIONS.md): the same body is POSTed
      * to the link without `offset` (the link says where; GET on the path is 405 by the spec).
      */
-    premisesSearchNext: (nextUrl: string, body: Readonly<Record<string, unknown>> = {}) =>
+    premisesSearchNext: (nextUrl: string, body: PlatformBody<"premisesSearch"> = {}) =>
       callList({ operation: "ai_search_premises", method: "POST", target: nextUrl, body: withoutOffset(body) }),
     /** POST /v1/ai/plots/search: commercial plots in Germany. */
-    plotSearch: (body: Readonly<Record<string, unknown>>) =>
+    plotSearch: (body: PlatformBody<"plotSearch">) =>
       callList({ operation: "plot_search", method: "POST", target: "/v1/ai/plots/search", body, bodySchema: R.plotSearch }),
     /** A `next` link of a plot search page, should the service send one: the body POSTed to it (as premises). */
-    plotSearchNext: (nextUrl: string, body: Readonly<Record<string, unknown>>) =>
+    plotSearchNext: (nextUrl: string, body: PlatformBody<"plotSearch">) =>
       callList({ operation: "plot_search", method: "POST", target: nextUrl, body }),
     /** POST /v1/property-sourcing/searches: structured search. */
-    sourcingSearch: (body: Readonly<Record<string, unknown>>) =>
+    sourcingSearch: (body: PlatformBody<"sourcingSearch">) =>
       callList({
         operation: "sourcing_search",
         method: "POST",
@@ -309,7 +320,7 @@ export const makePlatformClient = Effect.gen(function* () {
     /** GET the `next` URL of a sourcing search (or describe) page. */
     sourcingNext: (nextUrl: string) => callList({ operation: "sourcing_next", method: "GET", target: nextUrl }),
     /** POST /v1/property-sourcing/searches/describe: plain-language search. */
-    sourcingDescribe: (body: Readonly<Record<string, unknown>>) =>
+    sourcingDescribe: (body: PlatformBody<"sourcingDescribe">) =>
       callList({
         operation: "sourcing_describe",
         method: "POST",
@@ -328,7 +339,7 @@ export const makePlatformClient = Effect.gen(function* () {
         })
       ),
     /** POST /v1/property-sourcing/properties/resolve: exactly one of url, reference, listing_id. */
-    sourcingResolve: (body: Readonly<Record<string, unknown>>) =>
+    sourcingResolve: (body: PlatformBody<"sourcingResolve">) =>
       call({
         operation: "sourcing_resolve",
         method: "POST",
@@ -338,7 +349,7 @@ export const makePlatformClient = Effect.gen(function* () {
         response: AnyObject
       }),
     /** GET /v1/seller-leads around a point. */
-    sellerLeads: (query: SellerLeadsQuery) =>
+    sellerLeads: (query: PlatformBody<"sellerLeadsQuery">) =>
       callList({ operation: "seller_leads", method: "GET", target: "/v1/seller-leads", query, querySchema: R.sellerLeadsQuery }),
     /** GET the `next` URL of a seller-leads page. */
     sellerLeadsNext: (nextUrl: string) => callList({ operation: "seller_leads", method: "GET", target: nextUrl }),

@@ -2,7 +2,7 @@
  * Request rules the platform client checks before anything is sent: the schema folder's request
  * schemas, one per operation, plus the shape of path ids.
  */
-import { Effect, type Schema } from "effect"
+import { Effect } from "effect"
 import { PlotSearchRequest } from "./schema/Plots.js"
 import { PremisesRequest } from "./schema/Premises.js"
 import { SellerLeadsQuery } from "./schema/SellerLeads.js"
@@ -21,14 +21,16 @@ const checkId = (operation: string, id: string, prefix: string) =>
         })
       )
 
-type AnySchema = Schema.Schema<any, any, never>
-
+/** Each operation's request schema, as declared: the client's methods take its encoded side as their body. */
 export const PlatformRequests = {
-  premisesSearch: PremisesRequest as AnySchema,
-  plotSearch: PlotSearchRequest as AnySchema,
-  sourcingSearch: SourcingSearchRequest as AnySchema,
-  sourcingDescribe: DescribeRequest as AnySchema,
-  sourcingResolve: ResolveRequest as AnySchema,
-  sellerLeadsQuery: SellerLeadsQuery as AnySchema,
+  premisesSearch: PremisesRequest,
+  plotSearch: PlotSearchRequest,
+  sourcingSearch: SourcingSearchRequest,
+  sourcingDescribe: DescribeRequest,
+  sourcingResolve: ResolveRequest,
+  sellerLeadsQuery: SellerLeadsQuery,
   checkId
-}
+} as const
+
+/** The body (or query) an operation's client method takes: what its request schema reads. */
+export type PlatformBody<K extends Exclude<keyof typeof PlatformRequests, "checkId">> = (typeof PlatformRequests)[K]["Encoded"]

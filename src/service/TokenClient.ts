@@ -21,6 +21,7 @@ import { shapeOf } from "./Shapes.js"
 import { makeTokenSession } from "./TokenSession.js"
 import { parseJson } from "../shared/ExactJson.js"
 import { firstLine } from "../shared/ErrorClass.js"
+import type { TokenOperation } from "../config/Operations.js"
 
 export interface TokenResponse<A> {
   readonly body: A
@@ -33,6 +34,8 @@ export interface TokenResponse<A> {
    * could be read (the parsed JSON, or undefined).
    */
   readonly unreadable?: string | undefined
+  /** The operation that answered, on the answers pipelines read (what their pages are entered under). */
+  readonly operation?: TokenOperation | undefined
 }
 
 type Query = Readonly<Record<string, string | number | boolean | undefined>>
@@ -214,9 +217,9 @@ export const makeTokenClient = Effect.gen(function* () {
 
   /** A list answer read through the operation's response shape (`service.shapes`); 204 is an empty list. */
   const list = (
-    operation: string,
+    operation: TokenOperation,
     call: Effect.Effect<TokenResponse<unknown>, ServiceError>
-  ): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage; readonly operation: string }, ServiceError> =>
+  ): Effect.Effect<TokenResponse<unknown> & { readonly page: ListPage; readonly operation: TokenOperation }, ServiceError> =>
     Effect.flatMap(call, (r) =>
       r.status === 204 || r.raw === ""
         ? Effect.succeed({ ...r, page: { records: [] } as ListPage, operation })
@@ -228,16 +231,16 @@ export const makeTokenClient = Effect.gen(function* () {
 
   /** One object answer (a not-shown record) at its shape's `results` path. */
   const record = (
-    operation: string,
+    operation: TokenOperation,
     call: Effect.Effect<TokenResponse<unknown>, ServiceError>
-  ): Effect.Effect<TokenResponse<Record<string, unknown>>, ServiceError> =>
+  ): Effect.Effect<TokenResponse<Record<string, unknown>> & { readonly operation: TokenOperation }, ServiceError> =>
     Effect.flatMap(call, (r) => {
       const path = shapeOf(operation, settings.shapes).results
       let v: unknown = r.body
       if (path !== "." && path !== "")
         for (const part of path.split(".")) v = typeof v === "object" && v !== null ? (v as Record<string, unknown>)[part] : undefined
       return typeof v === "object" && v !== null && !Array.isArray(v)
-        ? Effect.succeed({ ...r, body: v as Record<string, unknown> })
+        ? Effect.succeed({ ...r, body: v as Record<string, unknown>, operation })
         : Effect.fail(
             shapeError(
               operation,
@@ -247,16 +250,21 @@ export const makeTokenClient = Effect.gen(function* () {
           )
     })
 
+  /** An answer a pipeline reads, named by its operation. */
+  const named = <A>(operation: TokenOperation, call: Effect.Effect<TokenResponse<A>, ServiceError>) =>
+    Effect.map(call, (r) => ({ ...r, operation }))
+
   return {
     request,
     /** GET a `next`/`previous` link of an envelope (alerts, property pages, feed lists). */
     next: (url: string) => get(url, Env),
     /** GET a `next` link of a list, read through `operation`'s shape. */
-    nextPage: (url: string, operation: string) => list(operation, get(url, Schema.Unknown)),
+    nextPage: (url: string, operation: TokenOperation) => list(operation, get(url, Schema.Unknown)),
     // Properties
-    matchByListings: (body: Body) => post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List),
+    matchByListings: (body: Body) =>
+      named("match_by_listings", post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List)),
     propertyById: (propertyId: string | number, query: S.PropertyByIdQuery = {}) =>
-      get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery),
+      named("property_by_id", get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery)),
     propertiesSearchV1: (body: Body) =>
       list("properties_search", post("/api/v1/properties/search", body, S.PropertySearchV1Request, Schema.Unknown)),
     propertiesSearchV2: (body: Body) =>
@@ -267,7 +275,7 @@ export const makeTokenClient = Effect.gen(function* () {
     smartLink: (body: Body) => post("/api/v1/properties/smart-links", body, S.SmartLinkRequest, Obj),
     // Comparables & valuation
     comparablesV1: (body: Body) => post("/api/v1/comparables/search", body, S.ComparablesV1Request, Obj),
-    comparablesV2: (body: Body) => post("/api/v2/comparables/search", body, S.ComparablesRequest, Obj),
+    comparablesV2: (body: Body) => named("comparables_v2", post("/api/v2/comparables/search", body, S.ComparablesRequest, Obj)),
     comparablesAiBuilder: (body: Body) => post("/api/v2/comparables/ai-builder", body, undefined, Obj),
     valuationPrices: (body: Body) => post("/api/v1/valuation/comparables-prices", body, S.ComparablesRequest, Obj),
     // Area insights
@@ -319,17 +327,17 @@ export const makeTokenClient = Effect.gen(function* () {
     rotateSecret: (body: Body = {}) =>
       post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret, { write: true }),
     // References
-    referenceFeatures: () => get("/api/v1/references/features", List),
-    referenceSources: (locationId: number) => get("/api/v1/references/sources", Obj, { locationId }, S.SourcesQuery),
-    referenceAgencies: () => get("/api/v1/references/agencies", List),
-    referenceAgents: () => get("/api/v1/references/agents", List),
-    referenceConditions: () => get("/api/v1/references/conditions", List),
-    referenceTypes: () => get("/api/v1/references/types", List),
-    referenceLocations: (body: Body = {}) => post("/api/v1/references/locations", body, S.LocationsRequest, List),
+    referenceFeatures: () => named("references", get("/api/v1/references/features", List)),
+    referenceSources: (locationId: number) => named("references", get("/api/v1/references/sources", Obj, { locationId }, S.SourcesQuery)),
+    referenceAgencies: () => named("references", get("/api/v1/references/agencies", List)),
+    referenceAgents: () => named("references", get("/api/v1/references/agents", List)),
+    referenceConditions: () => named("references", get("/api/v1/references/conditions", List)),
+    referenceTypes: () => named("references", get("/api/v1/references/types", List)),
+    referenceLocations: (body: Body = {}) => named("references", post("/api/v1/references/locations", body, S.LocationsRequest, List)),
     locationByCoordinates: (latitude: number, longitude: number) =>
-      get("/api/v1/references/locations/by-coordinates", Obj, { latitude, longitude }, S.ByCoordinatesQuery),
-    typeahead: (body: Body) => post("/api/v1/references/locations/typeahead", body, S.TypeaheadRequest, List),
-    zipcodeBoundary: (body: Body) => post("/api/v1/references/zipcode-boundary", body, S.ZipcodeBoundaryRequest, Obj),
+      named("references", get("/api/v1/references/locations/by-coordinates", Obj, { latitude, longitude }, S.ByCoordinatesQuery)),
+    typeahead: (body: Body) => named("references", post("/api/v1/references/locations/typeahead", body, S.TypeaheadRequest, List)),
+    zipcodeBoundary: (body: Body) => named("references", post("/api/v1/references/zipcode-boundary", body, S.ZipcodeBoundaryRequest, Obj)),
     /** HTTP attempts and retries; logins and refreshes. */
     stats: Effect.zipWith(transport.stats, session.stats, (t, s) => ({ ...t, ...s })),
     pacer: pacer.snapshot,

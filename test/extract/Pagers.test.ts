@@ -1,8 +1,12 @@
+/**
+ * The pagers, driven through the loop production runs (`extractInto`): each page is handed to
+ * `accept` inside its slice, as the runner's journal and queue receive it.
+ */
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Stream } from "effect"
-import { type ExtractPlan, extract, type Page, shardOf } from "../../src/extract/Extract.js"
+import { Data, Effect } from "effect"
+import { type ExtractPlan, extractInto, type Page, shardOf } from "../../src/extract/Extract.js"
 import { cursor, offset, single, windows } from "../../src/extract/Pagers.js"
-import type { Fetched } from "../../src/extract/Source.js"
+import type { Fetched, Source } from "../../src/extract/Source.js"
 import { fanOut, paged } from "../../src/extract/Sources.js"
 import { TokenProblem } from "../../src/service/ServiceError.js"
 
@@ -16,8 +20,26 @@ const items = range(23)
 const fresh = (): ExtractPlan => ({ mode: "fresh", positions: new Map() })
 const resumeFrom = (key: string, value: unknown): ExtractPlan => ({ mode: "resume", positions: new Map([[key, { value, done: false }]]) })
 
-/** Collects a run's pages; `take` bounds a pager that would loop (the test then fails on its assertions). */
-const collect = <A, E>(s: Stream.Stream<A, E>, take = 200) => Effect.map(Stream.runCollect(Stream.take(s, take)), Chunk.toReadonlyArray)
+/** `accept`'s refusal once a run has handed on `take` pages. */
+class Enough extends Data.TaggedError("Enough") {}
+
+/**
+ * A run's pages in the order `accept` received them; `take` bounds a pager that would loop (the
+ * run stops there and the test then fails on its assertions).
+ */
+const collect = <R, E>(source: Source<{}, R, E, never>, plan: ExtractPlan, take = 200) =>
+  Effect.suspend(() => {
+    const pages: Array<Page<R>> = []
+    return extractInto(source, {}, plan, (p) =>
+      pages.length >= take ? Effect.fail(new Enough()) : Effect.sync(() => void pages.push(p))
+    ).pipe(
+      Effect.catchIf(
+        (e): e is Enough => e instanceof Enough,
+        () => Effect.void
+      ),
+      Effect.as(pages as ReadonlyArray<Page<R>>)
+    )
+  })
 const recordsOf = <R>(pages: ReadonlyArray<Page<R>>) => pages.flatMap((p) => p.fetched.records)
 /** A fetch that refuses to be called more than `max` times (a loop guard inside the pager's effect). */
 const guard = (calls: { n: number }, max: number) =>
@@ -30,7 +52,7 @@ describe("offset pager", () => {
       const source = paged(() =>
         offset({ limit: 5, fetch: ({ offset, limit }) => Effect.sync(() => (calls++, page(items.slice(offset, offset + limit)))) })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual(items)
       // the short fifth page proves nothing: an empty sixth confirms the end
       expect(calls).toBe(6)
@@ -51,7 +73,7 @@ describe("offset pager", () => {
           fetch: ({ offset, limit }) => Effect.sync(() => (calls++, page(items.slice(0, 20).slice(offset, offset + limit), { total: 20 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toHaveLength(20)
       expect(calls).toBe(4)
       expect(pages.at(-1)!.checkpoint.done).toBe(true)
@@ -69,7 +91,7 @@ describe("offset pager", () => {
             Effect.sync(() => (offsets.push(offset), page(all.slice(offset, offset + Math.min(limit, 50)), { total: 212 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual(all)
       expect(offsets).toEqual([0, 50, 100, 150, 200])
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
@@ -93,7 +115,7 @@ describe("offset pager", () => {
             })
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual(all)
       expect(offsets).toEqual([0, 50, 100, 150, 200])
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
@@ -112,7 +134,7 @@ describe("offset pager", () => {
             })
         })
       )
-      const pages2 = yield* collect(extract(lossy, {}, fresh()))
+      const pages2 = yield* collect(lossy, fresh())
       expect(offsets2).toEqual([0, 50, 100, 150, 200])
       expect(pages2.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 212, declared: 212, pages: 5 }, done: true })
     })
@@ -125,7 +147,7 @@ describe("offset pager", () => {
       const source = paged(() =>
         offset({ limit: 10, fetch: ({ offset }) => Effect.sync(() => (offsets.push(offset), page(items.slice(offset, offset + 5)))) })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(offsets).toEqual([0, 5, 10, 15, 20, 23])
       expect(recordsOf(pages)).toEqual(items)
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 23, pages: 5 }, done: true })
@@ -146,7 +168,7 @@ describe("offset pager", () => {
             })
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual(items)
       expect(offsets).toEqual([0, 5, 10, 15, 20])
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { offset: 23, pages: 5 }, done: true })
@@ -162,7 +184,7 @@ describe("offset pager", () => {
           fetch: ({ offset, limit }) => Effect.sync(() => (calls++, page(items.slice(offset, offset + limit), { next: null })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(calls).toBe(1)
       expect(recordsOf(pages)).toEqual([0, 1, 2, 3, 4])
       expect(pages.at(-1)!.checkpoint.done).toBe(true)
@@ -184,7 +206,7 @@ describe("offset pager", () => {
             )
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(offsets).toEqual([0, 10, 20])
       const last = pages.at(-1)!
       expect(last.end?.kind).toBe("stalled")
@@ -193,7 +215,7 @@ describe("offset pager", () => {
 
       // a resume asks again from the kept position
       offsets.length = 0
-      yield* collect(extract(source, {}, resumeFrom("*", last.checkpoint.value)), 20)
+      yield* collect(source, resumeFrom("*", last.checkpoint.value), 20)
       expect(offsets).toEqual([20])
     })
   )
@@ -206,7 +228,7 @@ describe("offset pager", () => {
           fetch: ({ offset, limit }) => Effect.succeed(page(items.slice(offset, offset + limit).slice(0, offset >= 20 ? 0 : 5)))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(recordsOf(pages)).toHaveLength(20)
       expect(pages.at(-1)!.end).toBeUndefined()
       expect(pages.at(-1)!.checkpoint.done).toBe(true)
@@ -223,7 +245,7 @@ describe("offset pager", () => {
           fetch: ({ offset, limit }) => Effect.sync(() => (calls++, page(range(100).slice(offset, offset + limit), { total: 100 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(calls).toBe(3)
       expect(recordsOf(pages)).toEqual(range(30))
       expect(pages.at(-1)!.end?.kind).toBe("cap")
@@ -240,7 +262,7 @@ describe("offset pager", () => {
           fetch: ({ offset, limit }) => Effect.succeed(page(range(30).slice(offset, offset + limit), { total: 30 }))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(pages).toHaveLength(3)
       expect(pages.at(-1)!.end).toBeUndefined()
     })
@@ -257,7 +279,7 @@ describe("offset pager", () => {
             Effect.sync(() => (offsets.push(offset), page(range(100).slice(offset, offset + limit), { total: 100 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(offsets).toEqual([0, 10, 20, 30])
       expect(Math.max(...offsets)).toBeLessThanOrEqual(30)
       expect(pages.at(-1)!.end?.kind).toBe("limit")
@@ -282,7 +304,7 @@ describe("offset pager", () => {
         ["a", { value: { offset: 20 }, done: false }],
         ["b", { value: { offset: 25 }, done: true }]
       ])
-      const pages = yield* collect(extract(source, {}, { mode: "resume", positions }))
+      const pages = yield* collect(source, { mode: "resume", positions })
       // a short page without a count is confirmed by an empty one
       expect(fetched.filter((f) => f.startsWith("a"))).toEqual(["a@20", "a@23"])
       expect(fetched.some((f) => f.startsWith("b"))).toBe(false)
@@ -303,7 +325,7 @@ describe("cursor pager", () => {
             )
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual([1, 2, 3, 4])
       expect(pages.map((p) => p.checkpoint.value)).toEqual([
         { next: "n1", pages: 1, received: 2, empties: 0 },
@@ -326,7 +348,7 @@ describe("cursor pager", () => {
             Effect.sync(() => (follows++, page([Number(n.slice(1))], { next: n === "c4" ? null : `c${Number(n.slice(1)) + 1}`, total: 5 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()))
+      const pages = yield* collect(source, fresh())
       expect(recordsOf(pages)).toEqual([0, 1, 2, 3, 4])
       expect(follows).toBe(4)
       expect(pages.every((p) => p.declared === 5)).toBe(true)
@@ -342,7 +364,7 @@ describe("cursor pager", () => {
           follow: () => Effect.zipRight(guard(calls, 10), Effect.succeed(page([2], { next: "a" })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(pages).toHaveLength(2)
       expect(calls.n).toBe(1)
       const last = pages.at(-1)!
@@ -361,7 +383,7 @@ describe("cursor pager", () => {
           follow: (n) => Effect.zipRight(guard(calls, 10), Effect.succeed(page<number>([], { next: `${n}x`, total: 10 })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(pages).toHaveLength(2)
       expect(pages.at(-1)!.end?.kind).toBe("stalled")
       expect(pages.at(-1)!.checkpoint).toEqual({ key: "*", value: { next: "a", pages: 1, received: 2, empties: 0 }, done: false })
@@ -377,7 +399,7 @@ describe("cursor pager", () => {
           follow: (n) => Effect.zipRight(guard(calls, 10), Effect.succeed(page<number>([], { next: `c${Number(n.slice(1)) + 1}` })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(pages).toHaveLength(4)
       expect(pages.slice(0, 3).every((p) => p.end === undefined)).toBe(true)
       expect(pages.at(-1)!.end?.kind).toBe("stalled")
@@ -390,7 +412,7 @@ describe("cursor pager", () => {
           follow: (n) => Effect.succeed(n === "c3" ? page([2], { next: null }) : page<number>([], { next: `c${Number(n.slice(1)) + 1}` }))
         })
       )
-      const pages2 = yield* collect(extract(recovering, {}, fresh()), 20)
+      const pages2 = yield* collect(recovering, fresh(), 20)
       expect(recordsOf(pages2)).toEqual([1, 2])
       expect(pages2.every((p) => p.end === undefined)).toBe(true)
       expect(pages2.at(-1)!.checkpoint.done).toBe(true)
@@ -408,7 +430,7 @@ describe("cursor pager", () => {
             Effect.zipRight(guard(calls, 10), Effect.succeed(page([Number(n.slice(1))], { next: `c${Number(n.slice(1)) + 1}` })))
         })
       )
-      const pages = yield* collect(extract(source, {}, fresh()), 20)
+      const pages = yield* collect(source, fresh(), 20)
       expect(recordsOf(pages)).toEqual([0, 1, 2])
       expect(pages.at(-1)!.end?.kind).toBe("cap")
       expect(pages.at(-1)!.checkpoint.done).toBe(true)
@@ -428,7 +450,7 @@ describe("cursor pager", () => {
               return n === "n1" ? { ...page(["b"], { next: "n2" }), context: "other" } : page(["c"], { next: null })
             })
         })
-      const pages = yield* collect(extract(paged(pager), {}, fresh()))
+      const pages = yield* collect(paged(pager), fresh())
       expect(recordsOf(pages)).toEqual(["a", "b", "c"])
       expect(seen).toEqual([
         ["n1", { searchId: "s-1" }],
@@ -437,7 +459,7 @@ describe("cursor pager", () => {
       expect(pages[0]!.checkpoint.value).toMatchObject({ next: "n1", context: { searchId: "s-1" } })
 
       seen.length = 0
-      yield* collect(extract(paged(pager), {}, resumeFrom("*", pages[0]!.checkpoint.value)))
+      yield* collect(paged(pager), resumeFrom("*", pages[0]!.checkpoint.value))
       expect(seen).toEqual([
         ["n1", { searchId: "s-1" }],
         ["n2", { searchId: "s-1" }]
@@ -474,11 +496,8 @@ describe("windows pager", () => {
         stampOf: (e: number) => iso(e)
       }
       const pages = yield* collect(
-        extract(
-          paged(() => windows({ ...options, fetch: feed(events, calls) })),
-          {},
-          fresh()
-        ),
+        paged(() => windows({ ...options, fetch: feed(events, calls) })),
+        fresh(),
         1000
       )
       const seen = recordsOf(pages)
@@ -499,15 +518,12 @@ describe("windows pager", () => {
       const next = windows({ ...options, now: () => iso(now2), fetch: () => Effect.die("no fetch expected") })
       expect(next.start(last.checkpoint.value as never).windows).toEqual([[iso(t0 + 999_000 - 600_000), iso(now2)]])
 
-      // driven through extract: a fresh run with the saved position asks exactly that window and reads the overlap again
+      // driven through the loop: a fresh run with the saved position asks exactly that window and reads the overlap again
       const calls2: Array<{ from: string; to: string; offset: number }> = []
       const plan: ExtractPlan = { mode: "fresh", positions: new Map([["*", { value: last.checkpoint.value, done: true }]]) }
       const pages2 = yield* collect(
-        extract(
-          paged(() => windows({ ...options, now: () => iso(now2), fetch: feed(events, calls2) })),
-          {},
-          plan
-        ),
+        paged(() => windows({ ...options, now: () => iso(now2), fetch: feed(events, calls2) })),
+        plan,
         1000
       )
       expect(calls2[0]).toEqual({ from: iso(t0 + 399_000), to: iso(now2), offset: 0 })
@@ -527,11 +543,8 @@ describe("windows pager", () => {
         stampOf: (e: number) => iso(e)
       }
       const pages = yield* collect(
-        extract(
-          paged(() => windows({ ...options, fetch: feed([], []) })),
-          {},
-          fresh()
-        )
+        paged(() => windows({ ...options, fetch: feed([], []) })),
+        fresh()
       )
       expect((pages.at(-1)!.checkpoint.value as { watermark: string }).watermark).toBe(iso(t0))
       expect(pages.at(-1)!.checkpoint.done).toBe(true)
@@ -552,11 +565,8 @@ describe("windows pager", () => {
         fetch: feed(events, calls, 20)
       })
       const pages = yield* collect(
-        extract(
-          paged(() => pager),
-          {},
-          fresh()
-        )
+        paged(() => pager),
+        fresh()
       )
       expect(recordsOf(pages)).toEqual(events)
       expect(calls.map((c) => c.offset)).toEqual([0, 20, 40, 60, 80, 100])
@@ -582,11 +592,8 @@ describe("windows pager", () => {
         fetch: feed(events, calls, 20)
       })
       const pages = yield* collect(
-        extract(
-          paged(() => pager),
-          {},
-          fresh()
-        )
+        paged(() => pager),
+        fresh()
       )
       expect(pages.find((p) => p.end !== undefined)?.end).toBeUndefined()
       expect(recordsOf(pages)).toEqual(events)
@@ -608,11 +615,8 @@ describe("windows pager", () => {
           Effect.zipRight(guard(calls, 10), Effect.succeed(page(offset >= 10 ? [] : range(10).map((i) => t0 + i * 1000), { total: 50 })))
       })
       const pages = yield* collect(
-        extract(
-          paged(() => pager),
-          {},
-          fresh()
-        ),
+        paged(() => pager),
+        fresh(),
         20
       )
       expect(pages).toHaveLength(2)
@@ -634,10 +638,10 @@ describe("fan-out keys the service does not know", () => {
       ...(missing !== undefined ? { missing } : {})
     })
 
-  it.effect("with missing: true a 404 is a page naming the key; the other keys land and the stream goes on", () =>
+  it.effect("with missing: true a 404 is a page naming the key; the other keys land and the run goes on", () =>
     Effect.gen(function* () {
       for (const error of [notFound, new TokenProblem({ reason: "not_found", status: 404, operation: "x" })]) {
-        const pages = yield* collect(extract(source(error, true), {}, fresh()))
+        const pages = yield* collect(source(error, true), fresh())
         const b = pages.filter((p) => p.slice === "b")
         expect(b).toHaveLength(1)
         expect(b[0]!.missing).toMatchObject({ key: "b", status: 404 })
@@ -653,11 +657,8 @@ describe("fan-out keys the service does not know", () => {
   it.effect("with missing a function, its records are on the missing key's page", () =>
     Effect.gen(function* () {
       const pages = yield* collect(
-        extract(
-          source(notFound, (k) => [`${k}:missing`]),
-          {},
-          fresh()
-        )
+        source(notFound, (k) => [`${k}:missing`]),
+        fresh()
       )
       const b = pages.find((p) => p.slice === "b")!
       expect(b.missing?.key).toBe("b")
@@ -666,16 +667,16 @@ describe("fan-out keys the service does not know", () => {
     })
   )
 
-  it.effect("without missing, the 404 fails the stream", () =>
+  it.effect("without missing, the 404 fails the run", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(collect(extract(source(notFound), {}, fresh())))
+      const error = yield* Effect.flip(collect(source(notFound), fresh()))
       expect(error).toEqual(notFound)
     })
   )
 
   it.effect("with missing, errors other than a 404 still fail the stream", () =>
     Effect.gen(function* () {
-      const error = yield* Effect.flip(collect(extract(source({ ...notFound, status: 500, reason: "server_error" }, true), {}, fresh())))
+      const error = yield* Effect.flip(collect(source({ ...notFound, status: 500, reason: "server_error" }, true), fresh()))
       expect(error.status).toBe(500)
     })
   )
@@ -688,4 +689,91 @@ describe("shards", () => {
     expect(shards.flat().sort()).toEqual([...keys].sort())
     expect(shards.every((s) => s.length > 30)).toBe(true)
   })
+})
+
+describe("the loop: slices side by side, each page accepted before its slice pays for the next", () => {
+  /** A fan-out over `keys`, `concurrency` at a time; each slice is 3 offset pages of 2 records at 1 unit a call. */
+  const paidFanOut = (keys: ReadonlyArray<string>, concurrency: number, log: Array<string>, inFlight: { now: number; max: number }) =>
+    fanOut({
+      keys: () => keys,
+      key: (k: string) => k,
+      concurrency,
+      pager: (k: string) =>
+        offset({
+          limit: 2,
+          fetch: ({ offset, limit }) =>
+            Effect.gen(function* () {
+              inFlight.now++
+              inFlight.max = Math.max(inFlight.max, inFlight.now)
+              log.push(`fetch ${k}@${offset}`)
+              // the call takes a while: the other slices run meanwhile
+              for (let i = 0; i < 3; i++) yield* Effect.yieldNow()
+              inFlight.now--
+              const records = range(6).slice(offset, offset + limit)
+              return {
+                ...page(
+                  records.map((r) => `${k}${r}`),
+                  { total: 6 }
+                ),
+                units: 1,
+                charges: [{ requestId: `${k}-${offset}`, operation: "plot_search", units: 1, at: "2026-01-01T00:00:00Z" }]
+              }
+            })
+        })
+    })
+
+  it.effect("slices run up to the source's concurrency, and each page is accepted before its slice's next call", () =>
+    Effect.gen(function* () {
+      const log: Array<string> = []
+      const inFlight = { now: 0, max: 0 }
+      const accepted: Array<Page<string>> = []
+      yield* extractInto(paidFanOut(["a", "b", "c", "d", "e"], 2, log, inFlight), {}, fresh(), (p) =>
+        Effect.gen(function* () {
+          // a slow accept (the journal's write): its slice waits, the others go on
+          for (let i = 0; i < 5; i++) yield* Effect.yieldNow()
+          log.push(`accept ${p.slice}@${(p.checkpoint.value as { offset: number }).offset - 2}`)
+          accepted.push(p as Page<string>)
+        })
+      )
+      // two slices at once, never more (the fan-out's width), and the two did overlap
+      expect(inFlight.max).toBe(2)
+      const sliceOf = (line: string) => line.split(" ")[1]!.split("@")[0]!
+      const firstOf = (k: string) => log.findIndex((l) => sliceOf(l) === k)
+      const lastOf = (k: string) => log.findLastIndex((l) => sliceOf(l) === k)
+      expect(firstOf("b")).toBeLessThan(lastOf("a"))
+      for (const k of ["a", "b", "c", "d", "e"]) {
+        // per slice: fetch, accept, fetch, accept, ... : no call before the page before it was accepted
+        expect(log.filter((l) => sliceOf(l) === k)).toEqual([
+          `fetch ${k}@0`,
+          `accept ${k}@0`,
+          `fetch ${k}@2`,
+          `accept ${k}@2`,
+          `fetch ${k}@4`,
+          `accept ${k}@4`
+        ])
+      }
+      // every record once, every unit charged on an accepted page
+      expect(recordsOf(accepted).sort()).toEqual(["a", "b", "c", "d", "e"].flatMap((k) => range(6).map((r) => `${k}${r}`)).sort())
+      expect(accepted.reduce((n, p) => n + p.fetched.units, 0)).toBe(15)
+      expect(new Set(accepted.flatMap((p) => p.fetched.charges.map((c) => c.requestId))).size).toBe(15)
+    })
+  )
+
+  it.effect("a page accept refuses (the journal cannot write) stops the run before its slice pays for another", () =>
+    Effect.gen(function* () {
+      const log: Array<string> = []
+      const inFlight = { now: 0, max: 0 }
+      const accepted: Array<Page<string>> = []
+      const error = yield* Effect.flip(
+        extractInto(paidFanOut(["a", "b"], 1, log, inFlight), {}, fresh(), (p) =>
+          p.slice === "a" && p.seq === 1 ? Effect.fail("journal full" as const) : Effect.sync(() => void accepted.push(p as Page<string>))
+        )
+      )
+      expect(error).toBe("journal full")
+      // a@2 was paid and refused: the only call not accepted; nothing after it
+      expect(log).toEqual(["fetch a@0", "fetch a@2"])
+      expect(accepted.map((p) => `${p.slice}@${p.seq}`)).toEqual(["a@0"])
+      expect(inFlight.max).toBe(1)
+    })
+  )
 })

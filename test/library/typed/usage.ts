@@ -66,6 +66,13 @@ export const typedUsage = async () => {
     records: { ...plotsGermany.records, table: "adhoc" }
   })
   const n: number = (await extract(adhoc)).rows()[0]!.n
+  // the operation a pipeline's cost is counted under is one the cost table (or the token host) names
+  definePipeline({
+    ...plotsGermany,
+    name: "misspelt",
+    // @ts-expect-error TS2820 a misspelt operation (did you mean plot_search?)
+    cost: { ...plotsGermany.cost, operation: "plot_serch" }
+  })
 
   // a pipeline only the settings know: explicitly untyped
   const mine = await extract(byName("my-plots"), { params: { anything: 1 } })
