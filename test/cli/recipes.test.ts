@@ -45,7 +45,7 @@ const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> 
     by: "test/cli/adopt.test.ts"
   },
   { match: /^ETL := |^nightly: |^extract-%: /, by: "test/cli/adopt.test.ts (the fragment `init` writes, run by make)" },
-  { match: /^npx estate-etl run nightly$/, by: "test/cli/adopt.test.ts" },
+  { match: /^npx estate-etl run (nightly|weekly --full-refresh)$/, by: "test/cli/adopt.test.ts" },
   // README "Pointing at the real service": the scratch repository below holds config/production.json and the credentials
   {
     match: /^cp config\/production\.example\.json config\/production\.json|^cp \.env\.example \.env$/,
