@@ -68,8 +68,10 @@ const Params = Schema.Struct({
   sinceOverlapDays: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 365)), { default: () => 1 }),
   /**
    * Read a point read before only "since" its watermark. Default: only when the rule can match a
-   * window of a day, i.e. `min_price_cuts` is 1 or unset (the service counts cuts over the window,
-   * so two cuts since yesterday are all but never seen); false reads every point in full each run.
+   * window of a day, i.e. `min_price_cuts` is 1 or unset; false reads every point in full each run.
+   * Assumed (the spec counts cuts "over the whole time on the market or since a date", as the
+   * sandbox does): a since read counts only the window's cuts, so two since yesterday are all but
+   * never seen.
    */
   incremental: Schema.optional(Schema.Boolean),
   /** Page size, 1 to 200. Default 200. */
