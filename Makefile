@@ -26,7 +26,7 @@ $(BUILT): $(DEPS) $(SOURCES) tsconfig.json tsconfig.build.json scripts/bundle.mj
 setup: $(BUILT)
 build: $(BUILT)
 
-## The main job: an in-process sandbox, the nightly set, Parquet under data/, a summary.
+## The main job: an in-process sandbox, a first night (the nightly and weekly sets), Parquet under data/, a summary.
 demo: $(BUILT)
 	$(ETL) demo --config config/sandbox.json
 
@@ -81,13 +81,18 @@ chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
 	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts
 
-## Scheduled runs; CONFIG selects the settings file.
+## Scheduled runs; CONFIG selects the settings file. `nightly` buys what changed (Monday to
+## Saturday); `weekly` is the full pull (Sunday): --full-refresh forgets the incremental
+## positions, so plots and leads are read in full. A full pull every night: schedule `make weekly`
+## every night instead (docs/SCHEDULING.md).
 nightly: $(BUILT)
 	$(RUN) nightly --export parquet
 weekly: $(BUILT)
-	$(RUN) weekly --export parquet
+	$(RUN) weekly --full-refresh --export parquet
+## What a night and the week's full pull will cost (requests, pages, units, EUR); nothing paid is called.
 plan: $(BUILT)
 	$(ETL) plan nightly --config $(CONFIG)
+	$(ETL) plan weekly --full-refresh --config $(CONFIG)
 status: $(BUILT)
 	$(ETL) status --config $(CONFIG)
 

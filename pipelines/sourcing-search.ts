@@ -6,8 +6,8 @@
  *
  * Not incremental: the spec shows no sort order and no "changed since" member for this search
  * (its request and response are "not shown"), so every run buys every page again. Recommended
- * (docs/SCHEDULING.md): run it weekly, and nightly the change-driven `refresh` set, whose
- * `properties-changed` reads again, for free, the properties the alerts say changed.
+ * (docs/SCHEDULING.md): it is in the `weekly` set (the full pull); in the change-driven `nightly`
+ * set, `properties-changed` reads again, for free, the properties the alerts say changed.
  */
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"

@@ -39,7 +39,7 @@ export const initCommand = Command.make("init", { force, dir }, (o) =>
           "      node --test pipelines/*.test.mjs",
           "      npx estate-etl new pipeline <name> --from <pipeline or operation>",
           "      cp .env.example .env            (for config/remote.json: the CLI reads .env itself; .gitignore keeps it out of git)",
-          "`include estate-etl.mk` in your Makefile for make nightly, plan, status, extract-<pipeline>",
+          "`include estate-etl.mk` in your Makefile for make nightly (what changed), weekly (the full pull), plan, status, extract-<pipeline>",
           ""
         ].join("\n")
     )

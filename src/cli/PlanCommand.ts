@@ -8,7 +8,7 @@ import {
   withSettings,
   either
 } from "./CommonOptions.js"
-import { Command } from "@effect/cli"
+import { Command, Options } from "@effect/cli"
 import { Effect } from "effect"
 import { durationMs } from "../config/Settings.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -24,7 +24,29 @@ import { eur, table } from "./Format.js"
 import { lockWait, lockWaitOption, parseLockWait } from "./LockWait.js"
 import { eurOf } from "../service/CostGuard.js"
 
-export const planCommand = Command.make("plan", { config, names, params, json, lockWait: lockWaitOption }, (o) =>
+const fullRefresh = Options.boolean("full-refresh").pipe(
+  Options.withDescription("Plan the runs as `run --full-refresh` makes them: incremental reads in full (the weekly pull)")
+)
+
+/**
+ * A plan as `run --full-refresh` would read: an incremental read's full pull (`fullUnits`, the
+ * planner's own figure), its requests and pages in proportion to the units.
+ */
+const asFullPull = (p: Plan): Plan => {
+  if (p.fullUnits === p.units) return p
+  const requests = p.unitsPerRequest > 0 ? Math.round(p.fullUnits / p.unitsPerRequest) : p.requests
+  return {
+    ...p,
+    units: p.fullUnits,
+    eur: eurOf(p.fullUnits),
+    requests,
+    pages: Math.max(p.pages, requests),
+    exact: false,
+    note: `read in full (--full-refresh)${p.note ? `; ${p.note}` : ""}`
+  }
+}
+
+export const planCommand = Command.make("plan", { config, names, params, json, fullRefresh, lockWait: lockWaitOption }, (o) =>
   withSettings(o.config, (settings, catalogue) => {
     // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
     const target = planWarehousePath(settings.warehouse)
@@ -38,7 +60,8 @@ export const planCommand = Command.make("plan", { config, names, params, json, l
       for (const p of pipelines) {
         const ps = yield* either(resolveParams(p, settings.pipelines[p.name]?.params ?? {}, o.params))
         missingKeys.take()
-        const planned = yield* planPipeline(p, ps, settings.budget.costs, observed)
+        const asPlanned = yield* planPipeline(p, ps, settings.budget.costs, observed)
+        const planned = o.fullRefresh ? asFullPull(asPlanned) : asPlanned
         const missing = missingKeys.take()
         const earlier = plans.map((q) => q.pipeline)
         plans.push(
@@ -53,7 +76,8 @@ export const planCommand = Command.make("plan", { config, names, params, json, l
       }
       const total = plans.reduce((s, p) => s + p.units, 0)
       const pending = plans.filter((p) => p.keysPending).map((p) => p.pipeline)
-      const refresh = yield* planRefresh(plans, { registry, settings, observed })
+      // a full pull saves nothing against itself: the refresh line is the night's
+      const refresh = o.fullRefresh ? undefined : yield* planRefresh(plans, { registry, settings, observed })
       // what a rerun reads from the raw archive instead of buying again (`budget.reuseWithin`)
       const within = durationMs(settings.budget.reuseWithin)
       const answers =
@@ -110,6 +134,6 @@ export const planCommand = Command.make("plan", { config, names, params, json, l
   })
 ).pipe(
   Command.withDescription(
-    "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so). Example: estate-etl plan nightly"
+    "Print requests, pages and units/EUR a run expects, calling nothing paid and writing nothing (a source whose keys come from a table an earlier pipeline writes counts 0 keys until then, and says so; --full-refresh plans incremental reads in full, as the weekly pull). Examples: estate-etl plan nightly; estate-etl plan weekly --full-refresh"
   )
 )

@@ -5,7 +5,7 @@
  * editor checks it (`// @ts-check`) against the package's declarations.
  */
 
-/** The example's name: in the `nightly` set of the settings `init` writes. */
+/** The example's name: in the `nightly` and `weekly` sets of the settings `init` writes. */
 export const EXAMPLE_PIPELINE = "price-drops"
 
 export const examplePipelineModule = `// @ts-check

@@ -17,12 +17,17 @@ export interface ScaffoldFile {
   readonly text: string
 }
 
-/** A couple of cheap built-ins and the example: the nightly set `init` writes. */
-const nightly = ["references", "plots-germany", EXAMPLE_PIPELINE]
+/**
+ * The sets `init` writes: `nightly` buys what changed (plots newest first, stopping at plots
+ * landed before: one page a night without new ones; the example reads unmetered alerts), `weekly`
+ * is the full pull (`make weekly` runs it with --full-refresh) and what changes slowly.
+ */
+const nightly = ["plots-germany", EXAMPLE_PIPELINE]
+const weekly = ["references", "plots-germany", EXAMPLE_PIPELINE, "market-analysis"]
 
 const pipelineParams = {
   references: { params: { location_countries: ["ES", "DE"] } },
-  "plots-germany": { params: { criteria: { regions: ["Bayern"], sort: "price_m2_asc" }, pageSize: 50 } },
+  "plots-germany": { params: { criteria: { regions: ["Bayern"], sort: "newest" }, pageSize: 50 } },
   "market-analysis": { params: { location_ids: [18], types: ["apartment"], business_type: "sale" } },
   [EXAMPLE_PIPELINE]: { params: { location_ids: [18] } }
 }
@@ -37,7 +42,7 @@ const sandboxSettings = () =>
     output: "data",
     budget: { maxUnits: 100, dailyMaxUnits: 500 },
     sandbox: { seed: 42, properties: 20000 },
-    sets: { nightly, weekly: ["market-analysis"] },
+    sets: { nightly, weekly },
     pipelines: pipelineParams
   })
 
@@ -59,7 +64,7 @@ const remoteSettings = () => {
     warehouse: "data/warehouse.duckdb",
     output: "data",
     budget: { maxUnits: 500, dailyMaxUnits: 2000, retryRatio: 0.1, retryFloor: 10, maxRejectRatio: 0.02 },
-    sets: { nightly, weekly: ["market-analysis"] },
+    sets: { nightly, weekly },
     pipelines: pipelineParams
   })
 }
@@ -75,14 +80,17 @@ const makefile = () =>
     "",
     ".PHONY: nightly weekly plan status test-pipelines",
     "",
-    "## The nightly set, then Parquet under the settings' output folder.",
+    "## Monday to Saturday: the nightly set (what changed), then Parquet under the settings' output folder.",
     "nightly:",
     "\t$(ESTATE_ETL) run nightly --config $(CONFIG) --export parquet",
+    "## Sunday: the full pull (--full-refresh forgets the incremental positions). A full pull every",
+    "## night: schedule `make weekly` every night instead of `make nightly`.",
     "weekly:",
-    "\t$(ESTATE_ETL) run weekly --config $(CONFIG) --export parquet",
-    "## Requests, pages, units and EUR the nightly set expects; nothing paid is called.",
+    "\t$(ESTATE_ETL) run weekly --config $(CONFIG) --full-refresh --export parquet",
+    "## Requests, pages, units and EUR of a night and of the week's full pull; nothing paid is called.",
     "plan:",
     "\t$(ESTATE_ETL) plan nightly --config $(CONFIG)",
+    "\t$(ESTATE_ETL) plan weekly --config $(CONFIG) --full-refresh",
     "status:",
     "\t$(ESTATE_ETL) status --config $(CONFIG)",
     "## One pipeline: make extract-plots-germany, make extract-price-drops (`estate-etl list` names them).",
@@ -116,7 +124,11 @@ const envExample = () => {
 
 /** Every file `init` writes, in the order it lists them. */
 export const initFiles = (): ReadonlyArray<ScaffoldFile> => [
-  { path: INIT_CONFIG, about: "settings: the embedded sandbox, sets nightly and weekly, budget caps", text: sandboxSettings() },
+  {
+    path: INIT_CONFIG,
+    about: "settings: the embedded sandbox, sets nightly (what changed) and weekly (the full pull), budget caps",
+    text: sandboxSettings()
+  },
   {
     path: "config/remote.example.json",
     about: "settings for the real service (copy to config/remote.json; credentials from .env or the environment)",

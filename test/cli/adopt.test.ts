@@ -101,7 +101,12 @@ it("installs from the packed tarball, inits, runs nightly on the embedded sandbo
   // the nightly set, no flags: estate-etl.json, the embedded sandbox, the example pipeline among built-ins
   const nightly = await sh("npx", ["estate-etl", "run", "nightly"], app, 180_000)
   expectCode(nightly, 0, "npx estate-etl run nightly")
-  for (const p of ["references", "plots-germany", "price-drops"]) expect(nightly.stdout).toMatch(new RegExp(`^${p}\\s+done`, "m"))
+  for (const p of ["plots-germany", "price-drops"]) expect(nightly.stdout).toMatch(new RegExp(`^${p}\\s+done`, "m"))
+  // the week's full pull (make weekly's command): the slow-changing references come with it
+  const weekly = await sh("npx", ["estate-etl", "run", "weekly", "--full-refresh"], app, 180_000)
+  expectCode(weekly, 0, "npx estate-etl run weekly --full-refresh")
+  for (const p of ["references", "plots-germany", "price-drops", "market-analysis"])
+    expect(weekly.stdout).toMatch(new RegExp(`^${p}\\s+done`, "m"))
   const counts = await sh(
     "npx",
     [

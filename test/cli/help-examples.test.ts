@@ -61,7 +61,7 @@ describe("every example of every help runs", () => {
         service: { target: "remote", platformUrl: sandbox.platformUrl, apiUrl: sandbox.apiUrl },
         warehouse: "data/warehouse.duckdb",
         output: "data",
-        // `demo` runs the nightly set against its own in-process sandbox of the same world
+        // `demo` runs the nightly and weekly sets against its own in-process sandbox of the same world
         sandbox: { properties: 600, legacyFeeds },
         sets: { nightly: ["references", "plots-germany", "alerts"], weekly: ["alert-feeds"] },
         pipelines: {

@@ -126,10 +126,13 @@ describe("every make target works on a fresh clone", () => {
     // the sets: plan on a fresh clone (no warehouse yet), nightly, weekly, status
     const a = fs.mkdtempSync(path.join(dir, "sets-"))
     const configA = settingsIn(a)
+    // the night's plan, then the week's full pull
     const plan = await expectOk("plan", configA)
     expect(plan.stdout).toMatch(
-      /properties-match .*keys pending .*0 keys yet: alerts\.listing_id is written by alerts, earlier in this plan/
+      /properties-changed .*keys pending .*0 keys yet: alerts\.property_id is written by alerts, earlier in this plan/
     )
+    expect(plan.stdout).toMatch(/properties-match .*keys pending .*0 keys yet: no table alerts in the warehouse/)
+    expect(plan.stdout.match(/^total: \d+ units/gm)).toHaveLength(2)
     expect(fs.existsSync(path.join(a, "warehouse.duckdb")), "plan created no warehouse").toBe(false)
     await expectOk("nightly", configA)
     expect(fs.existsSync(path.join(a, "out", "parquet", "alerts"))).toBe(true)

@@ -33,7 +33,11 @@ const DOCS = [
 /** Recipes that are not `estate-etl` commands, or not runnable here, and the test that runs them. */
 const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> = [
   { match: /^make (demo|test)\b/, by: "test/cli/make-targets.test.ts (make demo); make test is the CI run itself" },
-  { match: /^make nightly\b|^30 2 \* \* \* .*make nightly/, by: "test/cli/make-targets.test.ts" },
+  // the crontab's nights (make -s nightly / weekly): make-targets runs each target, default-week a week of them
+  {
+    match: /^make (-s )?(nightly|weekly)\b|^30 2 \* \* [\d*-]+ .*make (-s )?(nightly|weekly)\b/,
+    by: "test/cli/make-targets.test.ts and test/cli/default-week.test.ts"
+  },
   { match: /^npx tsx examples\//, by: "test/examples/examples.test.ts" },
   { match: /^make chaos|^npx tsx tools\/chaos\.ts/, by: "test/reliability/chaos-*.test.ts (the same harness, 10 kills)" },
   { match: /^(RELIABILITY_FIGURES_DIR=\S+ )?npx vitest run test\/reliability/, by: "test/reliability/ (the CI run: vitest project cli)" },
@@ -44,8 +48,8 @@ const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> 
       /^\(cd \.\.\/estate-etl|^npm (init|install)|^npx estate-etl (init|query "select|new pipeline|list --json|run my-plots)|^node --test|^make -s -f estate-etl\.mk/,
     by: "test/cli/adopt.test.ts"
   },
-  { match: /^ETL := |^nightly: |^extract-%: /, by: "test/cli/adopt.test.ts (the fragment `init` writes, run by make)" },
-  { match: /^npx estate-etl run nightly$/, by: "test/cli/adopt.test.ts" },
+  { match: /^ETL := |^nightly: |^weekly: |^extract-%: /, by: "test/cli/adopt.test.ts (the fragment `init` writes, run by make)" },
+  { match: /^npx estate-etl run (nightly|weekly --full-refresh)$/, by: "test/cli/adopt.test.ts" },
   // README "Pointing at the real service": the scratch repository below holds config/production.json and the credentials
   {
     match: /^cp config\/production\.example\.json config\/production\.json|^cp \.env\.example \.env$/,
