@@ -58,8 +58,14 @@ export interface Missing {
 export interface ExtractPlan {
   /** `resume`: continue the unfinished run; `fresh`: a new run (incremental slices keep their watermark). */
   readonly mode: "resume" | "fresh"
-  /** Saved positions by slice key. */
-  readonly positions: ReadonlyMap<string, { readonly value: unknown; readonly done: boolean }>
+  /**
+   * Saved positions by slice key, each with the run that saved it. A resumed run goes on only from
+   * its own: a slice an earlier run finished is read again, as a fresh run would (else a run
+   * paused before it reached a slice would end `done` without reading it).
+   */
+  readonly positions: ReadonlyMap<string, { readonly value: unknown; readonly done: boolean; readonly runId?: string | undefined }>
+  /** The run walking the slices (a resumed run's own id). */
+  readonly runId?: string | undefined
   /** This machine's share of the slices: index in 0..count-1. */
   readonly shard?: { readonly index: number; readonly count: number } | undefined
   /**
@@ -78,7 +84,8 @@ export const shardOf = (key: string, count: number): number => fnv1a(key) % coun
 /** The position a slice starts from, or none when it has nothing left in this run. */
 const startOf = (slice: Slice<any, any, any>, plan: ExtractPlan): Option.Option<unknown> => {
   const saved = plan.positions.get(slice.key)
-  if (plan.mode === "resume" && saved) return saved.done ? Option.none() : Option.some(saved.value)
+  if (plan.mode === "resume" && saved && (saved.runId === undefined || saved.runId === plan.runId))
+    return saved.done ? Option.none() : Option.some(saved.value)
   return Option.some(slice.pager.start(slice.pager.incremental ? (saved?.value as any) : undefined))
 }
 

@@ -82,4 +82,22 @@ describe("resume", () => {
     const checkpoints = await h.query(`SELECT DISTINCT run_id FROM _checkpoints WHERE pipeline = 'plots-germany'`)
     expect(checkpoints).toEqual([{ run_id: next.runId }])
   })
+
+  it("a resumed run reads the slices it had not reached, not taking an earlier run's finished ones for its own", async () => {
+    // three countries, one slice each: a complete pull, then a second one stopped at its cap before it read them all
+    const params = { places: [{ country: "AD" }, { country: "CY" }, { country: "HR" }], operation: "sale", pageSize: 50 }
+    const full = await h.run("sourcing-search", { params })
+    expect(full.status).toBe("done")
+    const stopped = await h.run("sourcing-search", { params, maxUnits: 1, untilCap: true, fresh: true })
+    expect(stopped.status).toBe("paused")
+    expect(stopped.totals.pages).toBeLessThan(full.totals.pages)
+    const resumed = await h.run("sourcing-search", { params, fresh: true })
+    expect(resumed.resumed).toBe(true)
+    expect(resumed.status).toBe("done")
+    // every slice's position is the resumed run's own: those it had not reached were read by it
+    const owners = await h.query(`SELECT key, run_id FROM _checkpoints WHERE pipeline = 'sourcing-search' ORDER BY key`)
+    expect(owners.map((o) => o.run_id)).toEqual(owners.map(() => stopped.runId))
+    expect(owners).toHaveLength(3)
+    expect(stopped.totals.pages + resumed.totals.pages).toBe(full.totals.pages)
+  })
 })

@@ -116,6 +116,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
       {
         mode: run.resumed ? "resume" : "fresh",
         positions,
+        runId: run.runId,
         shard: run.request.shard,
         identity: identityOf(pipeline),
         seen: (slice) => seen.get(slice) ?? []
