@@ -98,7 +98,7 @@ const copy = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Copy a pipeline's checkpoints (positions, watermarks) from another warehouse into this one, so its next run here goes on where the other left off; rows are not copied. Checkpoints the target has are kept unless --replace. Example: estate-etl state copy alerts --from old/warehouse.duckdb --to data/warehouse.duckdb"
+    "Copy a pipeline's checkpoints (positions, watermarks) from another warehouse into this one, so its next run here goes on where the other left off; rows are not copied. Checkpoints the target has are kept unless --replace. Example: estate-etl state copy alerts --from data/warehouse.duckdb --to data/copy.duckdb"
   )
 )
 
@@ -195,7 +195,7 @@ const set = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Set one slice's position: a JSON object with the members it has (state show --json prints them), or an instant for a slice with a watermark. The earlier position is printed with how to set it back. Examples: estate-etl state set alerts feed=1 2026-05-01T00:00:00Z; estate-etl state set seller-leads 40.42,-3.7,10 2026-05-01"
+    "Set one slice's position: a JSON object with the members it has (state show --json prints them), or an instant for a slice with a watermark. The earlier position is printed with how to set it back. Example: estate-etl state set alerts feed=2 2026-05-01T00:00:00Z"
   )
 )
 
