@@ -9,6 +9,8 @@
  *   landed rows into, and forgets its state; without `--yes` it prints what it would drop (a
  *   preview, exit 0). Either says how the rows come back, naming only a command that works for
  *   this pipeline: `reload` when its raw archive holds pages it can be rebuilt from, else a run.
+ * - `state copy` and `state set` (moving positions between warehouses, setting one by hand) are in
+ *   `StateTransferCommands.ts`; what these commands share is in `StateAccess.ts`.
  *
  * A run holds the warehouse (DuckDB's lock on the file, for the run's lifetime): meanwhile each
  * of these is refused with exit 2 and one line, before anything is read or changed.

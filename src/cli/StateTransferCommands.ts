@@ -89,7 +89,7 @@ const copy = Command.make(
           })
         return r
       }).pipe(Effect.provide(existed ? existingWritableWarehouse(to) : Warehouse.Default({ path: to })))
-      const where = o.to._tag === "Some" ? ` --warehouse ${shellWord(to)}` : ""
+      const where = Option.isSome(o.to) ? ` --warehouse ${shellWord(to)}` : ""
       process.stdout.write(
         `${name}: copied ${result.copied} checkpoint${result.copied === 1 ? "" : "s"} from ${from} to ${to}${existed ? "" : " (created)"}; its next run there goes on from them; rows were not copied\n` +
           checkpoints.map((c) => `  ${c.key}: ${json(c.value)}${c.done ? "" : " (unfinished)"}\n`).join("") +
