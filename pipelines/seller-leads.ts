@@ -228,5 +228,8 @@ export default definePipeline({
       return { [leads.spec.name]: [leads.row(f, ctx)], [prices.spec.name]: priceRows, [statuses.spec.name]: statusRows }
     }
   },
+  // each point is a slice (its key: latitude, longitude, radius): another list of points closes
+  // nothing of the points it keeps
+  scopeIgnores: ["points"],
   shardable: true
 })

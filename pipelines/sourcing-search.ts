@@ -128,5 +128,7 @@ export default definePipeline({
   },
   tables: [main.spec, agencies.spec],
   records: { table: main.spec.name, schema: SourcingProperty, toRows: searchRows(main, agencies) },
+  // each place is a slice (its key: the country and location ids)
+  scopeIgnores: ["places", "country"],
   shardable: true
 })

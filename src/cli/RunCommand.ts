@@ -210,6 +210,11 @@ export const printSummaries = (summaries: ReadonlyArray<RunSummary>) =>
       if (s.completeness.caps.length > 3)
         process.stdout.write(`cap: ${s.pipeline}: ${s.completeness.caps.length - 3} more capped slices (see _slices)\n`)
       for (const line of s.completeness.caughtUp.slice(0, 3)) process.stdout.write(`caught up: ${line}\n`)
+      const closed = Object.entries(s.closed ?? {}).filter(([, n]) => n > 0)
+      if (closed.length > 0)
+        process.stdout.write(
+          `${s.pipeline}: a complete full pull closed what the service no longer lists: ${closed.map(([t, n]) => `${t} ${n}`).join(", ")} (_is_current false)\n`
+        )
       if (s.completeness.missing > 0)
         process.stdout.write(`${s.pipeline}: ${s.completeness.missing} key(s) unknown to the service (see _missing)\n`)
     }

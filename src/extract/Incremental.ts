@@ -47,6 +47,9 @@ export const untilKnown = <S, R, E, Ctx, E2, Ctx2>(
   )
   return {
     incremental: true,
+    // a stop at known pages ends the slice `caught-up` (`_slices.ended_by`); a read that did not
+    // stop there reached the service's own end and saw every record
+    partial: () => false,
     start: (previous) => ({
       inner: inner.start(undefined),
       knownPages: 0,
@@ -108,6 +111,8 @@ export const sinceWatermark = <S, R, E, Ctx>(options: {
   readonly fixed?: string | undefined
 }): Pager<SincePosition<S>, R, E, Ctx> => ({
   incremental: true,
+  // a read since a date lists only what changed since: it is no full pull
+  partial: (pos) => !wrapped<SincePosition<S>>(pos) || pos.since !== null,
   start: (saved) => {
     // a position written before this wrapper (no `inner`) counts as no previous read
     const previous = wrapped<SincePosition<S>>(saved) ? saved : undefined

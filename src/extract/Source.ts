@@ -71,6 +71,14 @@ export interface Pager<S = unknown, R = unknown, E = unknown, Ctx = never> {
   readonly fetch: (position: S) => Effect.Effect<PagerStep<S, R>, E, Ctx>
   /** Incremental pagers keep their last position across runs (a watermark). */
   readonly incremental?: boolean
+  /**
+   * Whether a read that ended at `position` (the slice's last checkpoint) read only part of what
+   * the slice lists, by design (a read "since a date"). Such a read proves nothing about records
+   * it did not bring, so the run closes no history rows (`load/HistoryClosing.ts`) and `plan`
+   * does not take its pages for a full pull's. Undefined: a plain pager reads everything; an
+   * `incremental` pager that does not say counts as partial.
+   */
+  readonly partial?: (position: S) => boolean
 }
 
 export interface PagerStep<S, R> {

@@ -71,9 +71,10 @@ export class TableKeys extends Context.Tag("extract/TableKeys")<
   {
     readonly read: (table: string, column: string, options?: KeyOptions) => Effect.Effect<ReadonlyArray<string>, Error>
     /**
-     * Pages each slice of `pipeline`'s last full read took (its last done run that no cap,
-     * incremental stop or limit cut short), by slice key: what a full pull is planned at. Empty
-     * before one (and where the warehouse cannot say).
+     * Pages each slice of `pipeline`'s last complete full pull took (no cap, no incremental read
+     * or stop, no limit: `_full_pulls`; before one, its last done run whose slices all ended as the
+     * service said), by slice key: what a full pull is planned at. Empty before any (and where the
+     * warehouse cannot say).
      */
     readonly lastFullRead?: (pipeline: string) => Effect.Effect<ReadonlyMap<string, number>, Error>
   }

@@ -67,7 +67,22 @@ export const BOOKKEEPING_DDL = [
   // warehouse without it gains it at its next writable open (read-only readers do without).
   `CREATE TABLE IF NOT EXISTS _calls (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
      slice VARCHAR NOT NULL, slice_seq BIGINT NOT NULL, operation VARCHAR, request_id VARCHAR, requests BIGINT NOT NULL,
-     retries BIGINT NOT NULL, units DOUBLE NOT NULL, started_at TIMESTAMP, ms DOUBLE, PRIMARY KEY (run_id, seq))`
+     retries BIGINT NOT NULL, units DOUBLE NOT NULL, started_at TIMESTAMP, ms DOUBLE, PRIMARY KEY (run_id, seq))`,
+  // Closing what is gone (`HistoryClosing.ts`), added to format 3 like `_calls` (an older toolkit
+  // ignores them; a warehouse without them gains them at its next writable open):
+  // the keys of history tables each slice of a run brought (appended per landing group, kept
+  // while the run may resume), ...
+  `CREATE TABLE IF NOT EXISTS _history_keys (run_id VARCHAR NOT NULL, slice VARCHAR NOT NULL, table_name VARCHAR NOT NULL,
+     "key" VARCHAR NOT NULL)`,
+  // ... the keys each slice of a pipeline has listed under a scope (its parameters but the paging
+  // ones), since the last complete full pull of that slice, ...
+  `CREATE TABLE IF NOT EXISTS _history_members (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+     table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`,
+  // ... and each complete full pull: a done run whose every slice read to the service's end,
+  // nothing incremental, no cap (what `plan` prices a full pull from, per slice), its shard if it
+  // ran one (`i/n`: it closes nothing), and the history rows it closed per table
+  `CREATE TABLE IF NOT EXISTS _full_pulls (run_id VARCHAR PRIMARY KEY, pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL,
+     shard VARCHAR, "at" TIMESTAMP NOT NULL, closed JSON NOT NULL DEFAULT '{}')`
 ]
 
 export const BOOKKEEPING_TABLES = [
@@ -82,7 +97,10 @@ export const BOOKKEEPING_TABLES = [
   "_slices",
   "_slice_keys",
   "_missing",
-  "_calls"
+  "_calls",
+  "_history_keys",
+  "_history_members",
+  "_full_pulls"
 ]
 
 /** A timestamp parameter from an ISO string, honouring any offset, as UTC wall time. */

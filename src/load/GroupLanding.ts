@@ -13,7 +13,8 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { TS } from "./Bookkeeping.js"
 import { literal, rowsOf } from "./Database.js"
 import type { StagedPage } from "./PageCommit.js"
-import { landSql } from "./PageStager.js"
+import { castedSelect, landSql } from "./PageStager.js"
+import { closable, historyKeysSql } from "./HistoryClosing.js"
 import type { StagedTable } from "./Stage.js"
 import { WarehouseError } from "./WarehouseError.js"
 
@@ -78,6 +79,16 @@ export const landGroup = async (
     const { spec } = staged
     if (staged.rows > 0) {
       for (const sql of landSql(spec, { runId, pipeline, extractedAt: at, validFrom }, staged)) await conn.run(sql)
+      // the keys each slice brought, for closing what a full pull no longer sees (HistoryClosing.ts)
+      if (closable(spec)) {
+        const sql = historyKeysSql(
+          spec,
+          castedSelect(spec, staged.name),
+          runId,
+          pages.map((p) => ({ slice: p.slice?.key, rows: p.counts[table] ?? 0 }))
+        )
+        if (sql !== undefined) await conn.run(sql)
+      }
     }
     if (spec.disposition === "replace") {
       await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)

@@ -18,9 +18,11 @@
  * - a current version newer than the page (`_valid_from` later): the page is stale, nothing is
  *   written.
  * A record whose status says it left the market (delisted, sold, rented) is a change like any
- * other: its new version is the current one and carries the status. Rows are never deleted, and
- * a key a run did not see is NOT closed: a run may read only part of the inventory (a nightly
- * search over some places, a by-id fan-out over some ids), so absence proves nothing.
+ * other: its new version is the current one and carries the status. Rows are never deleted.
+ * Landing closes nothing a page did not bring: a run may read only part of the inventory (a
+ * nightly search since a date, one shard, a page cap), so absence proves nothing while it lands.
+ * Only a complete full pull, once it ends, closes the current versions of the records its slices
+ * listed before and no longer list (`HistoryClosing.ts`).
  *
  * Replaying a page (a resume landing its journal again) is idempotent: the same content has the
  * same hash, so it writes nothing, whatever the replay's extraction time.

@@ -4,7 +4,7 @@
  * `_tables` registry; rows of keyed tables replace the target's rows with the same key (a later
  * source wins), rows of append tables are added per run (a run already present is skipped), versions of
  * history tables are folded together per key (`mergeHistorySql`); `_runs`, `_ledger` and `_raw_pages` are
- * concatenated (ids already present are kept), `_rejects` appended, and a checkpoint is taken
+ * concatenated (ids already present are kept), `_rejects` appended, `_history_members` added to, and a checkpoint is taken
  * from a source only when it is newer than the target's.
  *
  * Assumed: rows staged for unfinished `replace` runs are not carried over (finish those runs first).
@@ -84,6 +84,14 @@ const copyBookkeeping = async (conn: DuckDBConnection, alias: string) => {
        run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at
      WHERE EXCLUDED.updated_at > _checkpoints.updated_at`
   )
+  // which slice listed which history keys (`HistoryClosing.ts`): the target's next complete full
+  // pull closes by them (a shard warehouse older than them has none)
+  const members = await rowsOf(
+    conn,
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ${literal(alias)} AND schema_name = 'main' AND table_name = '_history_members'`
+  )
+  if (Number(members[0]?.n ?? 0) > 0)
+    await conn.run(`INSERT INTO _history_members SELECT * FROM ${src("_history_members")} ON CONFLICT DO NOTHING`)
 }
 
 /** Folds the `sources` warehouses into `target` (created if missing), in order. */

@@ -223,7 +223,8 @@ class HashSet {
 
 const castOf = (type: ColumnType, col: string) => landingCast(parseColumnType(type), ident(col))
 
-const castedSelect = (spec: TableSpec, stage: string) =>
+/** The staged rows of `stage` with the table's types, and `_seq`. */
+export const castedSelect = (spec: TableSpec, stage: string) =>
   `SELECT ${spec.columns.map((c) => `${castOf(c.type, c.name)} AS ${ident(c.name)}`).join(", ")}, _seq FROM ${stage}`
 
 /** Keeps the last row per primary key of `source` (ordered by `order`). */

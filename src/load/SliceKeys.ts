@@ -21,6 +21,15 @@ export const readSliceKeys = async (conn: DuckDBConnection, runId: string): Prom
   return out
 }
 
-/** Forgets the key hashes of `pipeline`'s runs, except those of `keep` (a run that may still resume). */
-export const forgetSliceKeys = (conn: DuckDBConnection, pipeline: string, keep?: string) =>
-  conn.run(`DELETE FROM _slice_keys WHERE run_id IN (SELECT run_id FROM _runs WHERE pipeline = ? AND run_id <> ?)`, [pipeline, keep ?? ""])
+/**
+ * Forgets the key hashes of `pipeline`'s runs, except those of `keep` (a run that may still
+ * resume), and the history keys of those runs (`HistoryClosing.ts`: a run that ended joined them
+ * to its slices' members then).
+ */
+export const forgetSliceKeys = async (conn: DuckDBConnection, pipeline: string, keep?: string) => {
+  for (const table of ["_slice_keys", "_history_keys"])
+    await conn.run(`DELETE FROM ${table} WHERE run_id IN (SELECT run_id FROM _runs WHERE pipeline = ? AND run_id <> ?)`, [
+      pipeline,
+      keep ?? ""
+    ])
+}

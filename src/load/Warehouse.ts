@@ -37,6 +37,7 @@ import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
 import { readKeys } from "./KeyReads.js"
 import { forgetSliceKeys, readSliceKeys } from "./SliceKeys.js"
+import { endHistory, forgetHistoryKeys, type HistoryEnding, readLastFullRead } from "./HistoryClosing.js"
 import { readReusableAnswers } from "./PaidArchive.js"
 import { ensureTable, registeredSpecs } from "./TableDdl.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
@@ -357,24 +358,44 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       )
     })
 
-    /** Records how a run ended; `done` also swaps in the rows staged for the pipeline's replace tables. */
-    const finishRun = Effect.fn("Warehouse.finishRun")(function* (runId: string, status: Exclude<RunStatus, "running">, error?: string) {
+    /**
+     * Records how a run ended; `done` also swaps in the rows staged for the pipeline's replace
+     * tables. With `history` (the runner's), in the same transaction: the run's history keys join
+     * its slices' members, and a complete full pull closes the history rows of the records it no
+     * longer sees (`HistoryClosing.ts`). Returns the rows closed per table.
+     */
+    const finishRun = Effect.fn("Warehouse.finishRun")(function* (
+      runId: string,
+      status: Exclude<RunStatus, "running">,
+      error?: string,
+      history?: HistoryEnding & {
+        /** The scope of an earlier run from its saved parameters (undefined: unknown). */
+        readonly scopeOfRun: (params: unknown) => string | undefined
+        /** The pipeline's tables. */
+        readonly tables: ReadonlyArray<TableSpec>
+      }
+    ) {
       const at = yield* now
-      yield* commitLock.withPermits(1)(
+      const closed = yield* commitLock.withPermits(1)(
         db.use(`Cannot finish run ${runId}`, (conn) =>
           inTransaction(conn, async () => {
             const run = await readRun(conn, runId)
             if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => specOf(t, runId))
+            const closed = history ? await endHistory(conn, runId, history, (t) => specs.get(t), history.scopeOfRun, history.tables) : {}
+            // a done run never resumes: the keys its pages brought live on in its slices' members
+            if (history && status === "done") await forgetHistoryKeys(conn, runId)
             await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
               status,
               at,
               error ?? null,
               runId
             ])
+            return closed
           })
         )
       )
       yield* landingMode(-1)
+      return closed
     })
 
     /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
@@ -483,6 +504,12 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     const forgetKeys = (pipeline: string, keep?: string) =>
       commitLock.withPermits(1)(db.use("Cannot clear _slice_keys", (conn) => forgetSliceKeys(conn, pipeline, keep)))
 
+    /**
+     * Pages per slice of `pipeline`'s last complete full pull that read each slice (`_full_pulls`;
+     * see `HistoryClosing.readLastFullRead`): what `plan` prices a full pull at.
+     */
+    const lastFullRead = (pipeline: string) => db.use("Cannot read the last full pull", (conn) => readLastFullRead(conn, pipeline))
+
     /** Fan-out keys of a run the service answered 404 for. */
     const missingCount = (runId: string): Effect.Effect<number, WarehouseError> =>
       db
@@ -543,6 +570,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
       missingCount,
       sliceKeys,
       forgetKeys,
+      lastFullRead,
       reusableAnswers,
       keysOf,
       rawPages,

@@ -85,6 +85,13 @@ export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineService
    * it read (failed, paused, incomplete, interrupted): it would pay for what it cannot know.
    */
   readonly readsFrom?: ReadonlyArray<string>
+  /**
+   * Top-level parameters that only choose the slices (points, places), each slice's key saying
+   * which: left out of the scope whose records a complete full pull may close
+   * (`pipeline/CloseScope.ts`), so adding a point does not keep the leads found before from
+   * closing. Paging parameters (`pageSize`, `maxPages`, ...) are left out anyway.
+   */
+  readonly scopeIgnores?: ReadonlyArray<string>
 }
 
 /**

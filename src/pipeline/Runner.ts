@@ -73,6 +73,13 @@ export interface RunSummary {
   readonly exitCode: ExitCode
   /** Completeness over the run's slices: what the service declared (where it did) against what came and landed. */
   readonly completeness: Completeness
+  /**
+   * A complete full pull: every slice read to the service's end, nothing incremental, no cap
+   * (`run/Finish.ts` `isFullPull`). Without a shard it closed what it no longer sees.
+   */
+  readonly fullPull?: boolean | undefined
+  /** History rows this run closed per table: records its complete full pull no longer saw (`load/HistoryClosing.ts`). */
+  readonly closed?: Readonly<Record<string, number>> | undefined
 }
 
 /** What a run's slices add up to, and the lines that name what fell short or was capped. */

@@ -113,12 +113,6 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
     })
   })
 
-/** The pages per slice of a pipeline's last done run whose slices all ended as the service said. */
-const LAST_FULL_READ = `SELECT slice, pages FROM _slices WHERE run_id = (
-  SELECT r.run_id FROM _runs r WHERE r.pipeline = ? AND r.status = 'done'
-    AND NOT EXISTS (SELECT 1 FROM _slices s WHERE s.run_id = r.run_id AND s.ended_by IS NOT NULL)
-  ORDER BY r.started_at DESC LIMIT 1)`
-
 /** Everything a run needs, for the scope of one CLI invocation (or one library call). */
 export const makeEnvironment = (options: EnvironmentOptions) => {
   const { settings } = options
@@ -188,11 +182,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
           options.onMissingKeyTable(table, column)
           return [] as ReadonlyArray<string>
         }).pipe(Effect.mapError((e) => new Error(e.message))),
-      lastFullRead: (pipeline: string) =>
-        w.query(LAST_FULL_READ, [pipeline]).pipe(
-          Effect.map((rows) => new Map(rows.map((r) => [String(r.slice), Number(r.pages)] as const))),
-          Effect.mapError((e) => new Error(e.message))
-        )
+      lastFullRead: (pipeline: string) => w.lastFullRead(pipeline).pipe(Effect.mapError((e) => new Error(e.message)))
     }))
   )
   return Layer.mergeAll(ServiceLayer.clients(guardLayer), tableKeys, options.progress).pipe(

@@ -5,7 +5,7 @@
  * no duplicate keys, every committed page once in the ledger, and units charged at most the clean
  * run's plus the pages that can be in flight at a kill (one per slice fetched at once).
  *
- * The CI tests (test/reliability/chaos-*.test.ts) call `runChaos` with 10 kills; the full harness
+ * The CI tests (test/reliability/chaos-*.test.ts) call `runChaos` with 5 kills (10 under CHAOS=full); the full harness
  * is `tools/chaos.ts` (`make chaos`). Also the warehouse readers the reliability tests share.
  */
 import { DuckDBInstance } from "@duckdb/node-api"

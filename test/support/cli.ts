@@ -9,6 +9,9 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
+import { expect } from "vitest"
+
+const expectFile = (): string => path.relative(ROOT, expect.getState().testPath ?? "")
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 const MAIN = path.join(ROOT, "dist/bundle/main.js")
@@ -63,8 +66,17 @@ export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {
     stdio: ["ignore", "pipe", "pipe"]
   })
 
+/** ESTATE_SPAWN_LOG=<file>: one line per CLI child (test file, seconds, args), to find where suite time goes. */
+const SPAWN_LOG = process.env.ESTATE_SPAWN_LOG
+
 export const collect = (child: ChildProcess): Promise<CliResult> =>
   new Promise((resolve) => {
+    if (SPAWN_LOG) {
+      const started = Date.now()
+      const file = expectFile()
+      const args = child.spawnargs.slice(2, 5).join(" ")
+      child.on("close", () => fs.appendFileSync(SPAWN_LOG, `${file}\t${((Date.now() - started) / 1000).toFixed(2)}\t${args}\n`))
+    }
     let stdout = ""
     let stderr = ""
     child.stdout!.on("data", (d) => (stdout += d))

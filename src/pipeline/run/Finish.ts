@@ -5,7 +5,7 @@
  * charged, not only what landed; completeness is read from `_slices`; the run record gets its
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
-import { Effect, Predicate, Ref } from "effect"
+import { Effect, Either, Predicate, Ref } from "effect"
 import { Warehouse } from "../../load/Warehouse.js"
 import { eurOf } from "../../service/CostGuard.js"
 import { UnexpectedShape } from "../../service/ServiceError.js"
@@ -13,6 +13,8 @@ import { ExitCode, exitCodeOf, messageOf, statusOf } from "../../shared/ErrorCla
 import type { Completeness, RunSummary } from "../Runner.js"
 import type { RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
+import { encodeParams } from "../Params.js"
+import { scopeOf } from "../CloseScope.js"
 
 const isTagged = Predicate.isTagged
 
@@ -68,6 +70,34 @@ export const completenessOf = (pipeline: string, runId: string, sample = false) 
     }
     const missing = yield* warehouse.missingCount(runId)
     return { declared, received, landed, rejected, missing, shortfalls, caps, caughtUp } satisfies Completeness
+  })
+
+/**
+ * Whether a run that ended `done` is a complete full pull: every slice it read (all of them, or
+ * all of its shard's) reached the service's end (no cap, no stall, no limit, no incremental stop)
+ * and none read only part by design (`Pager.partial`: a read since a date; an incremental pager
+ * that does not say counts as partial). Only such a pull closes what it no longer sees, and only
+ * its pages price the next full pull in `plan`.
+ */
+export const isFullPull = (run: RunContext, status: string, completeness: Completeness) =>
+  Effect.gen(function* () {
+    if (status !== "done" || run.request.sample === true) return false
+    if (completeness.shortfalls.length > 0 || completeness.caps.length > 0 || completeness.caughtUp.length > 0) return false
+    const slices = yield* run.warehouse.slices(run.runId)
+    if (slices.length === 0 || !slices.every((s) => s.done && s.endedBy === null)) return false
+    const sharded = run.request.shard !== undefined && run.request.shard.count > 1
+    if (!sharded && slices.length !== run.plan.slices) return false
+    const declared = yield* Effect.either(run.pipeline.source.slices(run.params))
+    if (Either.isLeft(declared)) return false
+    const pagers = new Map(declared.right.map((s) => [s.key, s.pager] as const))
+    const positions = new Map((yield* run.warehouse.checkpoints(run.pipeline.name)).map((c) => [c.key, c] as const))
+    for (const s of slices) {
+      const pager = pagers.get(s.slice)
+      const position = positions.get(s.slice)
+      if (pager === undefined || position === undefined || position.runId !== run.runId) return false
+      if (pager.partial ? pager.partial(position.value) : pager.incremental === true) return false
+    }
+    return true
   })
 
 export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
@@ -126,7 +156,17 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     }))
     const eur = eurOf(totals.units)
     yield* warehouse.updateRun(runId, { eur })
-    yield* warehouse.finishRun(runId, status, message)
+    const full = error === undefined && (yield* isFullPull(run, status, completeness))
+    const shard = run.request.shard !== undefined && run.request.shard.count > 1 ? run.request.shard : undefined
+    const closed = yield* warehouse.finishRun(runId, status, message, {
+      pipeline: pipeline.name,
+      scope: scopeOf(pipeline, encodeParams(pipeline, run.params)),
+      full,
+      shard: shard ? `${shard.index}/${shard.count}` : undefined,
+      closeAt: run.extractedAt,
+      scopeOfRun: (params) => scopeOf(pipeline, params),
+      tables: pipeline.tables
+    })
     yield* run.progress.emit({
       type: "run_finished",
       pipeline: pipeline.name,
@@ -148,7 +188,9 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
       eur,
       error: message,
       exitCode: error !== undefined ? exitCodeOf(error) : status === "incomplete" ? ExitCode.Incomplete : ExitCode.Done,
-      completeness
+      completeness,
+      fullPull: full,
+      closed
     }
     return summary
   })

@@ -18,7 +18,7 @@ import { notFound } from "./Errors.js"
 import { type FeedFilter, applyOverrides, checkFeedFilter, checkFilterFields, toAlertQuery } from "./FeedFilter.js"
 import type { AlertRecord } from "../world/Records.js"
 import { type Handler, MAX_OFFSET, jsonBody, offsetLinks, ok, okExact, pathParam, query, readPage as readLimitOffset } from "./Http.js"
-import { Checker, isObject } from "./Validate.js"
+import { Checker } from "./Validate.js"
 import type { Page } from "./Http.js"
 
 export interface LegacyFeed {
@@ -91,9 +91,7 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
     Effect.gen(function* () {
       const body = yield* jsonBody()
       const c = new Checker()
-      const obj = isObject(body) ? body : undefined
-      if (obj === undefined)
-        c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+      const obj = c.body(body)
       const name = c.string(obj, "name", ["body"], { required: !partial, minLength: 1 })
       const filter = checkFeedFilter(c, obj, ["body"])
       yield* c.result
@@ -149,9 +147,7 @@ export const makeAlertsHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const body = yield* jsonBody(false)
         const c = new Checker()
-        const obj = body === undefined ? {} : isObject(body) ? body : undefined
-        if (obj === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        const obj = c.body(body, {})
         const filter = checkFilterFields(c, obj ?? {}, ["body"])
         yield* c.result
         const q = yield* query

@@ -13,7 +13,7 @@ import type { SandboxContext } from "../SandboxContext.js"
 import { notFoundDetail } from "./Errors.js"
 import { type FeedFilter, checkFeedFilter } from "./FeedFilter.js"
 import { type Handler, envelope, jsonBody, noContent, ok, pathParam, query, readPage } from "./Http.js"
-import { Checker, isObject } from "./Validate.js"
+import { Checker } from "./Validate.js"
 import { webhookSecretStore } from "./WebhookSecrets.js"
 
 /** A feed of the webhook family, as stored. */
@@ -84,9 +84,7 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const body = yield* jsonBody()
         const c = new Checker()
-        const obj = isObject(body) ? body : undefined
-        if (obj === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        const obj = c.body(body)
         const name = c.string(obj, "name", ["body"], { required: true, minLength: 1 })
         const filter = checkFeedFilter(c, obj, ["body"])
         yield* c.result
@@ -109,9 +107,7 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const body = yield* jsonBody()
         const c = new Checker()
-        const obj = isObject(body) ? body : undefined
-        if (obj === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        const obj = c.body(body)
         const url = c.string(obj, "url", ["body"], { required: true, maxLength: 2083 })
         if (url !== undefined && !/^https?:\/\/[^\s/]+/.test(url)) {
           c.add(["body", "url"], "url_parsing", "Input should be a valid URL", url, { error: "relative URL without a base" })
@@ -125,9 +121,7 @@ export const makeAlertsApiHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const body = yield* jsonBody()
         const c = new Checker()
-        const obj = isObject(body) ? body : undefined
-        if (obj === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+        const obj = c.body(body)
         const immediate = c.bool(obj, "immediate", ["body"])
         yield* c.result
         return ok({ secret: secrets.rotate(owner, immediate ?? false) })

@@ -16,7 +16,7 @@ import { type TokenHostError, forbidden, unauthorized } from "./Errors.js"
 import type { Handler } from "./Http.js"
 import { jsonBody, ok } from "./Http.js"
 import { type TokenClaims, sign, signingKey, verify } from "./Jwt.js"
-import { Checker, isObject } from "./Validate.js"
+import { Checker } from "./Validate.js"
 
 /** The products a subscription can include; only `alerts` is enforced by the sandbox. */
 export type Subscription = "alerts"
@@ -87,9 +87,7 @@ export const login = (ctx: SandboxContext, issuer: Issuer): Handler =>
   Effect.gen(function* () {
     const body = yield* jsonBody()
     const c = new Checker()
-    const obj = isObject(body) ? body : undefined
-    if (obj === undefined)
-      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", body)
+    const obj = c.body(body)
     const email = c.string(obj, "email", ["body"], { required: true })
     const password = c.string(obj, "password", ["body"], { required: true })
     yield* c.result

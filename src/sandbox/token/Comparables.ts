@@ -12,7 +12,7 @@ import type { ComparableResult } from "../world/Records.js"
 import { notFoundDetail } from "./Errors.js"
 import { COMPARABLES_DISTANCE, checkComparables, checkPoint, defaultSoldOrRentedAfter } from "./ComparablesRules.js"
 import { type Handler, apiLink, jsonBody, ok } from "./Http.js"
-import { Checker, isObject } from "./Validate.js"
+import { Checker } from "./Validate.js"
 
 /**
  * Assumed: a target point the world cannot place (unknown address or cadastral reference) is
@@ -29,9 +29,7 @@ const unresolved = notFoundDetail
 const checkV1 = (raw: unknown, nowMs: number) =>
   Effect.suspend(() => {
     const c = new Checker()
-    const body = isObject(raw) ? raw : undefined
-    if (body === undefined)
-      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    const body = c.body(raw)
     const L = ["body"]
     const coordinates =
       body?.coordinates === undefined || body.coordinates === null
@@ -93,9 +91,7 @@ export const makeComparablesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* jsonBody()
         const c = new Checker()
-        const body = isObject(raw) ? raw : undefined
-        if (body === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        const body = c.body(raw)
         const id = body?.valuation_id
         if (id === undefined || id === null) c.add(["body", "valuation_id"], "missing", "Field required", body ?? null)
         else if (typeof id !== "string" && !(typeof id === "number" && Number.isInteger(id))) {

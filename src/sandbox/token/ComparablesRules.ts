@@ -125,11 +125,8 @@ export const checkComparables = (raw: unknown, nowMs: number): Effect.Effect<Com
   Effect.suspend(() => {
     const c = new Checker()
     const L = ["body"]
-    if (!isObject(raw)) {
-      c.add(L, "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
-      return Effect.flatMap(c.result, () => Effect.die("unreachable"))
-    }
-    const body = undeprecate(raw)
+    if (c.body(raw) === undefined) return Effect.flatMap(c.result, () => Effect.die("unreachable"))
+    const body = undeprecate(raw as Json)
     const comparables_count = c.int(body, "comparables_count", L, { required: true, ge: 1, le: 50 })
     const lb = c.object(body, "location_boundary", L, { required: true })
     let location_boundary: ComparablesRequest["location_boundary"] | undefined

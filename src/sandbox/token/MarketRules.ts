@@ -17,7 +17,7 @@ import {
 import type { Boundary, MarketFilter, Range } from "../world/Queries.js"
 import type { TokenHostError } from "./Errors.js"
 import { checkPoint, checkPolygon } from "./ComparablesRules.js"
-import { Checker, type Json, type Loc, isObject } from "./Validate.js"
+import { Checker, type Json, type Loc } from "./Validate.js"
 
 const INT32 = 2147483647
 
@@ -124,9 +124,7 @@ export const checkFilter = (c: Checker, body: Json): MarketFilter => {
 /** A checker over a body that must be an object. */
 export const startBody = (raw: unknown) => {
   const c = new Checker()
-  const body = isObject(raw) ? raw : undefined
-  if (body === undefined)
-    c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+  const body = c.body(raw)
   return { c, body: body ?? {} }
 }
 

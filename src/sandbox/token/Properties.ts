@@ -4,29 +4,17 @@
  */
 import { createHash } from "node:crypto"
 import { Effect } from "effect"
-import { Operation, PROPERTY_TYPES, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
+import { Operation, PROPERTY_TYPES, SmartLinkComponent, SmartLinkLanguage, TYPE_GROUPS, commonGroup } from "../../service/schema/Enums.js"
 import { activeDialect, capLimit, isMissingKey, shapeList } from "../Dialect.js"
 import { queryKey, staleOnce } from "../Paging.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import type { PropertyRecord } from "../world/Records.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
 import { type Handler, MAX_LIMIT, MAX_OFFSET, apiLink, jsonBody, offsetLinks, ok, pathParam, query, readPage } from "./Http.js"
-import { Checker, type Json, isObject } from "./Validate.js"
+import { Checker, type Json } from "./Validate.js"
 
 const INT32 = 2147483647
 
-/** Spec: smart link `components_to_include` values. */
-export const SMART_LINK_COMPONENTS = [
-  "price",
-  "days_on_market",
-  "price_change",
-  "sources",
-  "history",
-  "location_intelligence",
-  "comparables",
-  "valuation",
-  "market_analytics"
-] as const
 
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const URI_RE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i
@@ -47,9 +35,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
   /** The search body shared by v1 and v2 (docs/ASSUMPTIONS.md); v1 also reads `offset`. */
   const checkSearch = (raw: unknown) => {
     const c = new Checker()
-    const body: Json | undefined = raw === undefined ? {} : isObject(raw) ? raw : undefined
-    if (body === undefined)
-      c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    const body = c.body(raw, {})
     const L = ["body"]
     const location_ids = c.ints(body, "location_ids", L, { ge: 1, le: INT32 }, { minItems: 1 })
     const types = c.literals(body, "types", L, PROPERTY_TYPES, { minItems: 1 })
@@ -86,9 +72,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* jsonBody()
         const c = new Checker()
-        const body = isObject(raw) ? raw : undefined
-        if (body === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        const body = c.body(raw)
         const ids = c.ints(body, "listing_ids", ["body"], { ge: 1, le: INT32 }, { required: true, maxItems: 100 })
         yield* c.result
         return ok(ctx.world.matchListings(ids!))
@@ -163,9 +147,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
       Effect.gen(function* () {
         const raw = yield* jsonBody()
         const c = new Checker()
-        const body = isObject(raw) ? raw : undefined
-        if (body === undefined)
-          c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+        const body = c.body(raw)
         const L = ["body"]
         const ids = c.ints(body, "primary_listing_ids", L, { ge: 1, le: INT32 }, { required: true, minItems: 1, maxItems: 10 })
         const settings = c.object(body, "settings", L, { required: true })
@@ -174,7 +156,7 @@ export const makePropertiesHandlers = (ctx: SandboxContext) => {
         c.bool(settings, "is_indexing_by_search_engine", S)
         c.bool(settings, "is_hide_source", S)
         c.string(settings, "brand_color", S, { maxLength: 9 })
-        c.literals(settings, "components_to_include", S, SMART_LINK_COMPONENTS)
+        c.literals(settings, "components_to_include", S, SmartLinkComponent.values)
         const user = c.object(body, "user", L, { required: true })
         const U = [...L, "user"]
         for (const k of ["first_name", "last_name", "phone"]) c.string(user, k, U, { required: user !== undefined })

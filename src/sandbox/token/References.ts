@@ -8,7 +8,7 @@ import { activeDialect, capLimit } from "../Dialect.js"
 import type { SandboxContext } from "../SandboxContext.js"
 import { notFoundDetail, unprocessableOne } from "./Errors.js"
 import { type Handler, jsonBody, ok, query } from "./Http.js"
-import { Checker, type Json, isObject } from "./Validate.js"
+import { Checker } from "./Validate.js"
 
 const INT32 = 2147483647
 const LEVELS = ["country", "region", "municipality", "district"] as const
@@ -43,9 +43,7 @@ const queryNumber = (q: Record<string, string>, name: string, integer: boolean, 
 
 const bodyChecker = (raw: unknown, optional: boolean) => {
   const c = new Checker()
-  const body: Json | undefined = raw === undefined && optional ? {} : isObject(raw) ? raw : undefined
-  if (body === undefined)
-    c.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+  const body = c.body(raw, optional ? {} : undefined)
   return { c, body }
 }
 

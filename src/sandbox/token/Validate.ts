@@ -54,6 +54,14 @@ export class Checker {
     this.rules.push(message)
   }
 
+  /** The body as an object; `whenAbsent` stands for a missing body; anything else is a `model_attributes_type` issue (undefined). */
+  body(raw: unknown, whenAbsent?: Json): Json | undefined {
+    if (raw === undefined && whenAbsent !== undefined) return whenAbsent
+    if (isObject(raw)) return raw
+    this.add(["body"], "model_attributes_type", "Input should be a valid dictionary or object to extract fields from", raw)
+    return undefined
+  }
+
   /** Undefined when absent (and reports `missing` when required); null passes through when nullable. */
   private present(obj: Json | undefined, key: string, loc: Loc, required: boolean, nullable: boolean) {
     const v = obj?.[key]

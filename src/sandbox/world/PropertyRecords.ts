@@ -276,13 +276,7 @@ export const makeRecords = (core: Core, cat: AgencyCatalog) => {
       coordinates: { latitude: d.latitude, longitude: d.longitude },
       condition: d.condition,
       contacts_info: contacts(d, l),
-      total_area: d.totalArea,
-      living_area: d.livingArea,
-      plot_area: d.plotArea,
-      terrace_area: d.terraceArea,
-      bedrooms: d.bedrooms,
-      rooms: d.rooms,
-      bathrooms: d.bathrooms,
+      ...areasAndRooms(d),
       construction_year: d.constructionYear,
       features: d.features,
       operations: [op],
@@ -336,13 +330,7 @@ export const makeRecords = (core: Core, cat: AgencyCatalog) => {
       zip_code: d.zip,
       distance: distanceKm === null ? null : round3(distanceKm),
       construction_year: d.constructionYear,
-      total_area: d.totalArea,
-      living_area: d.livingArea,
-      plot_area: d.plotArea,
-      terrace_area: d.terraceArea,
-      bedrooms: d.bedrooms,
-      rooms: d.rooms,
-      bathrooms: d.bathrooms,
+      ...areasAndRooms(d),
       floor_number: d.floorNumber,
       condition: d.condition,
       features: d.features,
@@ -412,6 +400,17 @@ export const sourcingDetailOf = (s: SourcingProperty, d: Details, status: string
   address: d.address,
   description: d.description,
   status
+})
+
+/** Areas and room counts in the order alerts and comparables carry them. */
+const areasAndRooms = (d: Details) => ({
+  total_area: d.totalArea,
+  living_area: d.livingArea,
+  plot_area: d.plotArea,
+  terrace_area: d.terraceArea,
+  bedrooms: d.bedrooms,
+  rooms: d.rooms,
+  bathrooms: d.bathrooms
 })
 
 const round2 = (x: number) => Math.round(x * 100) / 100

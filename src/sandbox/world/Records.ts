@@ -143,7 +143,21 @@ export interface Listing {
 }
 
 /** The token host's property record (get-property-by-id `results`, properties search items). */
-export interface PropertyRecord {
+/** Status and prices of both operations, as properties and comparables carry them. */
+export interface Prices {
+  readonly sale_status: string
+  readonly sale_currency: string | null
+  readonly sale_price: number | null
+  readonly sale_price_base: number | null
+  readonly sale_price_per_sqm: number | null
+  readonly sale_price_per_sqm_base: number | null
+  readonly rent_status: string
+  readonly rent_currency: string | null
+  readonly rent_price: number | null
+  readonly rent_price_base: number | null
+}
+
+export interface PropertyRecord extends Prices {
   readonly property_id: number
   readonly primary_listing_id: number
   readonly type: string
@@ -175,16 +189,6 @@ export interface PropertyRecord {
   readonly is_private_property: boolean
   readonly is_auction_property: boolean
   readonly is_bank_property: boolean
-  readonly sale_status: string
-  readonly sale_currency: string | null
-  readonly sale_price: number | null
-  readonly sale_price_base: number | null
-  readonly sale_price_per_sqm: number | null
-  readonly sale_price_per_sqm_base: number | null
-  readonly rent_status: string
-  readonly rent_currency: string | null
-  readonly rent_price: number | null
-  readonly rent_price_base: number | null
   readonly rent_price_per_sqm: number | null
   readonly rent_price_per_sqm_base: number | null
   readonly rent_period: string
@@ -273,7 +277,7 @@ export interface AlertRecord {
 }
 
 /** Comparable result (comparables v1/v2 items). */
-export interface ComparableResult {
+export interface ComparableResult extends Prices {
   readonly property_id: number
   readonly property_url: string | null
   readonly primary_listing_id: number
@@ -298,16 +302,6 @@ export interface ComparableResult {
   readonly condition: string
   readonly features: Features
   readonly operations: ReadonlyArray<string>
-  readonly sale_status: string
-  readonly sale_currency: string | null
-  readonly sale_price: number | null
-  readonly sale_price_base: number | null
-  readonly sale_price_per_sqm: number | null
-  readonly sale_price_per_sqm_base: number | null
-  readonly rent_status: string
-  readonly rent_currency: string | null
-  readonly rent_price: number | null
-  readonly rent_price_base: number | null
 }
 
 /** Property Sourcing search result (docs/ASSUMPTIONS.md "SourcingProperty"). */

@@ -15,15 +15,10 @@ import {
   ResultGroup,
   SaleStatus
 } from "./Enums.js"
-import { DateString, DateTimeString, IntId, nullable, open } from "./Open.js"
+import { Bool, DateString, DateTimeString, Int, IntId, nullable, Num, open, Str } from "./Open.js"
 import { DateOnly, DateTime, intBetween, items, oneOf, SpecDateTime } from "./Rules.js"
-import { ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
+import { AreasAndRooms, ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
 import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
-
-const Int = Schema.Int
-const Num = Schema.Number
-const Str = Schema.String
-const Bool = Schema.Boolean
 
 /** One alert: an event (new, price up/down, reserved, delisted, sold) on one listing. */
 export const Alert = open({
@@ -52,13 +47,7 @@ export const Alert = open({
   coordinates: nullable(Coordinates),
   condition: nullable(Condition.schema),
   contacts_info: nullable(ContactsInfo),
-  total_area: nullable(Int),
-  living_area: nullable(Int),
-  plot_area: nullable(Int),
-  terrace_area: nullable(Int),
-  bedrooms: nullable(Int),
-  rooms: nullable(Int),
-  bathrooms: nullable(Int),
+  ...AreasAndRooms,
   construction_year: nullable(Int),
   features: nullable(Features),
   operations: nullable(Schema.Array(Str)),

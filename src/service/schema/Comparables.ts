@@ -4,13 +4,9 @@
  */
 import { Schema } from "effect"
 import { Condition, Operation, PROPERTY_TYPES, PropertyType, RentStatus, SaleStatus, ResultGroup } from "./Enums.js"
-import { IntId, nullable, open } from "./Open.js"
+import { Int, IntId, nullable, Num, open, Str } from "./Open.js"
 import { intBetween, LatLon, numberBetween, oneOf } from "./Rules.js"
-import { Coordinates, Features, Location } from "./Shared.js"
-
-const Int = Schema.Int
-const Num = Schema.Number
-const Str = Schema.String
+import { AreasAndRooms, Coordinates, Features, Location } from "./Shared.js"
 
 /**
  * One comparable property. The spec shows these members of 60; the others are kept as extras.
@@ -29,13 +25,7 @@ export const ComparableResult = open({
   /** Kilometres from the circle's centre; absent for polygon searches. */
   distance: nullable(Num),
   construction_year: nullable(Int),
-  total_area: nullable(Int),
-  living_area: nullable(Int),
-  plot_area: nullable(Int),
-  terrace_area: nullable(Int),
-  bedrooms: nullable(Int),
-  rooms: nullable(Int),
-  bathrooms: nullable(Int),
+  ...AreasAndRooms,
   floor_number: nullable(Int),
   condition: nullable(Condition.schema),
   features: nullable(Features),

@@ -21,19 +21,7 @@ import {
   TYPE_GROUPS,
   View
 } from "./Enums.js"
-import {
-  atMostOne,
-  ClosedPolygon,
-  DateOnly,
-  exactlyOne,
-  intBetween,
-  items,
-  LatLon,
-  numberBetween,
-  oneOf,
-  show,
-  typesOfOneGroup
-} from "./Rules.js"
+import { atMostOne, ClosedPolygon, DateOnly, exactlyOne, intBetween, LatLon, numberBetween, oneOf, show, typesOfOneGroup } from "./Rules.js"
 
 const MAX_INT = 2147483647
 

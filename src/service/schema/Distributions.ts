@@ -11,12 +11,9 @@
  *   analysis        {avg_price, avg_price_psqm, median_price, available_on_market, avg_days_on_market, price_trend_pct}
  */
 import { Schema } from "effect"
-import { nullable, open } from "./Open.js"
+import { Int, nullable, Num, open } from "./Open.js"
 import { marketFilterFields } from "./TimeSeries.js"
 import { BARE_LIST, type ResponseShape } from "../ResponseShape.js"
-
-const Int = Schema.Int
-const Num = Schema.Number
 
 /** Body of every distribution and of the analysis. */
 export const MarketFilterRequest = Schema.Struct(marketFilterFields)

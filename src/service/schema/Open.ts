@@ -86,6 +86,12 @@ export const splitExtra = (
 }
 
 /** A date as the service writes it (`YYYY-MM-DD`); kept as a string on responses. */
+/** The scalar members the payloads are made of. */
+export const Int = Schema.Int
+export const Num = Schema.Number
+export const Str = Schema.String
+export const Bool = Schema.Boolean
+
 export const DateString = Schema.String
 /** A date-time as the service writes it (ISO 8601, UTC); kept as a string on responses. */
 export const DateTimeString = Schema.String

@@ -5,13 +5,8 @@
  */
 import { Schema } from "effect"
 import { Condition, EnergyRating, PropertyType, RentPeriod, RentStatus, ResultGroup, SaleStatus } from "./Enums.js"
-import { DateString, IntId, nullable, open } from "./Open.js"
+import { Bool, DateString, Int, IntId, nullable, Num, open, Str } from "./Open.js"
 import { ContactsInfo, Coordinates, Envelope, Features, Location } from "./Shared.js"
-
-const Int = Schema.Int
-const Num = Schema.Number
-const Str = Schema.String
-const Bool = Schema.Boolean
 
 /** `sale_time_on_market` / `rent_time_on_market`. */
 export const TimeOnMarket = open({

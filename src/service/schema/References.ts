@@ -4,12 +4,9 @@
  * Only features and sources are shown by the spec; the rest follow docs/ASSUMPTIONS.md.
  */
 import { Schema } from "effect"
-import { nullable, open } from "./Open.js"
+import { Int, nullable, open, Str } from "./Open.js"
 import { intBetween, LatLon, oneOf, show } from "./Rules.js"
 import { Coordinates, Location } from "./Shared.js"
-
-const Str = Schema.String
-const Int = Schema.Int
 
 /** GET /api/v1/references/features item: a group (floor, orientation, ...) and its names. */
 export const FeatureGroup = open({ group: Str, names: Schema.Array(Str) })

@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { Characteristic, Direction, FloorType, Orientation, View } from "./Enums.js"
-import { nullable, open } from "./Open.js"
+import { Int, nullable, open } from "./Open.js"
 
 /**
  * Location object (`location`, and each item of `locations_structure`, which lists every parent
@@ -56,3 +56,14 @@ export const Envelope = <S extends Schema.Schema.Any>(results: S) =>
     previous: nullable(Schema.String),
     results
   })
+
+/** Areas in square metres and room counts, as alerts and comparables carry them (in this order). */
+export const AreasAndRooms = {
+  total_area: nullable(Int),
+  living_area: nullable(Int),
+  plot_area: nullable(Int),
+  terrace_area: nullable(Int),
+  bedrooms: nullable(Int),
+  rooms: nullable(Int),
+  bathrooms: nullable(Int)
+}

@@ -6,14 +6,10 @@
  */
 import { Schema } from "effect"
 import { Condition, COUNTRIES, EnergyRating, Operation, PROPERTY_TYPES, PropertyType, TYPE_GROUPS, ResultGroup } from "./Enums.js"
-import { DateTimeString, nullable, open } from "./Open.js"
+import { DateTimeString, Int, nullable, Num, open, Str } from "./Open.js"
 import { exactlyOne, intBetween, items, NonNegative, oneOf, show, typesOfOneGroup } from "./Rules.js"
 import { Features } from "./Shared.js"
 import { ENVELOPE, type ResponseShape } from "../ResponseShape.js"
-
-const Int = Schema.Int
-const Num = Schema.Number
-const Str = Schema.String
 
 /** Assumed: a country of the 16 (docs/ASSUMPTIONS.md), ISO alpha-2 upper case. */
 export const SourcingCountry = oneOf(COUNTRIES)

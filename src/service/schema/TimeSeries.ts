@@ -5,7 +5,7 @@
  */
 import { Schema } from "effect"
 import { Characteristic, Condition, DataPoint, DateInterval, Operation, TIME_SERIES_TYPE_GROUPS, TIME_SERIES_TYPES } from "./Enums.js"
-import { DateString, nullable, open } from "./Open.js"
+import { DateString, open } from "./Open.js"
 import { ClosedPolygon, DateOnly, exactlyOne, intBetween, items, numberBetween, oneOf, range, show, typesOfOneGroup } from "./Rules.js"
 import { BARE_LIST, type ResponseShape } from "../ResponseShape.js"
 
