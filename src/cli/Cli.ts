@@ -16,6 +16,7 @@ import { Cause, Effect, Either, Exit, Logger, LogLevel, Option } from "effect"
 import { redactText } from "../shared/Redaction.js"
 import { loadDotEnv } from "../config/DotEnv.js"
 import { moveToSettingsRoot } from "../config/SettingsRoot.js"
+import { setEnvFlag, takeEnvFlag } from "../config/SettingsOverlay.js"
 import { ExitCode, exitCodeOf } from "../pipeline/RunError.js"
 import { messageOf } from "../pipeline/Runner.js"
 import { CommandEnded } from "./CommandEnded.js"
@@ -63,7 +64,10 @@ export interface CliOptions {
 export const runCliMain = (argv: ReadonlyArray<string>, options: CliOptions = {}): Effect.Effect<number> =>
   Effect.gen(function* () {
     ignoreClosedReaders()
-    const args = yield* Either.match(hoistGlobalOptions(commands, argv), { onLeft: Effect.fail, onRight: Effect.succeed })
+    // `--env <name>` (anywhere): the settings overlay of this invocation (`config/SettingsOverlay.ts`)
+    const taken = yield* Either.match(takeEnvFlag(argv), { onLeft: Effect.fail, onRight: Effect.succeed })
+    setEnvFlag(taken.env)
+    const args = yield* Either.match(hoistGlobalOptions(commands, taken.argv), { onLeft: Effect.fail, onRight: Effect.succeed })
     const scan = scanArgs(commands, args)
     if (scan.error) return yield* Effect.fail(scan.error)
     // from a sub-folder: the settings above it, as git finds its root (before `.env` is read there)

@@ -21,7 +21,7 @@ import {
   redactValue
 } from "../config/Credentials.js"
 import { lastDotEnvLoad } from "../config/DotEnv.js"
-import { type EffectiveSettings, loadEffectiveSettings } from "../config/EffectiveSettings.js"
+import { type EffectiveSettings, loadEffectiveSettings, overlaySource } from "../config/EffectiveSettings.js"
 import { Settings } from "../config/Settings.js"
 import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
 import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../load/Warehouse.js"
@@ -200,6 +200,7 @@ const show = Command.make(
           settingsFile: eff.file
             ? { path: eff.file.path, ...sourceJson({ setting: "", value: undefined, source: eff.file.source }) }
             : null,
+          overlay: eff.overlay ? { path: eff.overlay.path, name: eff.overlay.name, via: describeSource(eff.overlay.via) } : null,
           dotEnv: dotEnv ?? null,
           settings: entries(settings),
           credentials: entries(credentials, "credentials."),
@@ -210,6 +211,9 @@ const show = Command.make(
       }
       const lines = [
         `settings file: ${eff.file ? `${eff.file.path} (${describeSource(eff.file.source)})` : "none (defaults and the environment)"}`,
+        ...(eff.overlay
+          ? [`overlay: ${describeSource(overlaySource(eff.overlay)).replace(/^overlay /, "")}, laid over the settings file`]
+          : []),
         dotEnv === undefined
           ? ".env: not read"
           : dotEnv.found
@@ -225,7 +229,7 @@ const show = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Print the effective settings, each with its source (flag, env, .env, settings file, default; none: not set and no default); secrets redacted. Examples: estate-etl config show; estate-etl config show --json"
+    "Print the effective settings, each with its source (flag, env, .env, settings file, the --env overlay, default; none: not set and no default); secrets redacted. Examples: estate-etl config show; estate-etl config show --json"
   )
 )
 

@@ -9,13 +9,14 @@
  *   landed rows into, and forgets its state; without `--yes` it prints what it would drop (a
  *   preview, exit 0). Either says how the rows come back, naming only a command that works for
  *   this pipeline: `reload` when its raw archive holds pages it can be rebuilt from, else a run.
+ * - `state copy` and `state set` (moving positions between warehouses, setting one by hand) are in
+ *   `StateTransferCommands.ts`; what these commands share is in `StateAccess.ts`.
  *
  * A run holds the warehouse (DuckDB's lock on the file, for the run's lifetime): meanwhile each
  * of these is refused with exit 2 and one line, before anything is read or changed.
  */
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { closest } from "../config/Suggest.js"
 import {
@@ -30,68 +31,13 @@ import {
   type SliceState
 } from "../load/PipelineState.js"
 import { Warehouse } from "../load/Warehouse.js"
-import { WarehouseError } from "../load/WarehouseError.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { grouped, jsonSafe, outputWidth, table, wrap } from "./Format.js"
-import { existingWritableWarehouse, readOnlyWarehouse } from "./WarehouseAccess.js"
-
-const config = Options.file("config").pipe(Options.withAlias("c"), Options.optional, Options.withDescription("Settings file (JSON)"))
-const warehouse = Options.text("warehouse").pipe(
-  Options.optional,
-  Options.withDescription("DuckDB warehouse file (default from settings: data/warehouse.duckdb)")
-)
-const pipelineArg = Args.text({ name: "pipeline" })
-
-/** The pipelines of the catalogue: the built-ins and the user's own (`pipelineModules`). */
-type Pipelines = ReadonlyArray<Pipeline<any, any>>
-
-const tablesOf = (pipelines: Pipelines, name: string) => pipelines.find((p) => p.name === name)?.tables.map((t) => t.name) ?? []
+import { config, knownPipeline, pipelineArg, tablesOf, warehouse, withWarehouse } from "./StateAccess.js"
+import { copyCommand, setCommand } from "./StateTransferCommands.js"
 
 /** Slices `state show` lists per pipeline when it shows every pipeline. */
 const SLICES_SHOWN = 10
-
-/** `name` when it is a pipeline of the catalogue or one the warehouse holds state of. */
-const knownPipeline = (pipelines: Pipelines, name: string, inWarehouse: ReadonlyArray<string>) => {
-  const known = [...new Set([...pipelines.map((p) => p.name), ...inWarehouse])]
-  if (known.includes(name)) return Effect.succeed(name)
-  const best = closest(name, known)
-  return Effect.fail(
-    new InvalidInput({
-      field: "pipeline",
-      detail: `unknown pipeline "${name}"${best ? `; did you mean ${best}?` : ""}; allowed: ${known.join(", ")}`
-    })
-  )
-}
-
-/**
- * Opens the warehouse of the settings (or `--warehouse`) for `f`, given the catalogue the settings
- * load (the user's pipeline modules too); `check` runs before the warehouse is opened. A run
- * holding the warehouse is refused.
- */
-const withWarehouse = <A, E, R>(
-  command: string,
-  o: { readonly config: Option.Option<string>; readonly warehouse: Option.Option<string> },
-  write: boolean,
-  f: (pipelines: Pipelines) => Effect.Effect<A, E, R>,
-  check: (pipelines: Pipelines) => Effect.Effect<unknown, InvalidInput> = () => Effect.void
-) =>
-  Effect.flatMap(loadCliSettingsAndCatalogue(o.config), ({ settings, catalogue }) => {
-    const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
-    return Effect.zipRight(
-      check(catalogue.all),
-      f(catalogue.all).pipe(
-        Effect.provide(write ? existingWritableWarehouse(path) : readOnlyWarehouse(path)),
-        Effect.mapError((e) =>
-          e instanceof WarehouseError && e.reason === "Locked"
-            ? new WarehouseError({
-                ...e,
-                detail: `${command}: ${e.detail.replace(/; wait for it.*$/, "")}, probably a run; nothing was read or changed; try again when it has finished`
-              })
-            : e
-        )
-      )
-    )
-  })
 
 const rowsText = (rows: number | null) => (rows === null ? "not created" : `${grouped(rows)} row${rows === 1 ? "" : "s"}`)
 
@@ -197,8 +143,10 @@ const reset = Command.make(
 )
 
 export const stateCommand = Command.make("state").pipe(
-  Command.withDescription("What the warehouse remembers about each pipeline (checkpoints, watermarks, last run), and forgetting it"),
-  Command.withSubcommands([show, reset])
+  Command.withDescription(
+    "What the warehouse remembers about each pipeline (checkpoints, watermarks, last run), forgetting it, and moving or setting positions"
+  ),
+  Command.withSubcommands([show, reset, copyCommand, setCommand])
 )
 
 /**

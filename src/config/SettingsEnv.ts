@@ -37,11 +37,21 @@ export type Source =
   | { readonly kind: "env"; readonly name: string }
   | { readonly kind: ".env"; readonly name: string; readonly file: string }
   | { readonly kind: "file"; readonly file: string }
+  | { readonly kind: "overlay"; readonly file: string; readonly env: string; readonly via: string }
   | { readonly kind: "default" }
 
-/** One line for people: `flag --warehouse`, `env ESTATE_ETL_WAREHOUSE`, `.env SVC_API_KEY`, `file x.json`, `default`. */
+/**
+ * One line for people: `flag --warehouse`, `env ESTATE_ETL_WAREHOUSE`, `.env SVC_API_KEY`, `file x.json`,
+ * `overlay config/production.json (--env production)`, `default`.
+ */
 export const describeSource = (s: Source): string =>
-  s.kind === "default" ? "default" : s.kind === "file" ? `file ${s.file}` : `${s.kind} ${s.name}`
+  s.kind === "default"
+    ? "default"
+    : s.kind === "file"
+      ? `file ${s.file}`
+      : s.kind === "overlay"
+        ? `overlay ${s.file} (${s.via === "--env" ? `--env ${s.env}` : `${s.via}=${s.env}`})`
+        : `${s.kind} ${s.name}`
 
 /** A variable's value when set (non-empty), with where it came from. */
 export const envValue = (

@@ -32,6 +32,13 @@ const DOCS = [
 
 /** Recipes that are not `estate-etl` commands, or not runnable here, and the test that runs them. */
 const ELSEWHERE: ReadonlyArray<{ readonly match: RegExp; readonly by: string }> = [
+  // README "In your own repository": the notebook recipes, in a CommonJS and an ESM repository made from the packed tarball
+  {
+    match: /^npm install --save-dev tsx typescript$|^npx tsx notebook\.mts$|^node notebook\.(mjs|cjs)$|^npx tsc -p \.$/,
+    by: "test/library/newcomer.test.ts"
+  },
+  // positions between warehouses: the scratch repository has one warehouse, and `state reset alerts` ran before
+  { match: /^state (copy|set) /, by: "test/cli/state-copy.test.ts" },
   { match: /^make (demo|test)\b/, by: "test/cli/make-targets.test.ts (make demo); make test is the CI run itself" },
   // the crontab's nights (make -s nightly / weekly): make-targets runs each target, default-week a week of them
   {
