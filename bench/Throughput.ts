@@ -48,7 +48,8 @@ export const plotsThroughput = async (sandbox: SandboxProc, dir: string): Promis
 export const timeSeriesThroughput = async (
   sandbox: SandboxProc,
   n: number,
-  dir: string
+  dir: string,
+  log: (s: string) => void = () => {}
 ): Promise<{ lines: ReadonlyArray<Line>; run: RunOnceOutput }> => {
   const ids = makeWorld({ seed: 42, properties: 1000 })
     .locations.slice(0, n)
@@ -70,6 +71,7 @@ export const timeSeriesThroughput = async (
     date_range: params.date_range
   }))
   const floor = await timeSeriesCalls(sandbox.apiUrl, SANDBOX_USER, bodies, 4)
+  log(`   market-time-series floor: ${fmt(floor.pages)} requests in ${fmt(floor.elapsedMs)} ms`)
   const run = await runOnce({
     platformUrl: sandbox.platformUrl,
     apiUrl: sandbox.apiUrl,
@@ -77,6 +79,7 @@ export const timeSeriesThroughput = async (
     pipeline: "market-time-series",
     params
   })
+  log(`   market-time-series run: ${fmt(run.requests)} requests in ${fmt(run.elapsedMs)} ms`)
   const e2e = perSecond(run.requests, run.elapsedMs)
   const floorRate = perSecond(floor.pages, floor.elapsedMs)
   return {

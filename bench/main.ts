@@ -14,7 +14,12 @@
  * `--profile` also runs the small sourcing-search under `node --cpu-prof` and prints where its
  * main thread spends its time (see `ProfileSummary.ts`; the .cpuprofile opens in Chrome DevTools).
  *
- *   make bench BENCH_ARGS="[--full] [--rounds n] [--profile] [--out file.md]"
+ * `--only a,b` runs only the named parts (cold, rounds, memory, plots, series, stages, rate, spend;
+ * `plan` lines follow plots and series): e.g. `--only rate` for the rate-limit rounds alone.
+ *
+ * `--busy 0,2` sets the rate-limit rounds (processes spinning a core beside each; default 0, then 2).
+ *
+ *   make bench BENCH_ARGS="[--full] [--rounds n] [--profile] [--only parts] [--busy n,m] [--out file.md]"
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -25,7 +30,7 @@ import { warehouseIn } from "./Memory.js"
 import { placesFor } from "./Places.js"
 import { runOnce, runScript, startSandboxProc } from "./Procs.js"
 import { summarise } from "./ProfileSummary.js"
-import { rateLimitUse } from "./RateLimit.js"
+import { rateLimitLines, rateLimitRounds } from "./RateLimit.js"
 import { fmt, type Line, markdown } from "./Report.js"
 import { benchSettings, CLI, roundLines, sourcingRounds, toolkitRun } from "./Rounds.js"
 import { spendAndPlan } from "./Spend.js"
@@ -40,6 +45,15 @@ const outAt = args.indexOf("--out")
 const out = outAt >= 0 ? args[outAt + 1] : undefined
 const roundsAt = args.indexOf("--rounds")
 const ROUNDS = roundsAt >= 0 ? Math.max(1, Number(args[roundsAt + 1])) : 3
+const PARTS = ["cold", "rounds", "memory", "plots", "series", "stages", "rate", "spend"] as const
+const onlyAt = args.indexOf("--only")
+const only = onlyAt >= 0 ? new Set((args[onlyAt + 1] ?? "").split(",").map((s) => s.trim())) : undefined
+for (const p of only ?? [])
+  if (!(PARTS as ReadonlyArray<string>).includes(p)) throw new Error(`--only: no part "${p}" (${PARTS.join(", ")})`)
+/** `--busy 0,2`: the rate-limit rounds, as processes spinning a core beside each (default: 0, then 2). */
+const busyAt = args.indexOf("--busy")
+const BUSY = busyAt >= 0 ? (args[busyAt + 1] ?? "").split(",").map(Number) : [0, 2]
+const runs = (part: (typeof PARTS)[number]) => only === undefined || only.has(part)
 
 const LARGE = 200_000
 const HUGE = 1_000_000
@@ -47,6 +61,8 @@ const SMALL = 20_000
 const PLOTS = 20_000
 const SERIES = 500
 const STAGE_ROWS = 40_000
+/** Pages of each rate-limit round: ~30 s at 20/s, so start and end weigh little. */
+const RATE_PAGES = 600
 const COLD_ROUNDS = 7
 const off = { quota: 0, windowSeconds: 1 }
 
@@ -73,28 +89,35 @@ let profileText = ""
 try {
   const large = await placesFor(sandbox, LARGE)
   const small = await placesFor(sandbox, SMALL)
-  const huge = full ? await placesFor(sandbox, HUGE) : undefined
+  const huge = full && runs("memory") ? await placesFor(sandbox, HUGE) : undefined
   log(`world ready; ${fmt(large.total)} properties in ${large.places.length} places, ${fmt(small.total)} in ${small.places.length}`)
 
-  log(`1. cold start: --help and list against node -e 0, ${COLD_ROUNDS} rounds`)
-  lines.push(...(await coldStartLines(COLD_ROUNDS)))
+  if (runs("cold")) {
+    log(`1. cold start: --help and list against node -e 0, ${COLD_ROUNDS} rounds`)
+    lines.push(...(await coldStartLines(COLD_ROUNDS)))
+  }
 
-  log(
-    `2. sourcing-search ${fmt(large.total)} properties: floor, hand-written loader (without and with the guarantees), toolkit; ${ROUNDS} rounds`
-  )
-  const rounds = await sourcingRounds(sandbox, large, dir, ROUNDS, log)
-  loads.push(load())
-  lines.push(...roundLines(large, rounds))
-  const e2eMedian = spread(rounds.toolkit.map((m) => (m.rows * 1000) / m.wallMs)).median
-  const floorMedian = spread(rounds.floor.map((m) => (m.rows * 1000) / m.wallMs)).median
-  const rss200k = spread(rounds.toolkit.map((m) => m.peakRssMb)).median
+  let e2eMedian = NaN
+  let floorMedian = NaN
+  let rss200k = NaN
+  if (runs("rounds") || runs("memory") || runs("stages")) {
+    log(
+      `2. sourcing-search ${fmt(large.total)} properties: floor, hand-written loader (without and with the guarantees), toolkit; ${ROUNDS} rounds`
+    )
+    const rounds = await sourcingRounds(sandbox, large, dir, ROUNDS, log)
+    loads.push(load())
+    lines.push(...roundLines(large, rounds))
+    e2eMedian = spread(rounds.toolkit.map((m) => (m.rows * 1000) / m.wallMs)).median
+    floorMedian = spread(rounds.floor.map((m) => (m.rows * 1000) / m.wallMs)).median
+    rss200k = spread(rounds.toolkit.map((m) => m.peakRssMb)).median
+  }
 
-  log(`3. memory: the toolkit at ${fmt(small.total)}${huge ? ` and ${fmt(huge.total)}` : ""} properties`)
+  if (runs("memory")) log(`3. memory: the toolkit at ${fmt(small.total)}${huge ? ` and ${fmt(huge.total)}` : ""} properties`)
   const settings = benchSettings(sandbox, dir)
   // a run's peak RSS moves by ~10 MB from run to run, so the 1,000,000 figure is a median too
-  const growth = async (set: typeof small, target: string, limit: number | undefined, runs: number) => {
+  const growth = async (set: typeof small, target: string, limit: number | undefined, count: number) => {
     const peaks: Array<number> = []
-    for (let i = 0; i < runs; i++) {
+    for (let i = 0; i < count; i++) {
       const m = await toolkitRun(settings, set, warehouseIn(dir, `memory-${set.total}-${i}`))
       log(`   ${fmt(set.total)}: ${fmt(m.wallMs)} ms wall, ${fmt(m.cpuMs)} ms cpu, ${fmt(m.peakRssMb)} MB peak RSS`)
       peaks.push(m.peakRssMb)
@@ -102,26 +125,29 @@ try {
     const rss = spread(peaks)
     lines.push({
       group: "memory",
-      measure: `defaults (no flags): peak RSS ${fmt(set.total)} properties${runs > 1 ? `, ${runs} runs` : ""} / ${fmt(large.total)} (the median above)`,
-      value: runs > 1 ? `${fmt(rss.median)} MB (${fmt(rss.min)}-${fmt(rss.max)})` : `${fmt(rss.median)} MB`,
+      measure: `defaults (no flags): peak RSS ${fmt(set.total)} properties${count > 1 ? `, ${count} runs` : ""} / ${fmt(large.total)} (the median above)`,
+      value: count > 1 ? `${fmt(rss.median)} MB (${fmt(rss.min)}-${fmt(rss.max)})` : `${fmt(rss.median)} MB`,
       baseline: `${fmt(rss200k)} MB`,
       ratio: rss.median / rss200k,
       target,
       met: limit === undefined ? undefined : rss.median / rss200k <= limit
     })
   }
-  await growth(small, "", undefined, 1)
+  if (runs("memory")) await growth(small, "", undefined, 1)
   if (huge) await growth(huge, "<= 1.10", 1.1, ROUNDS)
 
-  log(`4. plots-germany (a world of ${fmt(PLOTS)} plots) and a market-time-series fan-out of ${SERIES}`)
-  const plotsResult = await plotsThroughput(sandbox, dir)
-  const plots = plotsResult.run
-  lines.push(...plotsResult.lines)
-  const series = await timeSeriesThroughput(sandbox, SERIES, dir)
-  lines.push(...series.lines)
+  if (runs("plots") || runs("series"))
+    log(`4. plots-germany (a world of ${fmt(PLOTS)} plots) and a market-time-series fan-out of ${SERIES}`)
+  const plotsResult = runs("plots") ? await plotsThroughput(sandbox, dir) : undefined
+  const plots = plotsResult?.run
+  lines.push(...(plotsResult?.lines ?? []))
+  const series = runs("series") ? await timeSeriesThroughput(sandbox, SERIES, dir, log) : undefined
+  lines.push(...(series?.lines ?? []))
 
-  log(`5. stages of a page in one process (parse, normalize, commit), ${fmt(STAGE_ROWS)} properties`)
-  lines.push(...stageLines(await runScript<StageRates>("Stages.ts", [String(STAGE_ROWS)]), floorMedian, e2eMedian))
+  if (runs("stages")) {
+    log(`5. stages of a page in one process (parse, normalize, commit), ${fmt(STAGE_ROWS)} properties`)
+    lines.push(...stageLines(await runScript<StageRates>("Stages.ts", [String(STAGE_ROWS)]), floorMedian, e2eMedian))
+  }
 
   if (profile) {
     const profDir = path.join(dir, "prof")
@@ -147,11 +173,31 @@ try {
     fs.copyFileSync(file, path.join(os.tmpdir(), "estate-bench.cpuprofile"))
   }
 
-  log("6. rate-limit use at 20 requests/s")
-  lines.push(...(await rateLimitUse(sandbox, large, dir, { quota: 20, pages: 300 })))
+  if (runs("rate")) {
+    log(`6. rate-limit use at 20 requests/s, ${RATE_PAGES} pages: quiet, then with two busy processes beside it`)
+    lines.push(
+      ...rateLimitLines(
+        await rateLimitRounds(
+          sandbox,
+          large,
+          dir,
+          {
+            quota: 20,
+            pages: RATE_PAGES,
+            busy: BUSY,
+            ...(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${path.join(os.tmpdir(), "estate-bench-rate-prof")}`] } : {})
+          },
+          log
+        )
+      )
+    )
+  }
 
-  log("7. spend: a clean CLI run, then 5 SIGKILLs and a resume; 8. plan accuracy")
-  lines.push(...(await spendAndPlan(sandbox, small, path.join(dir, "spend"), 5)))
+  if (runs("spend")) {
+    log("7. spend: a clean CLI run, then 5 SIGKILLs and a resume")
+    lines.push(...(await spendAndPlan(sandbox, small, path.join(dir, "spend"), 5)))
+  }
+  log("8. plan accuracy")
   const exact = (name: string, r: { plannedRequests: number; requests: number }, exactPlan: boolean) => ({
     group: "plan",
     measure: `${name}: requests planned / made${exactPlan ? " (exact plan)" : " (upper bound)"}`,
@@ -161,7 +207,8 @@ try {
     target: "within 5%",
     met: Math.abs(r.plannedRequests / r.requests - 1) <= 0.05
   })
-  lines.push(exact("market-time-series", series.run, series.run.planExact), exact("plots-germany", plots, plots.planExact))
+  if (series) lines.push(exact("market-time-series", series.run, series.run.planExact))
+  if (plots) lines.push(exact("plots-germany", plots, plots.planExact))
 } finally {
   await sandbox.close()
   fs.rmSync(dir, { recursive: true, force: true })
@@ -169,7 +216,7 @@ try {
 
 const table = markdown(lines)
 loads.push(load())
-const header = `estate-etl bench, ${new Date().toISOString()}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, ${full ? "--full" : "default"} sizes, ${ROUNDS} rounds, ${fmt((Date.now() - started) / 1000)} s; load averages (1, 5, 15 min) at start, after the rounds, at the end: ${loads.join("; ")}`
+const header = `estate-etl bench, ${new Date().toISOString()}, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? "?"}), node ${process.version}, ${full ? "--full" : "default"} sizes, ${ROUNDS} rounds,${only ? ` only ${[...only].join(",")},` : ""} ${fmt((Date.now() - started) / 1000)} s; load averages (1, 5, 15 min) at start, after the rounds, at the end: ${loads.join("; ")}`
 const text = `${header}\n\n${table}\n${profileText ? `\n${profileText}\n(profile kept at ${path.join(os.tmpdir(), "estate-bench.cpuprofile")})\n` : ""}`
 process.stdout.write(`\n${text}`)
 if (out) fs.writeFileSync(out, text)

@@ -12,6 +12,7 @@ import { decodeSettings } from "../src/config/loadSettings.js"
 import { resolveParams } from "../src/pipeline/Params.js"
 import { Progress } from "../src/pipeline/Progress.js"
 import { runPipeline } from "../src/pipeline/Runner.js"
+import { PlatformClient } from "../src/service/PlatformClient.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../src/sandbox/Credentials.js"
 
 export interface RunOnceInput {
@@ -44,6 +45,15 @@ export interface RunOnceOutput {
   /** Peak V8 heap in use, MB (sampled every 100 ms): what the JavaScript side holds. */
   readonly peakHeapMb: number
   readonly error?: string | undefined
+  /** The platform host's pacer at the end of the run (`Pacer.snapshot`) and its exchanges. */
+  readonly platformPacing?: {
+    readonly taken: number
+    readonly lateMs: number
+    readonly idleMs: number
+    readonly intervalMs: number
+    readonly exchanges: number
+    readonly exchangeMs: number
+  }
 }
 
 const input = JSON.parse(process.argv[2] ?? "{}") as RunOnceInput
@@ -85,16 +95,33 @@ let peakHeap = 0
 const sampler = setInterval(() => (peakHeap = Math.max(peakHeap, process.memoryUsage().heapUsed)), 100)
 const cpu0 = process.cpuUsage()
 const t0 = performance.now()
-const summary = await Effect.runPromise(
-  runPipeline({
-    pipeline,
-    params: params.right,
-    fullRefresh: false,
-    maxUnits: input.maxUnits ?? 10_000_000,
-    untilCap: true,
-    shard: undefined,
-    maxRejectRatio: 0.05,
-    costs: settings.right.budget.costs
+const [summary, pacing] = await Effect.runPromise(
+  Effect.gen(function* () {
+    const summary = yield* runPipeline({
+      pipeline,
+      params: params.right,
+      fullRefresh: false,
+      maxUnits: input.maxUnits ?? 10_000_000,
+      untilCap: true,
+      shard: undefined,
+      maxRejectRatio: 0.05,
+      costs: settings.right.budget.costs
+    })
+    // the same client the run used (one environment): how its pacing went
+    const client = yield* PlatformClient
+    const pacer = yield* client.pacer
+    const transport = yield* client.stats
+    return [
+      summary,
+      {
+        taken: pacer.taken,
+        lateMs: pacer.lateMs,
+        idleMs: pacer.idleMs,
+        intervalMs: pacer.intervalMs,
+        exchanges: transport.exchanges,
+        exchangeMs: transport.exchangeMs
+      }
+    ] as const
   }).pipe(Effect.provide(makeEnvironment({ settings: settings.right, progress: Progress.Silent })), Effect.scoped)
 )
 const elapsedMs = performance.now() - t0
@@ -116,7 +143,8 @@ const out: RunOnceOutput = {
   cpuMs: (cpu.user + cpu.system) / 1000,
   peakRssMb: process.resourceUsage().maxRSS / 1024,
   peakHeapMb: peakHeap / 1024 / 1024,
-  error: summary.error
+  error: summary.error,
+  platformPacing: pacing
 }
 process.stdout.write(`${JSON.stringify(out)}\n`)
 process.exit(0)

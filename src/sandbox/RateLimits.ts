@@ -26,18 +26,43 @@ export interface RateDecision {
 
 const ALLOW_NO_HEADERS: RateDecision = { allowed: true, headers: undefined, resetSeconds: 0 }
 
+/**
+ * What a host's limit saw since its policy was last set (introspection for benchmarks; the
+ * enforcement does not read it): requests counted against the policy, the first and last of them
+ * (ms), how many were refused, and the most any one window let through.
+ */
+export interface RateUse {
+  readonly allowed: number
+  readonly limited: number
+  readonly firstMs: number | undefined
+  readonly lastMs: number | undefined
+  readonly maxPerWindow: number
+}
+
 /** Fixed-window counters of one host. */
 export class RateLimiterState {
   private windows = new Map<string, { start: number; used: number }>()
+  private seen = {
+    allowed: 0,
+    limited: 0,
+    firstMs: undefined as number | undefined,
+    lastMs: undefined as number | undefined,
+    maxPerWindow: 0
+  }
   constructor(public policy: RateLimitPolicy) {}
 
   setPolicy(policy: RateLimitPolicy) {
     this.policy = policy
     this.windows.clear()
+    this.seen = { allowed: 0, limited: 0, firstMs: undefined, lastMs: undefined, maxPerWindow: 0 }
   }
 
   reset() {
     this.windows.clear()
+  }
+
+  use(): RateUse {
+    return { ...this.seen }
   }
 
   /** Counts one request of `partition` at `nowMs`. */
@@ -53,6 +78,12 @@ export class RateLimiterState {
     }
     const allowed = w.used < quota
     if (allowed) w.used++
+    const seen = this.seen
+    if (allowed) seen.allowed++
+    else seen.limited++
+    seen.firstMs ??= nowMs
+    seen.lastMs = nowMs
+    seen.maxPerWindow = Math.max(seen.maxPerWindow, w.used)
     const resetSeconds = Math.max(1, Math.ceil((start + wMs - nowMs) / 1000))
     return {
       allowed,

@@ -7,7 +7,7 @@ import type { Dialect, DialectFlags, DialectName } from "../config/Dialect.js"
 import { activeDialect, decodeDialect, resolveDialect } from "./Dialect.js"
 import { FaultSettings, type FaultSettingsInput, type HostName } from "./Faults.js"
 import { forgetPaging, type Removal, removals } from "./Paging.js"
-import type { RateLimitPolicy } from "./RateLimits.js"
+import type { RateLimitPolicy, RateUse } from "./RateLimits.js"
 import type { SandboxState } from "./SandboxState.js"
 
 /** Plain-JSON view of `SandboxStats`. */
@@ -23,6 +23,8 @@ export interface SandboxStatsSnapshot {
   readonly tokenEpoch: number
   /** The sandbox clock, ISO date-time. */
   readonly now: string
+  /** Per host, what its rate limit counted since its policy was last set (nothing while limits are off). */
+  readonly rateUse: Record<HostName, RateUse>
 }
 
 export interface SandboxControl {
@@ -90,7 +92,8 @@ export const makeSandboxControl = (state: SandboxState, startMs: number): Sandbo
       logins: ctx.stats.logins.count,
       refreshes: ctx.stats.refreshes.count,
       tokenEpoch: ctx.tokenEpoch.value,
-      now: new Date(ctx.clock.now()).toISOString()
+      now: new Date(ctx.clock.now()).toISOString(),
+      rateUse: { platform: state.rateLimits.platform.use(), token: state.rateLimits.token.use() }
     }),
     getBalance: (id) => state.accounts.find(id)?.balance,
     setBalance: (id, units) => {

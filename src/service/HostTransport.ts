@@ -55,6 +55,10 @@ export interface TransportStats {
   readonly attempts: number
   /** Of those, retries. */
   readonly retries: number
+  /** Wall time of the answered exchanges, summed (ms): sent to whole body read. */
+  readonly exchangeMs: number
+  /** Answered exchanges (those `exchangeMs` sums). */
+  readonly exchanges: number
 }
 
 /** One short line about a failed exchange: the system error code, or the first line of a message. */
@@ -70,7 +74,7 @@ const isJson = (contentType: string | undefined) => contentType === undefined ||
 
 export const makeHostTransport = (options: HostTransportOptions) =>
   Effect.gen(function* () {
-    const counters = yield* Ref.make<TransportStats>({ attempts: 0, retries: 0 })
+    const counters = yield* Ref.make<TransportStats>({ attempts: 0, retries: 0, exchangeMs: 0, exchanges: 0 })
     // the request span below is the one exported: the HTTP client's own span would carry the full
     // URL and the request headers (a custom API-key header is not among those it redacts)
     const client = HttpClient.withTracerDisabledWhen(options.client, () => true)
@@ -154,6 +158,7 @@ export const makeHostTransport = (options: HostTransportOptions) =>
           )
         )
         const now = yield* Clock.currentTimeMillis
+        yield* Ref.update(counters, (c) => ({ ...c, exchangeMs: c.exchangeMs + (now - started), exchanges: c.exchanges + 1 }))
         yield* recordExchange({
           operation: req.operation,
           method: req.method,

@@ -2,9 +2,17 @@
  * Pacing ahead of time for one host, shared by every concurrent request to it: request starts are
  * spaced so that a long run at the policy's rate meets (almost) no 429.
  *
- * Starts are spaced `interval = window / (quota * headroom)` apart, measured from the previous
- * start (late timers catch up by at most a quarter interval), so they are evenly spaced and never
- * burst, not even after a stalled event loop.
+ * Starts follow a schedule of absolute deadlines `interval = window / (quota * headroom)` apart:
+ * each start moves the next deadline one interval on from its own deadline, not from when it
+ * actually left. A start that left late (a timer firing late on a busy event loop, GC, or no
+ * request ready when its slot came) therefore leaves the next slot where the schedule put it,
+ * and the lateness is made up instead of lost, up to a credit: the schedule never falls further
+ * behind than the headroom's slack, `window * (1 - headroom) / headroom` (about 30 ms for a
+ * 1-second window at 0.97) and never more than one interval. With that credit any window of the
+ * policy's length holds fewer than `quota + 1` starts (deadlines are an interval apart, a start
+ * leaves at most the credit behind its deadline), so catching up never costs a 429; a headroom of
+ * 1 leaves no credit. Issue 33 measured the old spacing (from the previous actual start, a quarter
+ * interval of catch-up) losing the lateness of every start.
  * - The policy is learnt from `RateLimit-Policy` (the strictest one), starting from the configured rate.
  * - The `RateLimit` state tightens it: with `r` left for `t` seconds (beyond the policy's own
  *   window, e.g. a daily quota shared with others), starts are spread at least `t / r` apart
@@ -38,18 +46,26 @@ export interface PacerSnapshot {
   /** Requests paced so far, and how many of them waited. */
   readonly taken: number
   readonly waited: number
+  /** Sum over starts of how late each left after its slot while a request was waiting for it, ms (timer lateness, a busy event loop). */
+  readonly lateMs: number
+  /** Sum over starts of how long the slot stood unused before a request came to take it, ms (no request ready: too few in flight for the latency, or fetching held back). */
+  readonly idleMs: number
 }
 
 interface State {
   baseIntervalMs: number
+  /** The strictest policy's window, ms (1 s until a policy is seen). */
+  windowMs: number
   learnedRate: number | undefined
   tightIntervalMs: number
   tightUntil: number
   pausedUntil: number
-  /** When the previous request started (its slot), epoch ms. */
-  lastStart: number
+  /** The schedule's next deadline, epoch ms (no start before it). */
+  nextDue: number
   taken: number
   waited: number
+  lateMs: number
+  idleMs: number
   /** Per state name: the last `r` seen, and when a window was last seen to begin (epoch ms). */
   windows: Readonly<Record<string, { readonly last: number; readonly began?: number | undefined }>>
 }
@@ -81,41 +97,54 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
   Effect.gen(function* () {
     const state = yield* Ref.make<State>({
       baseIntervalMs: intervalFor(options.ratePerSecond, options.headroom),
+      windowMs: 1000,
       learnedRate: undefined,
       tightIntervalMs: 0,
       tightUntil: 0,
       pausedUntil: 0,
-      lastStart: Number.NEGATIVE_INFINITY,
+      nextDue: Number.NEGATIVE_INFINITY,
       taken: 0,
       waited: 0,
+      lateMs: 0,
+      idleMs: 0,
       windows: {}
     })
     const currentInterval = (s: State, now: number) =>
       now < s.tightUntil ? Math.max(s.baseIntervalMs, s.tightIntervalMs) : s.baseIntervalMs
+    /** How far behind its schedule a start may leave and still be made up (see the header); 2 ms for rounding and sub-millisecond starts. */
+    const creditOf = (s: State) => Math.max(0, Math.min(s.baseIntervalMs, (s.windowMs * (1 - options.headroom)) / options.headroom - 2))
 
-    // Starts pass one at a time: the head waiter sleeps until its slot, re-checking after each
-    // sleep (a 429 seen meanwhile may have paused the host). The slot is measured from the
-    // previous ACTUAL start, so timers firing late (a busy event loop) never release a burst.
+    // Starts pass one at a time: the head waiter sleeps until its deadline, re-checking after each
+    // sleep (a 429 seen meanwhile may have paused the host).
     const gate = yield* Effect.makeSemaphore(1)
     const take = gate.withPermits(1)(
       Effect.gen(function* () {
         let waited = false
+        const arrived = yield* Clock.currentTimeMillis
         while (true) {
           const now = yield* Clock.currentTimeMillis
           const s = yield* Ref.get(state)
-          const slot = Math.max(s.lastStart + currentInterval(s, now), s.pausedUntil)
-          const start = Math.max(now, slot)
+          const interval = currentInterval(s, now)
+          const due = Math.max(s.nextDue, s.pausedUntil)
           // Sub-millisecond waits are not worth a timer (and would stall a paused TestClock).
-          if (start - now < 1) {
-            // On time: keep the slot (no drift). Late (timers fire late on a busy event loop): catch
-            // up by at most a quarter interval, so lateness costs little throughput yet never
-            // releases a burst.
-            const lastStart = Number.isFinite(s.lastStart) ? Math.max(slot, now - currentInterval(s, now) / 4) : Math.max(slot, now)
-            yield* Ref.set(state, { ...s, lastStart, taken: s.taken + 1, waited: s.waited + (waited ? 1 : 0) })
+          if (due - now < 1) {
+            // The next deadline is one interval after this one, this one taken no further back
+            // than the credit before now: lateness is made up, up to the credit.
+            const nextDue = Math.max(due, now - creditOf(s)) + interval
+            // only paced starts count (before a policy is seen nothing is due)
+            const slot = due > 0 && interval > 0 ? due : Math.max(now, arrived)
+            yield* Ref.set(state, {
+              ...s,
+              nextDue,
+              taken: s.taken + 1,
+              waited: s.waited + (waited ? 1 : 0),
+              lateMs: s.lateMs + Math.max(0, now - Math.max(slot, arrived)),
+              idleMs: s.idleMs + Math.max(0, arrived - slot)
+            })
             return
           }
           waited = true
-          yield* Effect.sleep(Math.ceil(start - now))
+          yield* Effect.sleep(Math.ceil(due - now))
         }
       })
     )
@@ -128,6 +157,10 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
           if (rate !== undefined && rate > 0) {
             next.learnedRate = rate
             next.baseIntervalMs = intervalFor(rate, options.headroom)
+            const strictest = info.policies.find(
+              (p) => (p.quotaUnit === undefined || p.quotaUnit === "requests") && p.quota / p.windowSeconds === rate
+            )
+            if (strictest !== undefined && strictest.windowSeconds > 0) next.windowMs = strictest.windowSeconds * 1000
           }
           let tightened = false
           const windows = { ...s.windows }
@@ -168,7 +201,9 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
         learnedRate: s.learnedRate,
         pausedUntil: s.pausedUntil,
         taken: s.taken,
-        waited: s.waited
+        waited: s.waited,
+        lateMs: s.lateMs,
+        idleMs: s.idleMs
       }))
     )
     return { take, observe, snapshot }

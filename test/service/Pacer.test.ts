@@ -24,6 +24,72 @@ describe("Pacer (TestClock)", () => {
     })
   )
 
+  it.effect("schedules by deadlines: a late start leaves the next slot where the schedule put it", () =>
+    Effect.gen(function* () {
+      // 8/s: deadlines 125 ms apart, a credit of min(125, 1000 * 0.2 / 0.8 - 2) = 125 ms
+      const pacer = yield* makePacer({ ratePerSecond: 10, headroom: 0.8 })
+      const at = (ms: number) => Effect.fork(Effect.zipRight(Effect.zipRight(Effect.sleep(ms), pacer.take), Clock.currentTimeMillis))
+      // the second request comes 50 ms after its slot (the caller was busy); the third is waiting
+      const fibers = yield* Effect.all([at(0), at(175), at(185)])
+      yield* TestClock.adjust(1000)
+      // measured from the previous actual start the third would leave at 300; on the schedule it leaves at 250
+      expect(yield* Effect.forEach(fibers, Fiber.join)).toEqual([0, 175, 250])
+      const snap = yield* pacer.snapshot
+      expect(snap.idleMs).toBe(50)
+      expect(snap.lateMs).toBe(0)
+      // a headroom of 1 leaves no slack in the window, so no credit: lateness is not made up
+      const strict = yield* makePacer({ ratePerSecond: 10, headroom: 1 })
+      const at2 = (ms: number) => Effect.fork(Effect.zipRight(Effect.zipRight(Effect.sleep(ms), strict.take), Clock.currentTimeMillis))
+      const now = yield* Clock.currentTimeMillis
+      const fibers2 = yield* Effect.all([at2(0), at2(150), at2(160)])
+      yield* TestClock.adjust(1000)
+      expect((yield* Effect.forEach(fibers2, Fiber.join)).map((t) => t - now)).toEqual([0, 150, 250])
+    })
+  )
+
+  it.effect("makes up at most the credit: after a stall, one start early, then the rate", () =>
+    Effect.gen(function* () {
+      const pacer = yield* makePacer({ ratePerSecond: 10, headroom: 0.8 })
+      const at = (ms: number) => Effect.fork(Effect.zipRight(Effect.zipRight(Effect.sleep(ms), pacer.take), Clock.currentTimeMillis))
+      const first = yield* at(0)
+      // nobody asks for a second: slots from 125 to 1000 go unused; then five requests at once
+      const rest = yield* Effect.all(Array.from({ length: 5 }, () => at(1000)))
+      yield* TestClock.adjust(3000)
+      expect(yield* Fiber.join(first)).toBe(0)
+      // the first of them is 125 ms behind the schedule (the credit): the next may follow at once
+      expect((yield* Effect.forEach(rest, Fiber.join)).sort((a, b) => a - b)).toEqual([1000, 1000, 1125, 1250, 1375])
+    })
+  )
+
+  it.effect("never lets more than the quota start in any window of the policy's length, whatever the arrivals", () =>
+    Effect.gen(function* () {
+      const pacer = yield* makePacer({ ratePerSecond: 100, headroom: 0.97 })
+      yield* pacer.observe(info({ policies: [{ name: "default", quota: 20, windowSeconds: 1 }] }), 200)
+      // arrivals in bursts and gaps (a fixed pseudo-random sequence): late, idle and crowded slots
+      let x = 7
+      const next = () => (x = (x * 48271) % 2147483647) / 2147483647
+      let t = 0
+      const arrivals: Array<number> = []
+      for (let i = 0; i < 400; i++) {
+        t += next() < 0.2 ? Math.floor(next() * 400) : next() < 0.5 ? 0 : Math.floor(next() * 60)
+        arrivals.push(t)
+      }
+      const fibers = yield* Effect.forEach(arrivals, (ms) =>
+        Effect.fork(Effect.zipRight(Effect.zipRight(Effect.sleep(ms), pacer.take), Clock.currentTimeMillis))
+      )
+      yield* TestClock.adjust(t + 60_000)
+      const starts = (yield* Effect.forEach(fibers, Fiber.join)).sort((a, b) => a - b)
+      let most = 0
+      for (let i = 0, j = 0; i < starts.length; i++) {
+        while (starts[i]! - starts[j]! >= 1000) j++
+        most = Math.max(most, i - j + 1)
+      }
+      expect(most).toBeLessThanOrEqual(20)
+      // and the rate is kept: the whole run takes no longer than the schedule and the arrivals need
+      expect(starts[starts.length - 1]!).toBeLessThanOrEqual(Math.max(t, (400 / 19.4) * 1000) + 1000)
+    })
+  )
+
   it.effect("learns the policy from RateLimit-Policy, with headroom", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 100, headroom: 0.8 })

@@ -27,6 +27,12 @@ export const makeSpatial = (core: Core, geo: Geography, index: PropertyIndex) =>
   const centre = (i: number): Coordinates => ({ latitude: geo.lat[i]!, longitude: geo.lon[i]! })
   const pos = (p: number): Coordinates => ({ latitude: core.latOf(p), longitude: core.lonOf(p) })
 
+  /** The district leaves of a set of location ids (each once, ascending). */
+  const leavesOf = (ids: ReadonlyArray<number>): Array<number> => {
+    const mask = geo.maskOf(ids)
+    return leaves.filter((leaf) => mask[leaf] === 1)
+  }
+
   /** Properties in the area, ascending by index (or by distance for circles when `byDistance`). */
   const within = (area: Area, countries?: ReadonlySet<number>): Array<Hit> => {
     const out: Array<Hit> = []
@@ -58,6 +64,6 @@ export const makeSpatial = (core: Core, geo: Geography, index: PropertyIndex) =>
     }
     return out.sort((a, b) => a.p - b.p)
   }
-  return { within, pos }
+  return { within, pos, leavesOf, ofLeaf: index.ofLeaf }
 }
 export type Spatial = ReturnType<typeof makeSpatial>

@@ -122,6 +122,38 @@ describe("World seller leads, comparables, market analytics, premises", () => {
     expect(previousSunday("2026-04-29")).toBe("2026-04-26")
   })
 
+  it("a time series over location ids is the sum of its districts' (kept per district); a filter on details' fields still applies", () => {
+    const es = w.locations.find((l) => l.administrative_level === "country" && l.country === "ES")!
+    const districts = w.locations.filter((l) => l.administrative_level === "district" && l.country === "ES")
+    const body = (ids: ReadonlyArray<number>, extra: object = {}) => ({
+      types: [...TYPE_GROUPS.apartment],
+      business_type: "sale" as const,
+      custom_location_boundary: { location_ids: [...ids] },
+      date_interval: "quarter" as const,
+      date_range: { min: "2025-01-06", max: "2026-04-26" },
+      data_point: "available_on_market" as const,
+      ...extra
+    })
+    const total = new Map<string, number>()
+    for (const d of districts)
+      for (const pt of w.timeSeries(body([d.location_id]))) total.set(pt.date_start, (total.get(pt.date_start) ?? 0) + pt.value)
+    const country = w.timeSeries(body([es.location_id]))
+    expect(country.length).toBeGreaterThan(0)
+    expect(country.map((pt) => [pt.date_start, pt.value])).toEqual([...total].filter(([, v]) => v > 0).sort())
+    // asked again (the district parts kept): the same answer
+    expect(w.timeSeries(body([es.location_id]))).toEqual(country)
+    // a field only a property's details carry (rooms) narrows the series; the same area by its districts agrees
+    const roomy = w.timeSeries(body([es.location_id], { rooms_range: { min: 4 } }))
+    const roomyByDistricts = w.timeSeries(
+      body(
+        districts.map((d) => d.location_id),
+        { rooms_range: { min: 4 } }
+      )
+    )
+    expect(roomy).toEqual(roomyByDistricts)
+    expect(roomy.reduce((a, pt) => a + pt.value, 0)).toBeLessThan(country.reduce((a, pt) => a + pt.value, 0))
+  })
+
   it("distributions and analysis agree on the same on-market set", () => {
     const f = {
       types: [...TYPE_GROUPS.apartment],
