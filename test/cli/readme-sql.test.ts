@@ -1,9 +1,9 @@
 /**
  * README's SQL runs as written after `make demo`: the demo's command (`estate-etl demo --config
- * config/sandbox.json`, the embedded sandbox and the nightly set) in a scratch folder holding this
+ * config/sandbox.json`, the embedded sandbox, a first night of both sets) in a scratch folder holding this
  * repository's settings, then every fenced `sql` block of README.md through `estate-etl query`
- * against the warehouse it left; each must exit 0 and return rows. Then `run refresh` (the
- * change-driven nightly) and every block again: an example that finds rows only right after the
+ * against the warehouse it left; each must exit 0 and return rows. Then `run nightly` (the
+ * change-driven night) and every block again: an example that finds rows only right after the
  * demo fails too. A failure names the block by its line in README.md.
  */
 import * as fs from "node:fs"
@@ -66,14 +66,14 @@ describe("README's SQL after make demo", () => {
     return failed
   }
 
-  it("every sql block of README.md runs and finds rows after the demo, and after a refresh", async () => {
+  it("every sql block of README.md runs and finds rows after the demo, and after a nightly run", async () => {
     const blocks = sqlBlocks(fs.readFileSync(path.join(ROOT, "README.md"), "utf8"))
     expect(blocks.length).toBeGreaterThanOrEqual(2)
     const demo = await cli("demo")
     expect(demo.code, demo.stderr).toBe(0)
     expect(await failing(blocks, "make demo")).toEqual([])
-    const refresh = await cli("run", "refresh")
+    const refresh = await cli("run", "nightly")
     expect(refresh.code, refresh.stdout + refresh.stderr).toBe(0)
-    expect(await failing(blocks, "run refresh")).toEqual([])
+    expect(await failing(blocks, "run nightly")).toEqual([])
   }, 300_000)
 })
