@@ -6,81 +6,27 @@
  * (`node --test`), `npx estate-etl new pipeline my-plots --from plots-germany`, `list`, `run
  * my-plots`, a make target of the fragment, and a broken module refused with one line (exit 2).
  *
- * One story in one test: the install is the slow part (the dependencies come from the npm cache
- * or the registry), so it is done once.
+ * One story in one test, in a copy of the install the adoption tests share (test/support/packedApp.ts:
+ * the install is the slow part, so it is done once a build).
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, expect, it } from "vitest"
+import { copyOfPackedApp, expectCode, sh, withoutNpmNotices } from "../support/packedApp.js"
 
-const ROOT = path.resolve(import.meta.dirname, "../..")
 let dir: string | undefined
-
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** The environment of a user's shell: no npm variables of the test run, no service URLs. */
-const userEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)))
-  for (const k of ["MAKEFLAGS", "MAKELEVEL", "MFLAGS", "SVC_PLATFORM_URL", "SVC_API_URL", "NODE_OPTIONS"]) delete env[k]
-  return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" }
-}
-
-const sh = (command: string, args: ReadonlyArray<string>, cwd: string, timeoutMs = 120_000): Promise<Outcome> =>
-  new Promise((resolve) => {
-    const child = spawn(command, args, { cwd, env: userEnv(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-/** Fails with the command's output when it did not exit `code`. */
-const expectCode = (o: Outcome, code: number, what: string) => {
-  if (o.code !== code) throw new Error(`${what}: exit ${o.code}, expected ${code}\n--- stdout\n${o.stdout}\n--- stderr\n${o.stderr}`)
-}
-
-/** npm's own notices (a user config it does not know, ...) are not the command's output. */
-const withoutNpmNotices = (text: string) =>
-  text
-    .split("\n")
-    .filter((l) => l.trim() !== "" && !/^npm (warn|notice)/.test(l))
-    .join("\n")
 
 afterAll(() => {
   if (dir) fs.rmSync(dir, { recursive: true, force: true })
 })
 
 it("installs from the packed tarball, inits, runs nightly on the embedded sandbox, scaffolds and runs a pipeline", async () => {
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-adopt-"))
-  const app = path.join(dir, "app")
-  fs.mkdirSync(app)
-
-  // npm pack (dist/ was built by the test run's globalSetup)
-  const pack = await sh("npm", ["pack", "--json", "--pack-destination", dir], ROOT)
-  expectCode(pack, 0, "npm pack")
-  const packed = JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Array<{ filename: string; files: Array<{ path: string }> }>
-  const tarball = path.join(dir, packed[0]!.filename)
-  const files = packed[0]!.files.map((f) => f.path)
+  // npm pack (dist/ was built by the test run's globalSetup), npm init -y, npm install <tarball>
+  const copy = await copyOfPackedApp()
+  dir = copy.dir
+  const app = copy.app
   for (const f of ["dist/bundle/main.js", "dist/bundle/index.mjs", "dist/src/index.d.ts", "dist/pipelines/index.js", "config/schema.json"])
-    expect(files).toContain(f)
-
-  expectCode(await sh("npm", ["init", "-y"], app), 0, "npm init -y")
-  expectCode(
-    await sh("npm", ["install", tarball, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], app, 480_000),
-    0,
-    "npm install <tarball>"
-  )
+    expect(copy.files).toContain(f)
 
   // init: lists what it wrote
   const init = await sh("npx", ["estate-etl", "init"], app)

@@ -10,58 +10,20 @@
  *   notebook.cjs`) against the embedded sandbox, in the CommonJS repository and again after `npm
  *   pkg set type=module`; a `notebook.ts` runs only in the second, as README says.
  *
- * One install for all of it (the slow part: dependencies come from the npm cache, else the registry).
+ * One install for all of it, shared with test/cli/adopt.test.ts (test/support/packedApp.ts), copied.
  */
-import { spawn } from "node:child_process"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, expect, it } from "vitest"
+import { copyOfPackedApp, expectCode, sh as run, type Outcome } from "../support/packedApp.js"
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 let dir: string | undefined
 
-interface Outcome {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-/** A user's shell: no npm variables of the test run, no service URLs, no node options. */
-const userEnv = (): NodeJS.ProcessEnv => {
-  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^npm_/i.test(k)))
-  for (const k of [
-    "MAKEFLAGS",
-    "MAKELEVEL",
-    "MFLAGS",
-    "SVC_PLATFORM_URL",
-    "SVC_API_URL",
-    "NODE_OPTIONS",
-    "ESTATE_ETL_CONFIG",
-    "ESTATE_ETL_ENV"
-  ])
-    delete env[k]
-  return { ...env, npm_config_update_notifier: "false", npm_config_fund: "false", npm_config_audit: "false" }
-}
-
 /** Runs a command line of README as a shell would split it (no quoting in these). */
-const sh = (line: string, cwd: string, timeoutMs = 180_000): Promise<Outcome> =>
-  new Promise((resolve) => {
-    const [command, ...args] = line.split(/\s+/)
-    const child = spawn(command!, args, { cwd, env: userEnv(), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += d))
-    child.stderr.on("data", (d) => (stderr += d))
-    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
-    child.on("close", (code) => {
-      clearTimeout(timer)
-      resolve({ code, stdout, stderr })
-    })
-  })
-
-const expectCode = (o: Outcome, code: number, what: string) => {
-  if (o.code !== code) throw new Error(`${what}: exit ${o.code}, expected ${code}\n--- stdout\n${o.stdout}\n--- stderr\n${o.stderr}`)
+const sh = (line: string, cwd: string, timeoutMs = 180_000): Promise<Outcome> => {
+  const [command, ...args] = line.split(/\s+/)
+  return run(command!, args, cwd, timeoutMs)
 }
 
 const README = fs.readFileSync(path.join(ROOT, "README.md"), "utf8")
@@ -102,21 +64,13 @@ it("a new CommonJS and ESM repository type-checks the library strictly and runs 
   expect(options.strict).toBe(true)
   expect(options).not.toHaveProperty("skipLibCheck")
 
-  dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-newcomer-"))
-  const app = path.join(dir, "app")
-  fs.mkdirSync(app)
-  const pack = await sh(`npm pack --json --pack-destination ${dir}`, ROOT)
-  expectCode(pack, 0, "npm pack")
-  const tarball = path.join(dir, (JSON.parse(pack.stdout.slice(pack.stdout.indexOf("["))) as Array<{ filename: string }>)[0]!.filename)
-
-  expectCode(await sh("npm init -y", app), 0, "npm init -y")
+  // npm pack, npm init -y, npm install <tarball> and README's install line (at this checkout's
+  // versions): the install the adoption tests share, copied
+  const copy = await copyOfPackedApp()
+  dir = copy.dir
+  const app = copy.app
   expect(JSON.parse(fs.readFileSync(path.join(app, "package.json"), "utf8")).type ?? "commonjs").toBe("commonjs")
-  const quiet = "--no-audit --no-fund --prefer-offline --loglevel=error"
-  expectCode(await sh(`npm install ${tarball} ${quiet}`, app, 480_000), 0, "npm install <tarball>")
-  // README's install line, with the versions this checkout uses (in the npm cache: offline-friendly)
-  const version = (name: string) => JSON.parse(fs.readFileSync(path.join(ROOT, "node_modules", name, "package.json"), "utf8")).version
-  const install = commands[0]!.replace("tsx", `tsx@${version("tsx")}`).replace("typescript", `typescript@${version("typescript")}`)
-  expectCode(await sh(`${install} ${quiet}`, app, 480_000), 0, install)
+  for (const name of ["estate-etl", "tsx", "typescript"]) expect(fs.existsSync(path.join(app, "node_modules", name))).toBe(true)
 
   // strict tsc, no skipLibCheck: README's library block and the recipe, with README's tsconfig
   fs.writeFileSync(path.join(app, "tsconfig.json"), tsconfig)
