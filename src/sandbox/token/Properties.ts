@@ -15,7 +15,6 @@ import { Checker, type Json } from "./Validate.js"
 
 const INT32 = 2147483647
 
-
 const EMAIL_RE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 const URI_RE = /^[a-z][a-z0-9+.-]*:\/\/\S+$/i
 
