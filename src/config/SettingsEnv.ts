@@ -25,9 +25,9 @@ export const SETTINGS_ENV = {
   metricsFile: "ESTATE_ETL_METRICS_FILE",
   /** `service.target`: `sandbox` or `remote`. */
   target: "ESTATE_ETL_TARGET",
-  /** `service.platformUrl` (also read by the library, `wiring/Environment.ts`). */
+  /** `service.platformUrl` (also over a library session's settings object: `serviceUrlsFromEnv`). */
   platformUrl: "SVC_PLATFORM_URL",
-  /** `service.apiUrl` (also read by the library). */
+  /** `service.apiUrl` (as `platformUrl`). */
   apiUrl: "SVC_API_URL"
 } as const
 
@@ -111,4 +111,23 @@ export const applySettingsEnv = (
     },
     overrides
   })
+}
+
+/**
+ * `settings` with only the environment's base URLs laid over them: what a library session given a
+ * settings object takes from the environment (the variables of a file's settings, `warehouse` and
+ * the rest, are for the CLI and settings files; an object says what it means).
+ */
+export const serviceUrlsFromEnv = (settings: Settings, env: NodeJS.ProcessEnv = process.env): Settings => {
+  const platformUrl = envValue(SETTINGS_ENV.platformUrl, env)
+  const apiUrl = envValue(SETTINGS_ENV.apiUrl, env)
+  if (platformUrl === undefined && apiUrl === undefined) return settings
+  return {
+    ...settings,
+    service: {
+      ...settings.service,
+      ...(platformUrl ? { platformUrl: platformUrl.value } : {}),
+      ...(apiUrl ? { apiUrl: apiUrl.value } : {})
+    }
+  }
 }

@@ -12,6 +12,7 @@ import type * as arrow from "apache-arrow"
 import { Context, Effect, Either, Layer, Option, type Scope } from "effect"
 import { EmbeddedSandbox, makeEnvironment } from "../wiring/Environment.js"
 import { decodeSettings } from "../config/loadSettings.js"
+import { serviceUrlsFromEnv } from "../config/SettingsEnv.js"
 import { type LoadedSettings, loadSettingsAndCatalogue, withCatalogue } from "../wiring/Catalogue.js"
 import type { Settings } from "../config/Settings.js"
 import { ident, MEMORY } from "../load/Database.js"
@@ -147,7 +148,7 @@ export const resolveSettingsAndCatalogue = (settings: SessionOptions["settings"]
     ? loadSettingsAndCatalogue(settings)
     : Either.match(decodeSettings(settings, "settings"), {
         onLeft: Effect.fail,
-        onRight: (decoded) => withCatalogue(decoded, undefined)
+        onRight: (decoded) => withCatalogue(serviceUrlsFromEnv(decoded), undefined)
       })
 
 /** Settings from a file path, an object, or the default file (checked against their catalogue). */

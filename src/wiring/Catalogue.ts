@@ -13,6 +13,7 @@ import { Effect, Either, Option } from "effect"
 import { loadEffectiveSettings } from "../config/EffectiveSettings.js"
 import { catalogue as builtIns } from "../../pipelines/index.js"
 import { loadSettings, settingsFile } from "../config/loadSettings.js"
+import { serviceUrlsFromEnv } from "../config/SettingsEnv.js"
 import type { Settings } from "../config/Settings.js"
 import { checkSettingsAgainst, type KnownNames } from "../config/StrictSettings.js"
 import { suggestion } from "../config/Suggest.js"
@@ -102,7 +103,8 @@ export interface LoadedSettings {
 export const loadSettingsAndCatalogue = (path: string | undefined): Effect.Effect<LoadedSettings, InvalidInput> =>
   Effect.gen(function* () {
     const file = settingsFile(path)
-    const settings = yield* loadSettings(path)
+    // a library session's file: the environment's base URLs over it (the CLI's takes every variable)
+    const settings = serviceUrlsFromEnv(yield* loadSettings(path))
     return yield* withCatalogue(settings, file)
   })
 

@@ -49,10 +49,13 @@ const today = () => `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
 
 const envOr = (name: string) => Option.fromNullable(process.env[name]).pipe(Option.filter((v) => v.length > 0))
 
-/** The real service's base URLs: the environment's (`SVC_PLATFORM_URL`, `SVC_API_URL`), else the settings'. */
+/**
+ * The real service's base URLs as the settings hold them: the environment's `SVC_PLATFORM_URL` and
+ * `SVC_API_URL` were laid over them where settings are loaded (config/SettingsEnv.ts), once.
+ */
 export const remoteUrls = (settings: Settings) => ({
-  platformUrl: Option.orElse(envOr("SVC_PLATFORM_URL"), () => Option.fromNullable(settings.service.platformUrl)),
-  apiUrl: Option.orElse(envOr("SVC_API_URL"), () => Option.fromNullable(settings.service.apiUrl))
+  platformUrl: Option.fromNullable(settings.service.platformUrl),
+  apiUrl: Option.fromNullable(settings.service.apiUrl)
 })
 
 /**

@@ -2,8 +2,13 @@
  * The one wiring place passes the settings through: DuckDB knobs to the warehouse of a run, the
  * pacing headroom to the clients.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { describe, expect, it } from "vitest"
+import { resolveSettings } from "../../src/library/Session.js"
+import { remoteUrls } from "../../src/wiring/Environment.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { ServiceSettings } from "../../src/service/ServiceSettings.js"
 import { useHarness } from "../support/pipelines.js"
@@ -25,5 +30,35 @@ describe("environment wiring", () => {
     expect(Number(row!.t)).toBe(1)
     expect(String(row!.c)).toMatch(/^2\.[89](\d+)? MiB$|^3(\.0)? MiB$/)
     expect((await h.use(ServiceSettings)).pacingHeadroom).toBe(0.8)
+  })
+})
+
+describe("the environment's base URLs, applied once where settings are loaded", () => {
+  const withEnv = async <A>(env: Record<string, string>, f: () => Promise<A>): Promise<A> => {
+    const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]))
+    Object.assign(process.env, env)
+    try {
+      return await f()
+    } finally {
+      for (const [k, v] of Object.entries(saved))
+        if (v === undefined) delete process.env[k]
+        else process.env[k] = v
+    }
+  }
+  const env = { SVC_PLATFORM_URL: "http://platform.example", SVC_API_URL: "http://api.example" }
+  const expected = { platformUrl: "http://platform.example", apiUrl: "http://api.example" }
+
+  it("a library session's settings object and settings file carry them; the wiring reads only the settings", async () => {
+    const fromObject = await withEnv(env, () => Effect.runPromise(resolveSettings({ service: { target: "remote" } })))
+    expect(fromObject.service).toMatchObject(expected)
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "estate-env-")), "settings.json")
+    fs.writeFileSync(file, JSON.stringify({ service: { target: "remote", platformUrl: "http://other.example" } }))
+    const fromFile = await withEnv(env, () => Effect.runPromise(resolveSettings(file)))
+    expect(fromFile.service).toMatchObject(expected)
+    // read later, with the variables gone: what the settings hold, not the environment of the moment
+    const urls = await withEnv({ SVC_PLATFORM_URL: "", SVC_API_URL: "" }, async () => remoteUrls(fromFile))
+    expect(Option.getOrUndefined(urls.platformUrl)).toBe(expected.platformUrl)
+    const withoutEnv = await withEnv({ SVC_PLATFORM_URL: "", SVC_API_URL: "" }, () => Effect.runPromise(resolveSettings(file)))
+    expect(withoutEnv.service.platformUrl).toBe("http://other.example")
   })
 })
