@@ -1,7 +1,7 @@
 /**
  * The declared unit cost per platform operation: what the settings' `budget.costs` may name
  * beyond it (`StrictSettings.ts`), what the planner assumes before a run has seen a charge, and
- * what `ServiceSettings.unitCosts` starts from. Here, below the service, so the settings' checks
+ * what `ServiceSettings.costs` starts from. Here, below the service, so the settings' checks
  * read it without importing the service.
  * Assumed (docs/ASSUMPTIONS.md, "Unit costs"): only premises search's 40 is from the spec.
  */

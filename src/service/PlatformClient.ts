@@ -103,7 +103,7 @@ export const makePlatformClient = Effect.gen(function* () {
   const guard = yield* CostGuard
   const budget = yield* RetryBudget
   const client = yield* HttpClient.HttpClient
-  const pacer = yield* makePacer({ ratePerSecond: settings.platformRatePerSecond, headroom: settings.pacingHeadroom })
+  const pacer = yield* makePacer({ ratePerSecond: settings.platformRate, headroom: settings.pacingHeadroom })
   const scrub = (text: string) =>
     Option.match(settings.apiKey, {
       onNone: () => text,
@@ -115,7 +115,7 @@ export const makePlatformClient = Effect.gen(function* () {
     budget,
     policy: retryPolicyOf(settings),
     paid: { retryUnanswered: settings.retryUnansweredPaid },
-    timeoutMs: settings.requestTimeoutMs,
+    timeoutMs: settings.timeoutMs,
     // An error body that echoes the key (e.g. a proxy quoting the request) never reaches an error message.
     toError: (operation, res, retryAfterMs) =>
       platformError(operation, { ...res, text: scrub(res.text) }, retryAfterMs, readUnits(res.headers).charged, settings.paymentLinkMember)

@@ -77,5 +77,5 @@ export const makeRetryBudget = (options: RetryBudgetOptions) =>
   })
 
 export class RetryBudget extends Effect.Service<RetryBudget>()("service/RetryBudget", {
-  effect: Effect.flatMap(ServiceSettings, (s) => makeRetryBudget({ ratio: s.retryBudgetRatio, floor: s.retryBudgetFloor }))
+  effect: Effect.flatMap(ServiceSettings, (s) => makeRetryBudget({ ratio: s.retryRatio, floor: s.retryFloor }))
 }) {}

@@ -20,7 +20,7 @@ export interface ServiceSettingsShape {
   /** Token-host password. default none. */
   readonly password: Option.Option<Redacted.Redacted<string>>
   /** Per-attempt timeout covering the request and its whole body, ms. default 30000. */
-  readonly requestTimeoutMs: number
+  readonly timeoutMs: number
   /** Retries of one request at most (after the first attempt). default 5. */
   readonly maxRetries: number
   /** First backoff delay, ms; doubles each retry, with full jitter. default 500. */
@@ -30,9 +30,9 @@ export interface ServiceSettingsShape {
   /** Least delay between two attempts, so `Retry-After: 0` is no busy loop, ms. default 200. */
   readonly retryMinMs: number
   /** Run-wide retries allowed per request sent. default 0.1. */
-  readonly retryBudgetRatio: number
+  readonly retryRatio: number
   /** Run-wide retries always allowed. default 10. */
-  readonly retryBudgetFloor: number
+  readonly retryFloor: number
   /**
    * Retry a paid call that got no answer (a timeout, a connection cut after it was sent). Default
    * false: nothing shows whether such a call was charged (the spec says premises costs 40 units
@@ -45,9 +45,9 @@ export interface ServiceSettingsShape {
    * Platform rate before any `RateLimit-Policy` is seen, requests/s. default 20.
    * Assumed (docs/ASSUMPTIONS.md): the platform allows 20 requests/s.
    */
-  readonly platformRatePerSecond: number
+  readonly platformRate: number
   /** Token-host rate before any policy is seen, requests/s. default 50 (Assumed, as above). */
-  readonly apiRatePerSecond: number
+  readonly apiRate: number
   /** Share (0..1] of a policy's rate the pacer aims at, leaving room for clock and network jitter. default 0.97 (Assumed: the quota is this client's alone; lower it when other jobs share the key). */
   readonly pacingHeadroom: number
   /** Run cap of units; a call that would cross it is refused before sending. default none. */
@@ -55,7 +55,7 @@ export interface ServiceSettingsShape {
   /** Daily cap of units across runs (with the warehouse ledger's `spentToday`). default none. */
   readonly dailyUnits: Option.Option<number>
   /** Declared cost per operation, merged over `DEFAULT_UNIT_COSTS` (config/UnitCosts.ts). default `DEFAULT_UNIT_COSTS`. */
-  readonly unitCosts: Readonly<Record<string, number>>
+  readonly costs: Readonly<Record<string, number>>
   /** Response shapes by operation, over each operation's declared default (see `Shapes.ts`). Default none. */
   readonly shapes: Readonly<Record<string, ShapeOverride>>
   /** Member of the 402 problem that holds the payment link. Default `payment_url` (Assumed, see `ErrorMapping.ts`). */
@@ -80,16 +80,16 @@ export type ServiceSettingsInput = Pick<ServiceSettingsShape, "platformUrl" | "a
   }
 
 export const DEFAULTS = {
-  requestTimeoutMs: 30_000,
+  timeoutMs: 30_000,
   maxRetries: 5,
   retryBaseMs: 500,
   retryMaxMs: 60_000,
   retryMinMs: 200,
-  retryBudgetRatio: 0.1,
-  retryBudgetFloor: 10,
+  retryRatio: 0.1,
+  retryFloor: 10,
   retryUnansweredPaid: false,
-  platformRatePerSecond: 20,
-  apiRatePerSecond: 50,
+  platformRate: 20,
+  apiRate: 50,
   pacingHeadroom: 0.97,
   shapes: {},
   paymentLinkMember: DEFAULT_PAYMENT_LINK_MEMBER
@@ -110,14 +110,14 @@ export class ServiceSettings extends Context.Tag("service/ServiceSettings")<Serv
     password: redact(input.password),
     maxUnits: Option.fromNullable(input.maxUnits),
     dailyUnits: Option.fromNullable(input.dailyUnits),
-    unitCosts: { ...DEFAULT_UNIT_COSTS, ...input.unitCosts },
+    costs: { ...DEFAULT_UNIT_COSTS, ...input.costs },
     apiKeyHeader: Option.fromNullable(input.apiKeyHeader).pipe(Option.filter((h) => h.length > 0))
   })
 
   static layer = (settings: ServiceSettingsShape | ServiceSettingsInput) =>
     Layer.succeed(
       ServiceSettings,
-      "requestTimeoutMs" in settings && Option.isOption(settings.apiKey)
+      "timeoutMs" in settings && Option.isOption(settings.apiKey)
         ? (settings as ServiceSettingsShape)
         : ServiceSettings.make(settings as ServiceSettingsInput)
     )

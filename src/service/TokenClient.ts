@@ -80,13 +80,13 @@ export const makeTokenClient = Effect.gen(function* () {
   const settings = yield* ServiceSettings
   const budget = yield* RetryBudget
   const client = yield* HttpClient.HttpClient
-  const pacer = yield* makePacer({ ratePerSecond: settings.apiRatePerSecond, headroom: settings.pacingHeadroom })
+  const pacer = yield* makePacer({ ratePerSecond: settings.apiRate, headroom: settings.pacingHeadroom })
   const transport = yield* makeHostTransport({
     client,
     pacer,
     budget,
     policy: retryPolicyOf(settings),
-    timeoutMs: settings.requestTimeoutMs,
+    timeoutMs: settings.timeoutMs,
     toError: tokenError
   })
   const session = yield* makeTokenSession(transport, settings)

@@ -74,17 +74,17 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
   Effect.gen(function* () {
     const s = settings.service
     const base = {
-      requestTimeoutMs: s.timeoutMs,
-      platformRatePerSecond: s.platformRate,
-      apiRatePerSecond: s.apiRate,
+      timeoutMs: s.timeoutMs,
+      platformRate: s.platformRate,
+      apiRate: s.apiRate,
       pacingHeadroom: s.pacingHeadroom,
       shapes: s.shapes as Readonly<Record<string, ShapeOverride>>,
       paymentLinkMember: s.paymentLinkMember,
       apiKeyHeader: s.apiKeyHeader,
-      retryBudgetRatio: settings.budget.retryRatio,
-      retryBudgetFloor: settings.budget.retryFloor,
+      retryRatio: settings.budget.retryRatio,
+      retryFloor: settings.budget.retryFloor,
       retryUnansweredPaid: settings.budget.retryUnansweredPaid,
-      unitCosts: settings.budget.costs
+      costs: settings.budget.costs
     }
     if (Option.isSome(sandbox)) {
       return ServiceSettings.make({
@@ -162,7 +162,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
         maxUnits: options.maxUnits ?? settings.budget.maxUnits,
         dailyUnits: settings.budget.dailyMaxUnits,
         spentToday,
-        costs: s.unitCosts,
+        costs: s.costs,
         maxInFlight: settings.budget.paidInFlight === 0 ? undefined : settings.budget.paidInFlight
       })
     })

@@ -184,7 +184,7 @@ describe("Pacer over HTTP (real time)", () => {
         const client = yield* PlatformClient
         yield* Effect.forEach(Array.from({ length: 60 }), () => client.premisesSearch({}), { concurrency: 8, discard: true })
         expect((yield* client.pacer).learnedRate).toBe(20)
-      }).pipe(withClients(fastSettings(server.url, server.url, { platformRatePerSecond: 20, pacingHeadroom: 0.9 })))
+      }).pipe(withClients(fastSettings(server.url, server.url, { platformRate: 20, pacingHeadroom: 0.9 })))
       const elapsed = Date.now() - started
       expect(rejected / server.requests.length).toBeLessThan(0.01)
       expect(server.requests.length).toBe(60)

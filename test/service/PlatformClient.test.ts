@@ -255,7 +255,7 @@ describe("PlatformClient", () => {
           yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
         }
         return yield* Fiber.join(call)
-      }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150 })))
+      }).pipe(withClients(fastSettings(server.url, server.url, { timeoutMs: 150 })))
       expect(e).toMatchObject({ _tag: "TransportError", reason: "Timeout" })
       expect(server.requests).toHaveLength(1)
     })
@@ -274,7 +274,7 @@ describe("PlatformClient", () => {
           yield* Effect.promise(() => new Promise((r) => setTimeout(r, 10)))
         }
         return [yield* Fiber.join(call), yield* client.stats] as const
-      }).pipe(withClients(fastSettings(server.url, server.url, { requestTimeoutMs: 150, retryUnansweredPaid: true })))
+      }).pipe(withClients(fastSettings(server.url, server.url, { timeoutMs: 150, retryUnansweredPaid: true })))
       expect(res.units.charged).toBe(40)
       expect(stats).toMatchObject({ attempts: 2, retries: 1 })
 
@@ -318,7 +318,7 @@ describe("PlatformClient", () => {
   it.scopedLive("stops a host answering 503 to everything on the retry budget", () =>
     Effect.gen(function* () {
       const server = yield* localServer(() => ({ status: 503, body: { status: 503 } }))
-      const settings = fastSettings(server.url, server.url, { retryBudgetFloor: 10, retryBudgetRatio: 0.1, maxRetries: 3 })
+      const settings = fastSettings(server.url, server.url, { retryFloor: 10, retryRatio: 0.1, maxRetries: 3 })
       const outcome = yield* Effect.gen(function* () {
         const client = yield* PlatformClient
         const budget = yield* RetryBudget

@@ -16,12 +16,12 @@ const settingsFor = (sb: SandboxHandle, over: Partial<ServiceSettingsInput> = {}
   apiKey: SANDBOX_API_KEY,
   email: SANDBOX_USER.email,
   password: SANDBOX_USER.password,
-  requestTimeoutMs: 2000,
+  timeoutMs: 2000,
   retryBaseMs: 5,
   retryMaxMs: 2000,
   retryMinMs: 5,
-  platformRatePerSecond: 10_000,
-  apiRatePerSecond: 10_000,
+  platformRate: 10_000,
+  apiRate: 10_000,
   ...over
 })
 
@@ -125,7 +125,7 @@ describe("clients against the sandbox", () => {
         const client = yield* TokenClient
         const results = yield* Effect.forEach(Array.from({ length: 40 }), () => client.referenceConditions(), { concurrency: 4 })
         return [results, yield* (yield* RetryBudget).stats] as const
-      }).pipe(withClients(settingsFor(sb, { retryBudgetFloor: 20 })))
+      }).pipe(withClients(settingsFor(sb, { retryFloor: 20 })))
       expect(results).toHaveLength(40)
       expect(budget.retries).toBeGreaterThan(0)
       expect(budget.retries).toBeLessThanOrEqual(budget.allowed)
@@ -141,7 +141,7 @@ describe("clients against the sandbox", () => {
           concurrency: 8,
           discard: true
         })
-      }).pipe(withClients(settingsFor(sb, { platformRatePerSecond: 20 })))
+      }).pipe(withClients(settingsFor(sb, { platformRate: 20 })))
       const stats = sb.control.stats()
       const total = Object.values(stats.statuses).reduce((a, b) => a + b, 0)
       expect((stats.statuses["429"] ?? 0) / total).toBeLessThan(0.01)

@@ -12,15 +12,15 @@ describe("ServiceSettings", () => {
       password: "pw_secret",
       email: "me@x.test",
       maxUnits: 10,
-      unitCosts: { plot_search: 2, new_op: 5 }
+      costs: { plot_search: 2, new_op: 5 }
     })
     expect(s.platformUrl).toBe("http://p.test")
-    expect(s.requestTimeoutMs).toBe(30_000)
+    expect(s.timeoutMs).toBe(30_000)
     expect(s.maxRetries).toBe(5)
-    expect(s.retryBudgetRatio).toBe(0.1)
+    expect(s.retryRatio).toBe(0.1)
     expect(s.maxUnits).toEqual(Option.some(10))
-    expect(s.unitCosts).toEqual({ ...DEFAULT_UNIT_COSTS, plot_search: 2, new_op: 5 })
-    expect(s.unitCosts.ai_search_premises).toBe(40)
+    expect(s.costs).toEqual({ ...DEFAULT_UNIT_COSTS, plot_search: 2, new_op: 5 })
+    expect(s.costs.ai_search_premises).toBe(40)
     expect(Redacted.isRedacted(Option.getOrThrow(s.apiKey))).toBe(true)
     const printed = JSON.stringify(s) + String(Option.getOrThrow(s.password))
     expect(printed).not.toContain("sk_secret_1")

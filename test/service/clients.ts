@@ -15,13 +15,13 @@ export const fastSettings = (platformUrl: string, apiUrl: string, over: Partial<
   apiKey: API_KEY,
   email: EMAIL,
   password: PASSWORD,
-  requestTimeoutMs: 5000,
+  timeoutMs: 5000,
   maxRetries: 3,
   retryBaseMs: 5,
   retryMaxMs: 50,
   retryMinMs: 2,
-  platformRatePerSecond: 10_000,
-  apiRatePerSecond: 10_000,
+  platformRate: 10_000,
+  apiRate: 10_000,
   ...over
 })
 
@@ -33,7 +33,7 @@ const guardOf = (run: { runId?: string; spentToday?: number }) =>
         runId: run.runId ?? "run_test",
         maxUnits: Option.getOrUndefined(s.maxUnits),
         dailyUnits: Option.getOrUndefined(s.dailyUnits),
-        costs: s.unitCosts,
+        costs: s.costs,
         ...(run.spentToday !== undefined ? { spentToday: run.spentToday } : {})
       })
     )
