@@ -6,10 +6,11 @@
  *
  * Day 0: `make weekly` on an empty warehouse (the first full pull). Days 1 to 6: `make nightly`
  * after the clock moves a day. Day 7: `make weekly`, the week's full pull. The week is days 1 to
- * 7; seven full pulls are seven times day 7's. A full pull lands what the service lists now; that
- * the rows of records it no longer lists are closed after it (current rows equal to the ground
- * truth) is the business of the full-pull closing work, not asserted here.
+ * 7; seven full pulls are seven times day 7's. After the week's full pull, the current rows of
+ * plots, sourcing properties and seller leads are what the world lists (the full pull closed the
+ * rows of records it no longer saw): the ground truth, read from the world at the sandbox's now.
  */
+import { DuckDBInstance } from "@duckdb/node-api"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -60,7 +61,13 @@ describe("a week of the default schedule", () => {
     // the sandbox's clock moves a day a night, this machine's does not: a night a day later buys
     // fresh answers (budget.reuseWithin, 12h), so none is read back from the raw archive here
     const budget = { ...shipped.budget, reuseWithin: "0" }
-    const config = settingsFile(dir, sandbox, { ...shipped, budget, output: path.join(dir, "out") })
+    // the warehouse and output in the test's folder, not the checkout's data/
+    const config = settingsFile(dir, sandbox, {
+      ...shipped,
+      budget,
+      warehouse: path.join(dir, "warehouse.duckdb"),
+      output: path.join(dir, "out")
+    })
     const night = async (target: "nightly" | "weekly") => {
       const before = totalUnits(sandbox)
       const r = await make(target, config)
@@ -88,5 +95,45 @@ describe("a week of the default schedule", () => {
     expect(week).toBeLessThanOrEqual((7 * full) / 4)
     // every night bought something it could use: plots newest first and the leads' full read
     for (const n of nights) expect(n).toBeGreaterThan(0)
+
+    // after the weekly pull, the current rows are what the world lists
+    const world = sandbox.context.world
+    const at = sandbox.control.now()
+    const params = (name: string) => SHIPPED.pipelines[name].params
+    const truth = {
+      plots: world.searchPlots(params("plots-germany").criteria, at).map((p: { id: unknown }) => p.id),
+      sourcing_properties: params("sourcing-search")
+        .places.flatMap(
+          (p: object) => world.searchProperties({ ...p, operation: params("sourcing-search").operation } as never, 0, 1_000_000, at).results
+        )
+        .map((r: { id: unknown }) => r.id),
+      seller_leads: params("seller-leads")
+        .points.flatMap((p: { latitude: number; longitude: number }) => {
+          const { radius_km, min_price_cuts, min_price_cut_pct } = params("seller-leads")
+          return world.sellerLeads({
+            latitude: p.latitude,
+            longitude: p.longitude,
+            radius_km,
+            min_price_cuts,
+            min_price_cut_pct,
+            nowMs: at
+          })
+        })
+        .map((l: { id: unknown }) => l.id)
+    }
+    const db = await DuckDBInstance.create(path.join(dir, "warehouse.duckdb"), { access_mode: "READ_ONLY" })
+    const conn = await db.connect()
+    try {
+      for (const [table, ids] of Object.entries(truth)) {
+        const rows = await (await conn.run(`SELECT CAST(id AS VARCHAR) AS k FROM ${table}_current ORDER BY 1`)).getRowObjects()
+        expect(
+          rows.map((r) => String(r.k)),
+          `${table}_current`
+        ).toEqual([...new Set(ids.map(String))].sort())
+      }
+    } finally {
+      conn.closeSync()
+      db.closeSync()
+    }
   }, 240_000)
 })
