@@ -74,12 +74,13 @@ bench: $(BUILT)
 spend: $(DEPS)
 	$(NODE_BIN)/vitest run test/pipelines/refresh.test.ts test/pipeline/LearnedCosts.test.ts --reporter verbose
 
-## The full chaos harness: 50 SIGKILLs per source, figures in data/chaos.json; then kills aimed
-## at every instant of a warehouse's creation and migration, 50 runs sharing a warehouse with the
-## webhook receiver, and every pipeline in every dialect (`make test` runs a share of each)
+## The nightly-style suite: 50 SIGKILLs per source, figures in data/chaos.json; then kills aimed
+## at every instant of a warehouse's creation and migration, 10 kills and resumes of two sources,
+## 50 runs sharing a warehouse with the webhook receiver, and every pipeline in every dialect
+## (`make test` runs the dialect matrix's share and none of the rest: vitest.config.ts)
 chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
-	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts
+	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/reliability/chaos-paged.test.ts test/reliability/chaos-fanout.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts
 
 ## Scheduled runs; CONFIG selects the settings file. `nightly` buys what changed (Monday to
 ## Saturday); `weekly` is the full pull (Sunday): --full-refresh forgets the incremental

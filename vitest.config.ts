@@ -19,6 +19,20 @@ import { defineConfig } from "vitest/config"
  * (those are `make test`), beside the typecheck: under a minute on two cores.
  */
 const CHECK = process.env.ESTATE_CHECK === "1"
+/**
+ * The nightly-style share (`make chaos`, CHAOS=full): stress runs whose whole version lives there,
+ * SIGKILLs aimed at a warehouse's creation and the kill-and-resume chaos of two sources
+ * (tools/chaos.ts runs 50 kills a source); the runs sharing a warehouse with the webhook receiver
+ * are a test of test/cli/shared-warehouse.test.ts run only then. `make test` keeps the crash tests
+ * of one commit (test/load/Crash.test.ts, test/webhooks/Crash.test.ts), the signals, the lock
+ * waits and the dialect matrix's share.
+ */
+const CHAOS = process.env.CHAOS === "full"
+const CHAOS_ONLY = [
+  "test/reliability/creation-chaos.test.ts",
+  "test/reliability/chaos-paged.test.ts",
+  "test/reliability/chaos-fanout.test.ts"
+]
 const CHECK_INCLUDE = [
   "shared",
   "config",
@@ -63,7 +77,14 @@ export default defineConfig({
             extends: true,
             test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**"] }
           },
-          { extends: true, test: { name: "cli", include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"] } }
+          {
+            extends: true,
+            test: {
+              name: "cli",
+              include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"],
+              exclude: CHAOS ? [] : CHAOS_ONLY
+            }
+          }
         ]
   }
 })
