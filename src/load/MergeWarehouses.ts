@@ -3,7 +3,8 @@
  * DuckDB `ATTACH` (read-only). Tables are created or evolved in the target from each source's
  * `_tables` registry; rows of keyed tables replace the target's rows with the same key (a later
  * source wins), rows of append tables are added per run (a run already present is skipped), versions of
- * history tables are folded together per key (`mergeHistorySql`); `_runs`, `_ledger` and `_raw_pages` are
+ * history tables are folded together per key (`mergeHistorySql`); `_runs`, `_ledger`, `_raw_pages` and the
+ * run records keyed by run (`_slices`, `_missing`, `_calls`: what `status`, `report` and `trace` read) are
  * concatenated (ids already present are kept), `_rejects` appended, `_history_members` added to, and a checkpoint is taken
  * from a source only when it is newer than the target's.
  *
@@ -106,12 +107,22 @@ const copyBookkeeping = async (conn: DuckDBConnection, alias: string) => {
   )
   // which slice listed which history keys (`HistoryClosing.ts`): the target's next complete full
   // pull closes by them (a shard warehouse older than them has none)
-  const members = await rowsOf(
-    conn,
-    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ${literal(alias)} AND schema_name = 'main' AND table_name = '_history_members'`
-  )
-  if (Number(members[0]?.n ?? 0) > 0)
+  if (await hasTable(conn, alias, "_history_members"))
     await conn.run(`INSERT INTO _history_members SELECT * FROM ${src("_history_members")} ON CONFLICT DO NOTHING`)
+  // each run's slices, unknown keys and calls, by name (a shard older than one of them has none)
+  for (const table of RUN_RECORDS) if (await hasTable(conn, alias, table)) await conn.run(`${await byName(table)} ON CONFLICT DO NOTHING`)
+}
+
+/** Run records keyed by (run, ...): copied from a shard like `_runs`, a row already present kept. */
+const RUN_RECORDS = ["_slices", "_missing", "_calls"] as const
+
+const hasTable = async (conn: DuckDBConnection, alias: string, table: string) => {
+  const found = await rowsOf(
+    conn,
+    `SELECT count(*) AS n FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main' AND table_name = ?`,
+    [alias, table]
+  )
+  return Number(found[0]?.n ?? 0) > 0
 }
 
 /** Folds the `sources` warehouses into `target` (created if missing), in order. */

@@ -98,7 +98,10 @@ describe("mergeWarehouses", () => {
                 },
                 { key: `slice${i}`, value: { offset: ids.length }, done: true },
                 {
-                  ledger: [{ requestId: `q${i}`, operation: "plots.search", units: 2, at: "2026-11-21T10:00:00Z" }]
+                  ledger: [{ requestId: `q${i}`, operation: "plots.search", units: 2, at: "2026-11-21T10:00:00Z" }],
+                  call: { seq: 1, sliceSeq: 0, operation: "plots.search", startedAt: "2026-11-21T10:00:00Z", ms: 40 + i },
+                  slice: { key: `slice${i}`, declared: ids.length, received: ids.length, landed: ids.length, rejected: 0, done: true },
+                  missing: { key: `gone${i}`, status: 404, detail: "not found" }
                 }
               )
             )
@@ -124,6 +127,19 @@ describe("mergeWarehouses", () => {
       expect((yield* wh.runs(10)).map((r) => r.runId).sort()).toEqual(["run0", "run1"])
       expect(yield* wh.unitsSpentSince("2026-11-21T00:00:00Z")).toBe(4)
       expect((yield* wh.checkpoints("plots")).map((c) => c.key)).toEqual(["slice0", "slice1"])
+      // each run's slices, unknown keys and calls came along (what status, report and trace read), once
+      expect(yield* wh.query(`SELECT run_id, slice, declared, landed, done FROM _slices ORDER BY run_id`)).toEqual([
+        { run_id: "run0", slice: "slice0", declared: 3, landed: 3, done: true },
+        { run_id: "run1", slice: "slice1", declared: 2, landed: 2, done: true }
+      ])
+      expect(yield* wh.query(`SELECT run_id, "key" FROM _missing ORDER BY run_id`)).toEqual([
+        { run_id: "run0", key: "gone0" },
+        { run_id: "run1", key: "gone1" }
+      ])
+      expect(yield* wh.query(`SELECT run_id, slice, ms FROM _calls ORDER BY run_id`)).toEqual([
+        { run_id: "run0", slice: "slice0", ms: 40 },
+        { run_id: "run1", slice: "slice1", ms: 41 }
+      ])
       const err = yield* Effect.flip(mergeWarehouses(nodePath.join(dir, "other.duckdb"), [target]))
       expect(err.reason).toBe("Locked")
     })
