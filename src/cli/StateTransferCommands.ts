@@ -34,6 +34,11 @@ const json = (v: unknown) => JSON.stringify(v, (_k, x) => jsonSafe(x))
 /** A shell word: single-quoted when it holds anything a shell would read. */
 const shellWord = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", `'"'"'`)}'`)
 
+/** The options that point `state set` where this command pointed: the settings file, then the warehouse. */
+const pointing = (config: Option.Option<string>, warehouse: Option.Option<string>) =>
+  (Option.isSome(config) ? ` --config ${shellWord(config.value)}` : "") +
+  (Option.isSome(warehouse) ? ` --warehouse ${shellWord(warehouse.value)}` : "")
+
 const setBackLine = (pipeline: string, c: CheckpointRecord, where: string) =>
   `  ${c.key}: ${json(c.value)}   (to set it back: estate-etl state set ${pipeline} ${shellWord(c.key)} ${shellWord(json(c.value))}${where})\n`
 
@@ -89,7 +94,10 @@ const copy = Command.make(
           })
         return r
       }).pipe(Effect.provide(existed ? existingWritableWarehouse(to) : Warehouse.Default({ path: to })))
-      const where = Option.isSome(o.to) ? ` --warehouse ${shellWord(to)}` : ""
+      const where = pointing(
+        o.config,
+        Option.map(o.to, () => to)
+      )
       process.stdout.write(
         `${name}: copied ${result.copied} checkpoint${result.copied === 1 ? "" : "s"} from ${from} to ${to}${existed ? "" : " (created)"}; its next run there goes on from them; rows were not copied\n` +
           checkpoints.map((c) => `  ${c.key}: ${json(c.value)}${c.done ? "" : " (unfinished)"}\n`).join("") +
@@ -185,7 +193,7 @@ const set = Command.make(
             onRight: Effect.succeed
           })
           yield* setCheckpoint(w, name, o.slice, value)
-          const where = Option.isSome(o.warehouse) ? ` --warehouse ${shellWord(o.warehouse.value)}` : ""
+          const where = pointing(o.config, o.warehouse)
           process.stdout.write(
             `${name} ${o.slice}: position set to ${json(value)}; the next run reads on from it\n` +
               `was:\n${setBackLine(name, current, where)}`

@@ -115,17 +115,20 @@ describe("state copy, state set", () => {
     const moved = (await show(b)).slices.find((s) => s.key === "feed=1")!
     expect(moved.watermark).toBe("2026-05-20T00:00:00.000Z")
     expect({ ...moved.value, watermark: before.value.watermark }).toEqual(before.value)
-    // the line that sets it back, run as printed (shell-quoted)
+    // the line that sets it back, run as printed (shell-quoted, pointing where this command did)
     const back = /to set it back: estate-etl (state set .*?)\)$/m.exec(set.stdout)![1]!
+    expect(back).toContain(` --config ${config} --warehouse ${b}`)
     const words = [...back.matchAll(/'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2]!)
-    const restored = await cli(...words)
+    const restored = await runCli(words, sandboxEnv())
     expect(restored.code, restored.stderr).toBe(0)
     expect((await show(b)).slices.find((s) => s.key === "feed=1")!.value).toEqual(before.value)
 
     // --replace: the target's positions are printed with how to set them back
     const replaced = await cli("state", "copy", "alerts", "--from", a, "--to", b, "--replace")
     expect(replaced.code, replaced.stderr).toBe(0)
-    expect(replaced.stdout).toMatch(/^replaced:\n {2}feed=1: .*\(to set it back: estate-etl state set alerts feed=1 '.*' --warehouse /m)
+    expect(replaced.stdout).toMatch(
+      /^replaced:\n {2}feed=1: .*\(to set it back: estate-etl state set alerts feed=1 '.*' --config \S+ --warehouse /m
+    )
     expect((await show(b)).slices.map((s) => s.value)).toEqual(source.slices.map((s) => s.value))
   }, 240_000)
 })
