@@ -28,7 +28,7 @@ import { makeMissingKeyTables, runNote } from "./KeyTables.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { writeRunMetrics } from "../monitor/PrometheusFile.js"
 import { type Bill, readBill } from "../report/Bill.js"
-import { recordRun } from "../monitor/Telemetry.js"
+import { recordBill, recordRun, telemetryConfig } from "../monitor/Telemetry.js"
 import { exitCodeOf, messageOf } from "../shared/ErrorClass.js"
 import { makeLiveRun } from "../monitor/LiveRun.js"
 import { markWaiting } from "../monitor/RunStateFile.js"
@@ -121,11 +121,11 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     const summaries: Array<RunSummary> = []
     // the bill (balance, month, forecast) as of the last pipeline's end, for the metrics file
     const bill: { current: Bill | undefined } = { current: undefined }
+    // the OTLP exporter gets the bill's gauges too
+    const telemetry = telemetryConfig() !== undefined
     const readBillNow = Effect.suspend(() => readBill({ now: new Date(), dailyCap: settings.budget.dailyMaxUnits })).pipe(
       Effect.tap((b) => Effect.sync(() => (bill.current = b))),
-      Effect.catchAll((e) =>
-        Effect.sync(() => process.stderr.write(`warning: could not read the bill for the metrics file: ${messageOf(e)}\n`))
-      )
+      Effect.catchAll((e) => Effect.sync(() => process.stderr.write(`warning: could not read the bill for the metrics: ${messageOf(e)}\n`)))
     )
     return yield* Effect.gen(function* () {
       yield* live.begin
@@ -154,11 +154,10 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         })
         summaries.push(summary)
         // the metrics file holds each pipeline's ending as soon as it ends, not only at the command's end
-        if (options.metricsFile !== undefined) {
-          yield* readBillNow
-          yield* publishMetrics(options.metricsFile, [summary], bill.current)
-        }
+        if (options.metricsFile !== undefined || telemetry) yield* readBillNow
+        if (options.metricsFile !== undefined) yield* publishMetrics(options.metricsFile, [summary], bill.current)
         yield* recordRun(summary)
+        if (telemetry && bill.current !== undefined) yield* recordBill(bill.current)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
         if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted")

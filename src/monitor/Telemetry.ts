@@ -3,8 +3,9 @@
  * metrics go to that OTLP/HTTP receiver (`@effect/opentelemetry`, no OpenTelemetry SDK). Spans:
  * one per run (`Runner.run`), per slice (`Extract.slice`), per page (`Extract.page`), per landed
  * page group (`Land.group`) and per request (`HostTransport.send`); the full list with attributes
- * is in docs/MONITORING.md. Metrics: the run figures of `RunFigures.ts` as gauges, and request
- * counters (`observe/Instruments.ts`).
+ * is in docs/MONITORING.md. Metrics: the run figures of `RunFigures.ts` as gauges, the bill's
+ * account gauges (`BillMetrics.ts`: balance, month to date, forecast), and request counters
+ * (`observe/Instruments.ts`).
  *
  * Environment (the OpenTelemetry names): `OTEL_EXPORTER_OTLP_ENDPOINT` (base URL; `/v1/traces`
  * and `/v1/metrics` are appended), `OTEL_SERVICE_NAME` (default `estate-etl`),
@@ -22,7 +23,9 @@
  */
 import { Effect, Layer, Metric, Redacted } from "effect"
 import type { RunSummary } from "../pipeline/Runner.js"
-import { samplesOf } from "./RunFigures.js"
+import type { Bill } from "../report/Bill.js"
+import { billSamples } from "./BillMetrics.js"
+import { samplesOf, type Sample } from "./RunFigures.js"
 
 /** How long the end of a command waits for each signal's (traces, metrics) last export. */
 export const FLUSH_MS = 1_000
@@ -94,10 +97,9 @@ const gauge = (name: string) => {
   return g
 }
 
-/** Sets the run figures (`RunFigures.ts`) as gauges labelled by pipeline: the OTLP twin of the metrics file. */
-export const recordRun = (summary: RunSummary): Effect.Effect<void> =>
+const setAll = (samples: ReadonlyArray<Sample>): Effect.Effect<void> =>
   Effect.forEach(
-    samplesOf(summary, Date.now()),
+    samples,
     (s) =>
       Metric.set(
         Object.entries(s.labels).reduce((g, [k, v]) => Metric.tagged(g, k, v), gauge(s.name)),
@@ -105,3 +107,9 @@ export const recordRun = (summary: RunSummary): Effect.Effect<void> =>
       ),
     { discard: true }
   )
+
+/** Sets the run figures (`RunFigures.ts`) as gauges labelled by pipeline: the OTLP twin of the metrics file. */
+export const recordRun = (summary: RunSummary): Effect.Effect<void> => setAll(samplesOf(summary, Date.now()))
+
+/** Sets the bill's account gauges (no labels), as the metrics file has them. */
+export const recordBill = (bill: Bill): Effect.Effect<void> => setAll(billSamples(bill))

@@ -213,6 +213,15 @@ describe("OTLP export", () => {
     }
     const requests = points("estate_etl_requests_total")
     expect(requests.some((p) => p.attributes.operation !== undefined && p.attributes.status === "200" && p.value > 0)).toBe(true)
+    // the bill's account gauges, as the metrics file has them: the month's units and the last balance the ledger holds
+    const [ledger] = await queryWarehouse(
+      path.join(dir, "warehouse.duckdb"),
+      `SELECT sum(units) AS units, arg_max(units_remaining, "at") FILTER (WHERE units_remaining IS NOT NULL) AS remaining FROM _ledger`
+    )
+    expect(Number(ledger!.units)).toBeGreaterThan(0)
+    expect(points("estate_etl_units_month_to_date")[0]!.value).toBe(Number(ledger!.units))
+    expect(points("estate_etl_eur_month_to_date")[0]!.value).toBeCloseTo(Number(ledger!.units) * 0.04, 9)
+    expect(points("estate_etl_units_remaining")[0]!.value).toBe(Number(ledger!.remaining))
   })
 
   it("no secret in anything the receiver got: API key, password, e-mail, tokens, the receiver's header", () => {
