@@ -15,6 +15,7 @@ import { ComparablesRequest } from "../src/service/schema/ComparablesRequest.js"
 import { PropertyType } from "../src/service/schema/Enums.js"
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import type { TokenBody } from "../src/service/TokenRequests.js"
 import { BASE_CURRENCY, MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const Target = Schema.Struct({
@@ -54,8 +55,11 @@ const targetsOf = (p: Params): ReadonlyArray<Target> =>
         ...(r.cadastral_reference ? { cadastral_reference: r.cadastral_reference } : {})
       }))
 
-/** The comparables v2 (and valuation) body of one target. */
-const bodyOf = (p: Params, t: Target) => ({
+/**
+ * The comparables v2 (and valuation) body of one target. A target without its coordinates sends
+ * them undefined: the request rules (`Params` below) name the missing one before any call.
+ */
+const bodyOf = (p: Params, t: Target): TokenBody<"comparablesV2"> => ({
   ...p.filters,
   comparables_count: p.comparables_count,
   operation: p.operation,
@@ -67,7 +71,7 @@ const bodyOf = (p: Params, t: Target) => ({
         ? { cadastral_reference: { country_code: "ES", cadastral_reference: t.cadastral_reference } }
         : t.address
           ? { address: t.address }
-          : { coordinates: { latitude: t.latitude, longitude: t.longitude } }
+          : { coordinates: { latitude: t.latitude!, longitude: t.longitude! } }
     }
   }
 })
