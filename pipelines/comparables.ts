@@ -28,6 +28,16 @@ const Target = Schema.Struct({
 })
 type Target = typeof Target.Type
 
+/** The comparables v2 body less the members a target and the other parameters set. */
+const {
+  comparables_count: _count,
+  location_boundary: _boundary,
+  operation: _operation,
+  comparables_types: _types,
+  ...filterFields
+} = ComparablesRequest.from.fields
+const Filters = Schema.Struct(filterFields)
+
 const ParamsFields = Schema.Struct({
   /** Targets inline; or `csv`, a file with columns id, latitude, longitude, address, cadastral_reference. */
   targets: Schema.optionalWith(Schema.Array(Target), { default: () => [] }),
@@ -38,8 +48,11 @@ const ParamsFields = Schema.Struct({
   comparables_count: Schema.optionalWith(Schema.Int, { default: () => 20 }),
   /** Circle radius in km, 0.05 to 50 (spec). Default 2. */
   distance: Schema.optionalWith(Schema.Number, { default: () => 2 }),
-  /** Any other members of the comparables v2 body (bedrooms, total_area, ...). */
-  filters: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  /**
+   * The other members of the comparables v2 body (bedrooms, total_area, price bounds, ...), typed
+   * and checked as the body's: a misspelt one is refused, not sent. Default none.
+   */
+  filters: Schema.optionalWith(Filters, { default: () => ({}) }),
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 16)), { default: () => 4 })
 })
 type Params = typeof ParamsFields.Type

@@ -107,6 +107,12 @@ export const typedUsage = async () => {
     ])
   )
 
+  // a pipeline's parameters that are members of a request are typed as the request's
+  const target = { id: "a", address: "Calle Mayor 1, Madrid" }
+  await extract("comparables", { params: { targets: [target], filters: { bedrooms: 2, total_area: 80 } } })
+  // @ts-expect-error TS2561 a member the comparables body does not have (did you mean bedrooms?)
+  await extract("comparables", { params: { targets: [target], filters: { bedroms: 2 } } })
+
   // a pipeline only the settings know: explicitly untyped
   const mine = await extract(byName("my-plots"), { params: { anything: 1 } })
   const untyped: unknown = mine.rows("whatever")[0]!.anything
