@@ -15,6 +15,7 @@ import { ComparablesRequest } from "../src/service/schema/ComparablesRequest.js"
 import { PropertyType } from "../src/service/schema/Enums.js"
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import type { TokenBody } from "../src/service/TokenRequests.js"
 import { BASE_CURRENCY, MONEY } from "../src/normalize/records/NestedTypes.js"
 
 const Target = Schema.Struct({
@@ -27,6 +28,16 @@ const Target = Schema.Struct({
 })
 type Target = typeof Target.Type
 
+/** The comparables v2 body less the members a target and the other parameters set. */
+const {
+  comparables_count: _count,
+  location_boundary: _boundary,
+  operation: _operation,
+  comparables_types: _types,
+  ...filterFields
+} = ComparablesRequest.from.fields
+const Filters = Schema.Struct(filterFields)
+
 const ParamsFields = Schema.Struct({
   /** Targets inline; or `csv`, a file with columns id, latitude, longitude, address, cadastral_reference. */
   targets: Schema.optionalWith(Schema.Array(Target), { default: () => [] }),
@@ -37,8 +48,11 @@ const ParamsFields = Schema.Struct({
   comparables_count: Schema.optionalWith(Schema.Int, { default: () => 20 }),
   /** Circle radius in km, 0.05 to 50 (spec). Default 2. */
   distance: Schema.optionalWith(Schema.Number, { default: () => 2 }),
-  /** Any other members of the comparables v2 body (bedrooms, total_area, ...). */
-  filters: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { default: () => ({}) }),
+  /**
+   * The other members of the comparables v2 body (bedrooms, total_area, price bounds, ...), typed
+   * and checked as the body's: a misspelt one is refused, not sent. Default none.
+   */
+  filters: Schema.optionalWith(Filters, { default: () => ({}) }),
   concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 16)), { default: () => 4 })
 })
 type Params = typeof ParamsFields.Type
@@ -54,8 +68,11 @@ const targetsOf = (p: Params): ReadonlyArray<Target> =>
         ...(r.cadastral_reference ? { cadastral_reference: r.cadastral_reference } : {})
       }))
 
-/** The comparables v2 (and valuation) body of one target. */
-const bodyOf = (p: Params, t: Target) => ({
+/**
+ * The comparables v2 (and valuation) body of one target. A target without its coordinates sends
+ * them undefined: the request rules (`Params` below) name the missing one before any call.
+ */
+const bodyOf = (p: Params, t: Target): TokenBody<"comparablesV2"> => ({
   ...p.filters,
   comparables_count: p.comparables_count,
   operation: p.operation,
@@ -67,7 +84,7 @@ const bodyOf = (p: Params, t: Target) => ({
         ? { cadastral_reference: { country_code: "ES", cadastral_reference: t.cadastral_reference } }
         : t.address
           ? { address: t.address }
-          : { coordinates: { latitude: t.latitude, longitude: t.longitude } }
+          : { coordinates: { latitude: t.latitude!, longitude: t.longitude! } }
     }
   }
 })

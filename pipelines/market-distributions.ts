@@ -16,6 +16,7 @@ import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { BedroomsBucket, PriceBucket, PropertiesDistribution, TimeOnMarketBucket } from "../src/service/schema/Distributions.js"
 import type { ServiceError } from "../src/service/ServiceError.js"
 import { TokenClient, type TokenResponse } from "../src/service/TokenClient.js"
+import type { TokenBody } from "../src/service/TokenRequests.js"
 import type { TokenOperation } from "../src/config/Operations.js"
 import {
   MARKET_CURRENCY,
@@ -114,7 +115,7 @@ type Kind = (typeof KINDS)[number]
 type Answer = TokenResponse<unknown> & { readonly records: ReadonlyArray<unknown>; readonly operation: TokenOperation }
 
 /** The answer's records: a bucket list (read through its shape), or the properties distribution's one object. */
-const call = (kind: Kind, body: Record<string, unknown>): Effect.Effect<Answer, ServiceError, TokenClient> =>
+const call = (kind: Kind, body: TokenBody<"marketFilter">): Effect.Effect<Answer, ServiceError, TokenClient> =>
   Effect.flatMap(TokenClient, (c): Effect.Effect<Answer, ServiceError> =>
     kind === "properties"
       ? Effect.map(c.distributionProperties(body), (r) => ({ ...r, records: [r.body] }))

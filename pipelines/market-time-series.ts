@@ -17,13 +17,14 @@ import { ClosedPolygon, intBetween, items, oneOf } from "../src/service/schema/R
 import { DateRange, MetresCircle, snapDateRange, TimeSeriesPoint, TimeSeriesRequest } from "../src/service/schema/TimeSeries.js"
 import { validateRequest } from "../src/service/schema/Validation.js"
 import { TokenClient } from "../src/service/TokenClient.js"
+import type { TokenBody } from "../src/service/TokenRequests.js"
 import { filterKey, fingerprint, marketScopeFields, typesKey } from "../src/normalize/records/MarketScope.js"
 import { IDS } from "../src/normalize/records/NestedTypes.js"
 
 /** One area of a request: a stable key and its `custom_location_boundary`. */
 export interface Area {
   readonly key: string
-  readonly boundary: Record<string, unknown>
+  readonly boundary: TokenBody<"timeSeries">["custom_location_boundary"]
   readonly locationIds: ReadonlyArray<number> | null
 }
 
@@ -82,7 +83,7 @@ interface Request {
   readonly key: string
   readonly area: Area
   readonly dataPoint: string
-  readonly body: Record<string, unknown>
+  readonly body: TokenBody<"timeSeries">
 }
 
 const requestsOf = (p: Base): Array<Request> =>

@@ -13,6 +13,7 @@ import { retryPolicyOf } from "./Retry.js"
 import { makePacer } from "./Pacer.js"
 import { RetryBudget } from "./RetryBudget.js"
 import * as S from "./schema/index.js"
+import { type TokenBody, TokenRequests } from "./TokenRequests.js"
 import { validateRequest } from "./schema/Validation.js"
 import { bodyStart, type ListPage, readList, withRelativeNext } from "./ResponseShape.js"
 import { AuthenticationFailed, InvalidRequest, type ServiceError, TransportError, UnexpectedShape } from "./ServiceError.js"
@@ -39,7 +40,6 @@ export interface TokenResponse<A> {
 }
 
 type Query = Readonly<Record<string, string | number | boolean | undefined>>
-type Body = Readonly<Record<string, unknown>>
 type AnySchema = Schema.Schema<any, any, never>
 
 export interface RequestOptions<A> {
@@ -189,15 +189,20 @@ export const makeTokenClient = Effect.gen(function* () {
     }).pipe(Effect.withSpan(`TokenClient.request`, { attributes: { operation }, captureStackTrace: false }))
   }
 
-  const post = <A>(
+  // A body (query) and the schema that checks it agree by type: the method's request is what its schema reads.
+  const post = <B, A>(
     path: string,
-    body: unknown,
-    bodySchema: AnySchema | undefined,
+    body: B,
+    bodySchema: Schema.Schema<any, B, never> | undefined,
     response: Schema.Schema<A, any, never>,
     extra: Partial<RequestOptions<A>> = {}
   ) => request<A>("POST", path, { body, ...(bodySchema ? { bodySchema } : {}), response, ...extra })
-  const get = <A>(path: string, response: Schema.Schema<A, any, never>, query?: Query, querySchema?: AnySchema) =>
-    request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
+  const get = <A, Q extends Query = Query>(
+    path: string,
+    response: Schema.Schema<A, any, never>,
+    query?: Q,
+    querySchema?: Schema.Schema<any, Q, never>
+  ) => request<A>("GET", path, { response, ...(query ? { query } : {}), ...(querySchema ? { querySchema } : {}) })
 
   /** The start of a body for an error line, with anything like a JWT and the password taken out (a proxy may echo a request). */
   const scrub = (text: string) =>
@@ -254,90 +259,100 @@ export const makeTokenClient = Effect.gen(function* () {
   const named = <A>(operation: TokenOperation, call: Effect.Effect<TokenResponse<A>, ServiceError>) =>
     Effect.map(call, (r) => ({ ...r, operation }))
 
+  const R = TokenRequests
   return {
+    /** Low-level: any token-host call, its body and query unchecked by type (tests, and operations before they get a method). */
     request,
     /** GET a `next`/`previous` link of an envelope (alerts, property pages, feed lists). */
     next: (url: string) => get(url, Env),
     /** GET a `next` link of a list, read through `operation`'s shape. */
     nextPage: (url: string, operation: TokenOperation) => list(operation, get(url, Schema.Unknown)),
     // Properties
-    matchByListings: (body: Body) =>
-      named("match_by_listings", post("/api/v1/properties/match-by-listings", body, S.MatchByListingsRequest, List)),
-    propertyById: (propertyId: string | number, query: S.PropertyByIdQuery = {}) =>
-      named("property_by_id", get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, S.PropertyByIdQuery)),
-    propertiesSearchV1: (body: Body) =>
-      list("properties_search", post("/api/v1/properties/search", body, S.PropertySearchV1Request, Schema.Unknown)),
-    propertiesSearchV2: (body: Body) =>
-      list("properties_search", post("/api/v2/properties/search", body, S.PropertySearchV2Request, Schema.Unknown)),
+    matchByListings: (body: TokenBody<"matchByListings">) =>
+      named("match_by_listings", post("/api/v1/properties/match-by-listings", body, R.matchByListings, List)),
+    propertyById: (propertyId: string | number, query: TokenBody<"propertyByIdQuery"> = {}) =>
+      named("property_by_id", get(`/api/v1/properties/search/${seg(propertyId)}`, Env, query, R.propertyByIdQuery)),
+    propertiesSearchV1: (body: TokenBody<"propertiesSearchV1">) =>
+      list("properties_search", post("/api/v1/properties/search", body, R.propertiesSearchV1, Schema.Unknown)),
+    propertiesSearchV2: (body: TokenBody<"propertiesSearchV2">) =>
+      list("properties_search", post("/api/v2/properties/search", body, R.propertiesSearchV2, Schema.Unknown)),
     /** Follows a properties-search `next` link: the same body is POSTed to it (Assumed, docs/ASSUMPTIONS.md). */
-    propertiesSearchNext: (nextUrl: string, body: Body) =>
+    propertiesSearchNext: (nextUrl: string, body: TokenBody<"propertiesSearchV1"> | TokenBody<"propertiesSearchV2">) =>
       list("properties_search", post(nextUrl, body, undefined, Schema.Unknown, { operation: "POST /api/properties/search (next)" })),
-    smartLink: (body: Body) => post("/api/v1/properties/smart-links", body, S.SmartLinkRequest, Obj),
+    smartLink: (body: TokenBody<"smartLink">) => post("/api/v1/properties/smart-links", body, R.smartLink, Obj),
     // Comparables & valuation
-    comparablesV1: (body: Body) => post("/api/v1/comparables/search", body, S.ComparablesV1Request, Obj),
-    comparablesV2: (body: Body) => named("comparables_v2", post("/api/v2/comparables/search", body, S.ComparablesRequest, Obj)),
-    comparablesAiBuilder: (body: Body) => post("/api/v2/comparables/ai-builder", body, undefined, Obj),
-    valuationPrices: (body: Body) => post("/api/v1/valuation/comparables-prices", body, S.ComparablesRequest, Obj),
+    comparablesV1: (body: TokenBody<"comparablesV1">) => post("/api/v1/comparables/search", body, R.comparablesV1, Obj),
+    comparablesV2: (body: TokenBody<"comparablesV2">) =>
+      named("comparables_v2", post("/api/v2/comparables/search", body, R.comparablesV2, Obj)),
+    /** Not shown by the spec: any keys, sent unchecked. */
+    comparablesAiBuilder: (body: TokenBody<"comparablesAiBuilder">) => post("/api/v2/comparables/ai-builder", body, undefined, Obj),
+    valuationPrices: (body: TokenBody<"valuationPrices">) => post("/api/v1/valuation/comparables-prices", body, R.valuationPrices, Obj),
     // Area insights
     /** 204 (no data) gives an empty list. */
-    timeSeries: (body: Body) =>
-      list("market_time_series", post("/market-analytics-api/time-series", body, S.TimeSeriesRequest, Schema.Unknown, { empty: [] })),
-    distributionBedrooms: (body: Body) =>
+    timeSeries: (body: TokenBody<"timeSeries">) =>
+      list("market_time_series", post("/market-analytics-api/time-series", body, R.timeSeries, Schema.Unknown, { empty: [] })),
+    distributionBedrooms: (body: TokenBody<"marketFilter">) =>
       list(
         "market_distribution_bedrooms",
-        post("/market-analytics-api/distributions/bedrooms", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+        post("/market-analytics-api/distributions/bedrooms", body, R.marketFilter, Schema.Unknown, { empty: [] })
       ),
-    distributionPrices: (body: Body) =>
+    distributionPrices: (body: TokenBody<"marketFilter">) =>
       list(
         "market_distribution_prices",
-        post("/market-analytics-api/distributions/prices", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+        post("/market-analytics-api/distributions/prices", body, R.marketFilter, Schema.Unknown, { empty: [] })
       ),
-    distributionProperties: (body: Body) =>
+    distributionProperties: (body: TokenBody<"marketFilter">) =>
       record(
         "market_distribution_properties",
-        post("/market-analytics-api/distributions/properties", body, S.MarketFilterRequest, Schema.Unknown)
+        post("/market-analytics-api/distributions/properties", body, R.marketFilter, Schema.Unknown)
       ),
-    distributionTimeOnMarket: (body: Body) =>
+    distributionTimeOnMarket: (body: TokenBody<"marketFilter">) =>
       list(
         "market_distribution_time_on_market",
-        post("/market-analytics-api/distributions/time-on-market", body, S.MarketFilterRequest, Schema.Unknown, { empty: [] })
+        post("/market-analytics-api/distributions/time-on-market", body, R.marketFilter, Schema.Unknown, { empty: [] })
       ),
-    analysis: (body: Body) =>
-      record("market_analysis", post("/market-analytics-api/analysis", body, S.MarketFilterRequest, Schema.Unknown)),
+    analysis: (body: TokenBody<"marketFilter">) =>
+      record("market_analysis", post("/market-analytics-api/analysis", body, R.marketFilter, Schema.Unknown)),
     // Alerts, legacy family
     legacyFeeds: () => list("legacy_feeds", get("/api/v1/listing-alerts/feeds", Schema.Unknown)),
-    legacyFeedCreate: (body: Body) => post("/api/v1/listing-alerts/feeds", body, S.FeedRequest, Obj, { write: true }),
-    legacyFeedAlerts: (feedId: string | number, query: S.FeedAlertsQuery = {}) =>
-      list("alerts_feed", get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Schema.Unknown, query, S.FeedAlertsQuery)),
+    legacyFeedCreate: (body: TokenBody<"feed">) => post("/api/v1/listing-alerts/feeds", body, R.feed, Obj, { write: true }),
+    legacyFeedAlerts: (feedId: string | number, query: TokenBody<"feedAlertsQuery"> = {}) =>
+      list("alerts_feed", get(`/api/v1/listing-alerts/feeds/${seg(feedId)}`, Schema.Unknown, query, R.feedAlertsQuery)),
     legacyFeedDelete: (feedId: string | number) => request("DELETE", `/api/v1/listing-alerts/feeds/${seg(feedId)}`, { response: Obj }),
-    legacyFeedUpdate: (feedId: string | number, body: Body) =>
-      request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: S.FeedRequest, response: Obj, write: true }),
-    alertsSearch: (body: Body) => list("alerts_search", post("/api/v1/listing-alerts/search", body, S.AlertSearchRequest, Schema.Unknown)),
+    legacyFeedUpdate: (feedId: string | number, body: TokenBody<"feed">) =>
+      request("PUT", `/api/v1/listing-alerts/feeds/${seg(feedId)}/update`, { body, bodySchema: R.feed, response: Obj, write: true }),
+    alertsSearch: (body: TokenBody<"alertsSearch">) =>
+      list("alerts_search", post("/api/v1/listing-alerts/search", body, R.alertsSearch, Schema.Unknown)),
     /** Follows an alerts-search `next` link: the body POSTed to it (as properties search; Assumed, docs/ASSUMPTIONS.md). */
-    alertsSearchNext: (nextUrl: string, body: Body) =>
+    alertsSearchNext: (nextUrl: string, body: TokenBody<"alertsSearch">) =>
       list("alerts_search", post(nextUrl, body, undefined, Schema.Unknown, { operation: "POST /api/v1/listing-alerts/search (next)" })),
     // Alerts, webhook family
-    alertsApiFeeds: (query: Query = {}) => list("alerts_api_feeds", get("/alerts-api/feeds", Schema.Unknown, query)),
-    alertsApiFeedCreate: (body: Body) => post("/alerts-api/feeds", body, S.FeedRequest, Obj, { write: true }),
+    alertsApiFeeds: (query: TokenBody<"alertsApiFeedsQuery"> = {}) =>
+      list("alerts_api_feeds", get("/alerts-api/feeds", Schema.Unknown, query, R.alertsApiFeedsQuery)),
+    alertsApiFeedCreate: (body: TokenBody<"feed">) => post("/alerts-api/feeds", body, R.feed, Obj, { write: true }),
     alertsApiFeed: (feedId: string) => get(`/alerts-api/feeds/${seg(feedId)}`, Obj),
     alertsApiFeedDelete: (feedId: string) =>
       request("DELETE", `/alerts-api/feeds/${seg(feedId)}`, { response: Schema.Unknown, empty: null }),
-    setWebhook: (body: Body) =>
-      request("PUT", "/alerts-api/webhooks", { body, bodySchema: S.WebhookUrlRequest, response: Obj, write: true }),
-    rotateSecret: (body: Body = {}) =>
-      post("/alerts-api/webhooks/rotate-secret", body, S.RotateSecretRequest, S.RotatedSecret, { write: true }),
+    setWebhook: (body: TokenBody<"webhookUrl">) =>
+      request("PUT", "/alerts-api/webhooks", { body, bodySchema: R.webhookUrl, response: Obj, write: true }),
+    rotateSecret: (body: TokenBody<"rotateSecret"> = {}) =>
+      post("/alerts-api/webhooks/rotate-secret", body, R.rotateSecret, S.RotatedSecret, { write: true }),
     // References
     referenceFeatures: () => named("references", get("/api/v1/references/features", List)),
-    referenceSources: (locationId: number) => named("references", get("/api/v1/references/sources", Obj, { locationId }, S.SourcesQuery)),
+    referenceSources: (locationId: TokenBody<"sourcesQuery">["locationId"]) =>
+      named("references", get("/api/v1/references/sources", Obj, { locationId }, R.sourcesQuery)),
     referenceAgencies: () => named("references", get("/api/v1/references/agencies", List)),
     referenceAgents: () => named("references", get("/api/v1/references/agents", List)),
     referenceConditions: () => named("references", get("/api/v1/references/conditions", List)),
     referenceTypes: () => named("references", get("/api/v1/references/types", List)),
-    referenceLocations: (body: Body = {}) => named("references", post("/api/v1/references/locations", body, S.LocationsRequest, List)),
+    referenceLocations: (body: TokenBody<"locations"> = {}) =>
+      named("references", post("/api/v1/references/locations", body, R.locations, List)),
     locationByCoordinates: (latitude: number, longitude: number) =>
-      named("references", get("/api/v1/references/locations/by-coordinates", Obj, { latitude, longitude }, S.ByCoordinatesQuery)),
-    typeahead: (body: Body) => named("references", post("/api/v1/references/locations/typeahead", body, S.TypeaheadRequest, List)),
-    zipcodeBoundary: (body: Body) => named("references", post("/api/v1/references/zipcode-boundary", body, S.ZipcodeBoundaryRequest, Obj)),
+      named("references", get("/api/v1/references/locations/by-coordinates", Obj, { latitude, longitude }, R.byCoordinatesQuery)),
+    typeahead: (body: TokenBody<"typeahead">) =>
+      named("references", post("/api/v1/references/locations/typeahead", body, R.typeahead, List)),
+    zipcodeBoundary: (body: TokenBody<"zipcodeBoundary">) =>
+      named("references", post("/api/v1/references/zipcode-boundary", body, R.zipcodeBoundary, Obj)),
     /** HTTP attempts and retries; logins and refreshes. */
     stats: Effect.zipWith(transport.stats, session.stats, (t, s) => ({ ...t, ...s })),
     pacer: pacer.snapshot,

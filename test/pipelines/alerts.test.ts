@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import pipeline from "../../pipelines/alerts.js"
 import { TokenClient } from "../../src/service/TokenClient.js"
+import type { TokenBody } from "../../src/service/TokenRequests.js"
 import { makeHarness, type Harness } from "../support/pipelines.js"
 
 const ROUTE = "GET /api/v1/listing-alerts/feeds/:id"
@@ -29,7 +30,7 @@ describe("alerts", () => {
   beforeAll(async () => {
     // 600 properties: 20 alerts a day
     h = await makeHarness({ sandbox: { world: { properties: 600 } } })
-    const create = (body: Record<string, unknown>) =>
+    const create = (body: TokenBody<"feed">) =>
       h.use(Effect.flatMap(TokenClient, (c) => c.legacyFeedCreate(body)).pipe(Effect.map((r) => (r.body as { id: number }).id)))
     all = await create({ name: "everything", filter: {} })
     drops = await create({ name: "price drops", filter: { alert_subtypes: ["price_down"] } })

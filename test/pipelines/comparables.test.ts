@@ -52,6 +52,10 @@ describe("comparables", () => {
     await expect(
       h.run(comparables, { params: { targets: [{ id: "b", latitude: 40, longitude: -3 }], comparables_types: ["apartment", "villa"] } })
     ).rejects.toMatchObject({ _tag: "InvalidInput" })
+    // a filter the body does not have is refused by name, not sent for the host to ignore
+    await expect(
+      h.run(comparables, { params: { targets: [{ id: "c", latitude: 40, longitude: -3 }], filters: { bedroms: 2 } } })
+    ).rejects.toMatchObject({ _tag: "InvalidInput", field: "comparables.filters.bedroms" })
     expect(JSON.stringify(h.sandbox.control.stats().requests)).toBe(before)
   })
 })

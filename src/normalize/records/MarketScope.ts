@@ -9,6 +9,7 @@ import { MarketFilterRequest } from "../../service/schema/Distributions.js"
 import { intBetween, items } from "../../service/schema/Rules.js"
 import { marketFilterFields } from "../../service/schema/TimeSeries.js"
 import { validateRequest } from "../../service/schema/Validation.js"
+import type { TokenBody } from "../../service/TokenRequests.js"
 import type { PageContext } from "../PageContext.js"
 
 const { types, business_type, custom_location_boundary: _boundary, ...filterFields } = marketFilterFields
@@ -49,7 +50,7 @@ const LocationScopeBase = Schema.Struct({
 export type LocationScope = typeof LocationScopeBase.Type
 
 /** The body of a distribution or analysis request for one location. */
-export const marketBody = (p: Omit<LocationScope, "location_ids">, locationId: number): Record<string, unknown> => ({
+export const marketBody = (p: Omit<LocationScope, "location_ids">, locationId: number): TokenBody<"marketFilter"> => ({
   ...p.filter,
   types: p.types,
   business_type: p.business_type,

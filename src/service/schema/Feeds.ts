@@ -82,6 +82,16 @@ export const AlertsApiFeed = open({
   created_at: nullable(DateTimeString)
 })
 export type AlertsApiFeed = typeof AlertsApiFeed.Type
+/**
+ * Assumed (docs/ASSUMPTIONS.md: a paginated list, as the other token-host lists): the query of
+ * GET /alerts-api/feeds, `limit` 1..500 and `offset` at most 50000.
+ */
+export const AlertsApiFeedsQuery = Schema.Struct({
+  limit: Schema.optional(intBetween(1, 500)),
+  offset: Schema.optional(intBetween(0, 50000))
+})
+export type AlertsApiFeedsQuery = typeof AlertsApiFeedsQuery.Type
+
 /** Assumed: GET /alerts-api/feeds answers the page envelope, newest first. */
 export const AlertsApiFeedPage = Envelope(Schema.Array(AlertsApiFeed))
 export type AlertsApiFeedPage = typeof AlertsApiFeedPage.Type

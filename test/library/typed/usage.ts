@@ -3,7 +3,18 @@
  * `@ts-expect-error` names the error code it stands for; the test strips the directives and
  * checks that tsc reports exactly that code on exactly the next line, and nothing else.
  */
-import { byName, definePipeline, type Extraction, extract, flatTable, query, rows, withSession } from "../../../src/index.js"
+import {
+  byName,
+  definePipeline,
+  Effect,
+  type Extraction,
+  extract,
+  flatTable,
+  query,
+  rows,
+  TokenClient,
+  withSession
+} from "../../../src/index.js"
 import plotsGermany from "../../../pipelines/plots-germany.js"
 
 export const typedUsage = async () => {
@@ -74,6 +85,34 @@ export const typedUsage = async () => {
     cost: { ...plotsGermany.cost, operation: "plot_serch" }
   })
 
+  // a token-host request is typed by its request schema (src/service/TokenRequests.ts), as a platform one is
+  const tokenCalls = Effect.flatMap(TokenClient, (c) =>
+    Effect.all([
+      c.matchByListings({ listing_ids: [1, 2] }),
+      // @ts-expect-error TS2561 a member the match-by-listings body does not have (did you mean listing_ids?)
+      c.matchByListings({ listing_id: [1, 2] }),
+      // @ts-expect-error TS2322 a member of the wrong type
+      c.alertsSearch({ location_ids: [12], limit: "500" }),
+      c.comparablesV2({
+        comparables_count: 10,
+        operation: "sale",
+        comparables_types: ["apartment"],
+        // @ts-expect-error TS2561 a misspelt member deep inside the body (did you mean circle?)
+        location_boundary: { circle: { distance: 2, target_point: { address: "Calle Mayor 1, Madrid" } }, circel: {} }
+      }),
+      // @ts-expect-error TS2345 a required member left out
+      c.timeSeries({ types: ["flat"], business_type: "sale", custom_location_boundary: { location_ids: [1] }, data_point: "avg_price" }),
+      // a body the spec leaves open (AI Builder: not shown) takes any keys
+      c.comparablesAiBuilder({ valuation_id: "val_1", anything: true })
+    ])
+  )
+
+  // a pipeline's parameters that are members of a request are typed as the request's
+  const target = { id: "a", address: "Calle Mayor 1, Madrid" }
+  await extract("comparables", { params: { targets: [target], filters: { bedrooms: 2, total_area: 80 } } })
+  // @ts-expect-error TS2561 a member the comparables body does not have (did you mean bedrooms?)
+  await extract("comparables", { params: { targets: [target], filters: { bedroms: 2 } } })
+
   // a pipeline only the settings know: explicitly untyped
   const mine = await extract(byName("my-plots"), { params: { anything: 1 } })
   const untyped: unknown = mine.rows("whatever")[0]!.anything
@@ -95,5 +134,5 @@ export const typedUsage = async () => {
   const total: number = counts.reduce((s, c) => s + c.n, 0)
   const loose: Array<Record<string, unknown>> = await rows("SELECT 1 AS one", { bigint: "keep" })
 
-  return { id, eur, forSale, extractedAt, validFrom, notNull, seq, auto, kept, plain, inline, n, untyped, json, total, loose }
+  return { tokenCalls, id, eur, forSale, extractedAt, validFrom, notNull, seq, auto, kept, plain, inline, n, untyped, json, total, loose }
 }
