@@ -135,31 +135,36 @@ for (const run of RUNS.filter((r) => FULL || r.share)) {
         const now = await current(name)
         const closed = await closedKeys(name)
         const gone = was.filter((k) => !truth.includes(k) && !optional.has(k))
+        const done = s.status === "done" && s.exitCode === 0 && s.completeness.shortfalls.length === 0 && s.error === undefined
+        const missing = truth.filter((k) => !now.includes(k))
+        const extra = now.filter((k) => !truth.includes(k) && !optional.has(k))
+        const lost = was.filter((k) => !now.includes(k))
+        // the outcome, recorded before the assertions so a failing case shows in the table too
+        const outcome: Outcome = done
+          ? missing.length + extra.length === 0 && s.fullPull === true
+            ? "truth"
+            : `BUG: done but ${missing.length} listed not current, ${extra.length} current not listed (fullPull ${s.fullPull})`
+          : lost.length > 0 || closed.length > 0
+            ? `BUG: ${s.status} (exit ${s.exitCode}) but closed ${closed.length}`
+            : (namedStop(s) ?? `other: ${s.status} (exit ${s.exitCode}): ${s.error ?? ""}`)
+        if (!outcomes.has(run.label)) outcomes.set(run.label, new Map())
+        outcomes.get(run.label)!.set(name, `${outcome}, ${closed.length}/${gone.length}`)
+
         // something left the query in the two weeks, else a pull that closes nothing passes too
         expect(gone.length, "records that left").toBeGreaterThan(0)
-        let outcome: Outcome
-        if (s.status === "done" && s.exitCode === 0 && s.completeness.shortfalls.length === 0 && s.error === undefined) {
-          const missing = truth.filter((k) => !now.includes(k))
-          const extra = now.filter((k) => !truth.includes(k) && !optional.has(k))
-          outcome =
-            missing.length + extra.length === 0 && s.fullPull === true
-              ? "truth"
-              : `BUG: done but ${missing.length} listed not current, ${extra.length} current not listed (fullPull ${s.fullPull})`
+        if (done) {
           expect({ fullPull: s.fullPull, missing, extra }).toEqual({ fullPull: true, missing: [], extra: [] })
           // it closed exactly what it no longer holds: the keys gone from the world
           expect(closed).toEqual(gone)
           expect(s.closed?.[table] ?? 0).toBe(gone.length)
         } else {
-          outcome = namedStop(s) ?? `other: ${s.status} (exit ${s.exitCode}): ${s.error ?? ""}`
           // a pull that was not complete closed nothing
           expect(s.closed ?? {}).toEqual({})
           expect(closed).toEqual([])
-          expect(was.filter((k) => !now.includes(k))).toEqual([])
+          expect(lost).toEqual([])
           // and what it landed is in the world's lists (or was current before)
           expect(now.filter((k) => !truth.includes(k) && !was.includes(k) && !optional.has(k))).toEqual([])
         }
-        if (!outcomes.has(run.label)) outcomes.set(run.label, new Map())
-        outcomes.get(run.label)!.set(name, `${outcome}, ${closed.length}/${gone.length}`)
         expect(outcome).toBe(expected)
       }, 60_000)
     }
