@@ -14,62 +14,19 @@ import { planPipeline } from "../../src/pipeline/Planner.js"
 import type { RunSummary } from "../../src/pipeline/Runner.js"
 import { shardOf } from "../../src/extract/Extract.js"
 import { pipelineByName, unitsSpent, useHarness } from "../support/pipelines.js"
-
-const DAY = 86_400_000
-const PLOTS = { criteria: { sort: "newest" }, pageSize: 50 }
-const PLACES = [{ country: "PT" }, { country: "CY" }]
-/** From a price up: a property whose price is cut below it leaves the search (two in two weeks here). */
-const PRICE_MIN = 304_000
-const SOURCING = { places: PLACES, operation: "sale", price_min: PRICE_MIN, pageSize: 50, concurrency: 2 }
-const POINTS = [
-  { name: "Madrid", latitude: 40.42, longitude: -3.7 },
-  { name: "Paris", latitude: 48.86, longitude: 2.35 },
-  { name: "Barcelona", latitude: 41.39, longitude: 2.17 }
-]
-const LEAD_CRITERIA = { radius_km: 50, min_price_cuts: 1, min_price_cut_pct: 1 }
-const LEADS = { points: POINTS, ...LEAD_CRITERIA, pageSize: 5, concurrency: 2 }
-const TABLES = { "plots-germany": "plots", "sourcing-search": "sourcing_properties", "seller-leads": "seller_leads" } as const
-type Name = keyof typeof TABLES
+import { CLOSING_PIPELINES, closingTruth, DAY, type Name, TABLES } from "./closingTruth.js"
 
 describe("full pulls close what is gone", () => {
   const h = useHarness({
     sandbox: { world: { properties: 3000, plots: 400, premises: 50 } },
     settings: {
-      pipelines: {
-        "plots-germany": { params: PLOTS },
-        "sourcing-search": { params: SOURCING },
-        "seller-leads": { params: LEADS }
-      },
+      pipelines: CLOSING_PIPELINES,
       budget: { costs: DEFAULT_UNIT_COSTS },
       service: { platformRate: 0, apiRate: 0 }
     }
   })
-  const world = () => h.sandbox.context.world
-  const now = () => h.sandbox.control.now()
   /** The keys each table's pipeline lists at the sandbox's now, per the world itself. */
-  const truth = (name: Name): Array<string> => {
-    const w = world()
-    const at = now()
-    const ids =
-      name === "plots-germany"
-        ? w.searchPlots(PLOTS.criteria as never, at).map((p) => p.id)
-        : name === "sourcing-search"
-          ? PLACES.flatMap((p) =>
-              w.searchProperties({ ...p, operation: "sale", price_min: PRICE_MIN } as never, 0, 1_000_000, at).results.map((r) => r.id)
-            )
-          : POINTS.flatMap((p) =>
-              w.sellerLeads({ latitude: p.latitude, longitude: p.longitude, ...LEAD_CRITERIA, nowMs: at }).map((l) => l.id)
-            )
-    // what left a query under the dialect `removeAfterFirstPage` (plots never leave the world's
-    // market: this is how some leave here); a since-read's query is another query
-    const removed = new Set(
-      h.sandbox.control
-        .removals()
-        .filter((r) => !r.query.includes("since"))
-        .flatMap((r) => r.ids)
-    )
-    return [...new Set(ids.map(String))].filter((id) => !removed.has(id)).sort()
-  }
+  const truth = (name: Name): Array<string> => closingTruth(h, name)
   const current = async (name: Name) =>
     (await h.query(`SELECT CAST(id AS VARCHAR) AS k FROM ${TABLES[name]}_current ORDER BY 1`)).map((r) => String(r.k))
   /** Rows of keys with no current version (closed), per pipeline (one query at a time: one warehouse). */
