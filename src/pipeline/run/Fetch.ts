@@ -6,7 +6,7 @@
  */
 import { Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
-import { groupsOf, makePageQueue, pageQueueOptions } from "../PageQueue.js"
+import { groupsOf, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
 import { checkRejects, discardGroups, makeLanding, openGroup, type StagedGroup, makeOrderedStaging, stageReplay } from "./Land.js"
@@ -24,7 +24,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
       ? (yield* run.warehouse.checkpoints(pipeline.name)).filter((c) => c.done && c.runId === run.runId).map((c) => c.key)
       : []
     const land = makeLanding(run, state, doneBefore)
-    const options = pageQueueOptions(run.request.landing)
+    const options = run.landing
 
     if (writer && run.resumed) {
       const { pageNo } = yield* Ref.get(state)

@@ -186,7 +186,7 @@ const landOne = (run: RunContext, state: RunState, group: StagedGroup, slicesDon
       totals: counted[counted.length - 1]!.totals
     })
     // stop early once the sample is large enough to judge; the end of the run judges the rest
-    if ((yield* Ref.get(state)).totals.records >= 100) yield* checkRejects(run, state)
+    if ((yield* Ref.get(state)).totals.records >= run.landing.rejectSample) yield* checkRejects(run, state)
   }).pipe(
     Effect.withSpan("Land.group", {
       attributes: {
