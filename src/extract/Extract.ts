@@ -5,54 +5,15 @@
  * slice's new position (the checkpoint) and what it cost.
  */
 import { Effect, Option } from "effect"
-import { type Attempts, countAttempts } from "../service/RetryBudget.js"
+import { countAttempts } from "../service/RetryBudget.js"
 import { isNotFound, serviceLimitOf } from "../service/ServiceError.js"
 import { keyHash, SeenKeys } from "./SeenKeys.js"
-import type { Fetched, PagerStep, Slice, SliceEnd, Source } from "./Source.js"
+import type { Checkpoint, Missing, Page } from "./Page.js"
+import type { Fetched, PagerStep, Slice, Source } from "./Source.js"
 import { fnv1a } from "../shared/Fnv.js"
 import { firstLine } from "../shared/ErrorClass.js"
 
-export interface Checkpoint {
-  readonly key: string
-  readonly value: unknown
-  readonly done: boolean
-}
-
-export interface Page<R = unknown> {
-  readonly slice: string
-  /** Page number within the slice for this run (0-based). */
-  readonly seq: number
-  readonly fetched: Fetched<R>
-  readonly checkpoint: Checkpoint
-  /** What the service declared the slice holds, as of this page. */
-  readonly declared?: number | undefined
-  /** Why the slice ended early, on its last page. */
-  readonly end?: SliceEnd | undefined
-  /** The slice's key is unknown to the service (a 404): a `_missing` row, not a failure. */
-  readonly missing?: Missing | undefined
-  /** The requests this page took, and how many of them were retries. */
-  readonly attempts: Attempts
-  /**
-   * When the page's fetch began (ISO) and how long it took, ms: every attempt, retry waits and
-   * rate-limit waits included (`_calls`, what `trace` reads).
-   */
-  readonly timing?: { readonly startedAt: string; readonly ms: number } | undefined
-  /**
-   * Keys this page brought that its slice had not read before in this run (records without a
-   * readable key count one each): what the slice's completeness counts, never rows.
-   */
-  readonly fresh: number
-  /** The hashes of those keys (`SeenKeys.keyHash`), so a resume knows what the slice read. */
-  readonly freshKeys?: Float64Array | undefined
-}
-
-/** A fan-out key the service answered 404 for. */
-export interface Missing {
-  readonly key: string
-  readonly status: number
-  readonly requestId?: string | undefined
-  readonly detail: string
-}
+export type { Checkpoint, Missing, Page }
 
 /** How a run starts its slices. */
 export interface ExtractPlan {

@@ -12,7 +12,8 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import { TS } from "./Bookkeeping.js"
 import { literal, rowsOf } from "./Database.js"
-import type { StagedPage } from "./PageCommit.js"
+import { attemptsOf, checkpointOf, ledgerOf, rawBodyOf, type SliceProgress, sliceProgressOf, type StagedPage } from "./PageCommit.js"
+import type { Checkpoint } from "../extract/Page.js"
 import { castedSelect, landSql } from "./PageStager.js"
 import { closable, historyKeysSql } from "./HistoryClosing.js"
 import type { StagedTable } from "./Stage.js"
@@ -74,6 +75,8 @@ export const landGroup = async (
   const pipeline = pages[0]!.pipeline
   // versions of history tables begin at the run's extraction time (the commit time without one)
   const validFrom = pages[0]!.extractedAt ?? at
+  // what each page adds to its slice's record (the history keys, `_slices` and `_slice_keys` read it)
+  const progress = new Map(pages.map((p) => [p, sliceProgressOf(p)] as const))
 
   for (const [table, staged] of tables) {
     const { spec } = staged
@@ -85,7 +88,7 @@ export const landGroup = async (
           spec,
           castedSelect(spec, staged.name),
           runId,
-          pages.map((p) => ({ slice: p.slice?.key, rows: p.counts[table] ?? 0 }))
+          pages.map((p) => ({ slice: progress.get(p)?.key, rows: p.counts[table] ?? 0 }))
         )
         if (sql !== undefined) await conn.run(sql)
       }
@@ -97,8 +100,11 @@ export const landGroup = async (
   }
 
   const atTs = TS(sqlValue(at))
-  const checkpoints = new Map<string, NonNullable<StagedPage["checkpoint"]>>()
-  for (const c of pages) if (c.checkpoint) checkpoints.set(c.checkpoint.key, c.checkpoint)
+  const checkpoints = new Map<string, Checkpoint>()
+  for (const c of pages) {
+    const cp = checkpointOf(c)
+    if (cp) checkpoints.set(cp.key, cp)
+  }
   if (checkpoints.size > 0) {
     await conn.run(
       `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()]
@@ -120,7 +126,7 @@ export const landGroup = async (
   // A charge is a (run, request id): the same id in another run is another charge. Within a run a
   // repeated id is the same charge landed again, recorded once; the run's `units_charged` adds
   // only what the ledger took, so the two always agree.
-  const ledger = [...new Map(pages.flatMap((c) => c.ledger).map((l) => [l.requestId, l])).values()]
+  const ledger = [...new Map(pages.flatMap(ledgerOf).map((l) => [l.requestId, l])).values()]
   let units = 0
   if (ledger.length > 0) {
     const inserted = await rowsOf(
@@ -151,7 +157,10 @@ export const landGroup = async (
     )
   }
 
-  const archived = pages.flatMap((c, i) => (raws[i] && c.raw ? [{ raw: raws[i]!, pageKey: c.raw.pageKey, request: c.raw.request }] : []))
+  const archived = pages.flatMap((c, i) => {
+    const body = rawBodyOf(c)
+    return raws[i] && body ? [{ raw: raws[i]!, pageKey: body.pageKey, request: body.request }] : []
+  })
   if (archived.length > 0) {
     await conn.run(
       `INSERT OR REPLACE INTO _raw_pages (run_id, pipeline, seq, page_key, path, bytes, "at", operation, request_key, bought_at, units)
@@ -175,22 +184,12 @@ export const landGroup = async (
     )
   }
 
-  const slices = new Map<
-    string,
-    {
-      declared: number | undefined
-      received: number
-      landed: number
-      rejected: number
-      distinct: number
-      pages: number
-      end: NonNullable<StagedPage["slice"]>["end"]
-      done: boolean
-    }
-  >()
+  type SliceTotals = Omit<SliceProgress, "key" | "fresh" | "freshKeys"> & { distinct: number; pages: number }
+  const slices = new Map<string, SliceTotals>()
   for (const c of pages) {
-    if (!c.slice) continue
-    const s = slices.get(c.slice.key) ?? {
+    const slice = progress.get(c)
+    if (!slice) continue
+    const s = slices.get(slice.key) ?? {
       declared: undefined,
       received: 0,
       landed: 0,
@@ -200,16 +199,16 @@ export const landGroup = async (
       end: undefined,
       done: false
     }
-    slices.set(c.slice.key, {
-      declared: c.slice.declared ?? s.declared,
-      received: s.received + c.slice.received,
-      landed: s.landed + c.slice.landed,
-      rejected: s.rejected + c.slice.rejected,
+    slices.set(slice.key, {
+      declared: slice.declared ?? s.declared,
+      received: s.received + slice.received,
+      landed: s.landed + slice.landed,
+      rejected: s.rejected + slice.rejected,
       // pages landed before distinct keys were counted (a journal of an older toolkit) count their records
-      distinct: s.distinct + (c.slice.fresh ?? c.slice.received),
+      distinct: s.distinct + (slice.fresh ?? slice.received),
       pages: s.pages + 1,
-      end: c.slice.end ?? s.end,
-      done: c.slice.done
+      end: slice.end ?? s.end,
+      done: slice.done
     })
   }
   if (slices.size > 0) {
@@ -244,41 +243,43 @@ export const landGroup = async (
   }
 
   // each fetched page as a call of its slice (a page landed again from the journal keeps its first row)
-  const calls = pages.flatMap((c) => (c.call && c.slice ? [{ page: c, call: c.call, slice: c.slice.key }] : []))
+  const calls = pages.flatMap((c) => (c.entry ? [c.entry] : []))
   if (calls.length > 0) {
     await conn.run(
       `INSERT INTO _calls VALUES ${calls
-        .map(({ page, call, slice }) =>
-          tuple([
+        .map(({ seq, page }) => {
+          const { charges, operation, request } = page.fetched
+          return tuple([
             sqlValue(runId),
             sqlValue(pipeline),
-            sqlValue(call.seq),
-            sqlValue(slice),
-            sqlValue(call.sliceSeq),
-            sqlValue(call.operation ?? page.ledger[0]?.operation ?? page.raw?.request?.operation),
-            sqlValue(page.ledger[0]?.requestId),
-            sqlValue(page.requests),
-            sqlValue(page.retries),
-            sqlValue(page.ledger.reduce((u, l) => u + l.units, 0)),
-            call.startedAt ? TS(sqlValue(call.startedAt)) : "NULL",
-            sqlValue(call.ms)
+            sqlValue(seq),
+            sqlValue(page.slice),
+            sqlValue(page.seq),
+            sqlValue(operation ?? charges[0]?.operation ?? request?.operation),
+            sqlValue(charges[0]?.requestId),
+            sqlValue(page.attempts.requests),
+            sqlValue(page.attempts.retries),
+            sqlValue(charges.reduce((u, l) => u + l.units, 0)),
+            page.timing ? TS(sqlValue(page.timing.startedAt)) : "NULL",
+            sqlValue(page.timing?.ms)
           ])
-        )
+        })
         .join(", ")} ON CONFLICT (run_id, seq) DO NOTHING`
     )
   }
 
   // the keys each page brought its slice (a group lands once: its rows are appended once)
-  const keyed = pages.flatMap((c) =>
-    c.slice?.freshKeys && c.slice.freshKeys.length > 0 ? [{ slice: c.slice.key, keys: c.slice.freshKeys }] : []
-  )
+  const keyed = pages.flatMap((c) => {
+    const slice = progress.get(c)
+    return slice?.freshKeys && slice.freshKeys.length > 0 ? [{ slice: slice.key, keys: slice.freshKeys }] : []
+  })
   if (keyed.length > 0) {
     await conn.run(
       `INSERT INTO _slice_keys VALUES ${keyed.map((k) => tuple([sqlValue(runId), sqlValue(k.slice), `from_hex('${hashesHex(k.keys)}')`])).join(", ")}`
     )
   }
 
-  const missing = pages.flatMap((c) => (c.missing ? [c.missing] : []))
+  const missing = calls.flatMap(({ page }) => (page.missing ? [page.missing] : []))
   if (missing.length > 0) {
     await conn.run(
       `INSERT OR REPLACE INTO _missing VALUES ${missing
@@ -291,8 +292,8 @@ export const landGroup = async (
 
   const sum = (f: (c: StagedPage) => number) => pages.reduce((s, c) => s + f(c), 0)
   await conn.run(
-    `UPDATE _runs SET pages = pages + ${sqlValue(pages.length)}, requests = requests + ${sqlValue(sum((c) => c.requests))},
-       retries = retries + ${sqlValue(sum((c) => c.retries))}, units_charged = units_charged + ${sqlValue(units)},
+    `UPDATE _runs SET pages = pages + ${sqlValue(pages.length)}, requests = requests + ${sqlValue(sum((c) => attemptsOf(c).requests))},
+       retries = retries + ${sqlValue(sum((c) => attemptsOf(c).retries))}, units_charged = units_charged + ${sqlValue(units)},
        rows_per_table = ${sqlValue(JSON.stringify(rowsPerTable))} WHERE run_id = ${sqlValue(runId)}`
   )
   return pages.map((p) => ({ ...p.counts }))

@@ -2,11 +2,16 @@
  * What the engine hands the loader, and what the loader's bookkeeping reads back.
  */
 import type { Row } from "../normalize/Table.js"
-import type { Checkpoint } from "../extract/Extract.js"
-import type { Charge, PaidRequest, SliceEndKind } from "../extract/Source.js"
+import type { Checkpoint } from "../extract/Page.js"
+import type { Charge, SliceEndKind } from "../extract/Source.js"
 import type { Reject } from "../normalize/Normalizer.js"
+import { type JournalEntry, type RawBody, rawOf } from "./JournalFrame.js"
 
-/** One page: its rows by table, where the source stands after it, and what it cost. Committed all or nothing. */
+/**
+ * A page that fetched nothing of a slice (a `reload` from the raw archive, a probe, a webhook
+ * batch, a failed run's charge), with its rows by table: what it brings and what it cost.
+ * Committed all or nothing. The pages a run fetches come as `Page`s instead (`StagedEntry`).
+ */
 export interface PageCommit {
   readonly runId: string
   readonly pipeline: string
@@ -24,43 +29,67 @@ export interface PageCommit {
   /** Units charged per request (request ids are unique: a page committed twice is not charged twice). */
   readonly ledger: ReadonlyArray<Charge>
   readonly rejects: ReadonlyArray<Reject>
-  /**
-   * Raw response body, archived (gzip) before the page commits: the text, or its UTF-8 bytes as
-   * received (the runner keeps the bytes: outside V8's heap while the page waits for its group).
-   */
-  readonly raw?:
-    | {
-        readonly pageKey: string
-        readonly body: string | Uint8Array
-        /** The paid request the body answers: recorded so a later run reuses it instead of buying it again. */
-        readonly request?: PaidRequest | undefined
-      }
-    | undefined
+  /** Raw response body, archived (gzip) before the page commits. */
+  readonly raw?: RawBody | undefined
   readonly requests: number
   readonly retries: number
-  /**
-   * The page as a call of its slice (`_calls`): its number in the run (1-based) and in its slice
-   * (0-based), when its fetch began and how long it took (absent: not recorded, e.g. a page of
-   * an older toolkit's journal). Absent for pages that fetched nothing (a reload, a probe).
-   */
-  readonly call?:
-    | {
-        readonly seq: number
-        readonly sliceSeq: number
-        readonly operation?: string | undefined
-        readonly startedAt?: string | undefined
-        readonly ms?: number | undefined
-      }
-    | undefined
-  /** What this page adds to its slice's completeness record (`_slices`). */
+  /** What this page adds to a slice's completeness record (`_slices`), when it counts toward one. */
   readonly slice?: SliceProgress | undefined
-  /** The page's fan-out key was unknown to the service (a `_missing` row). */
-  readonly missing?:
-    { readonly key: string; readonly status: number; readonly requestId?: string | undefined; readonly detail: string } | undefined
 }
 
-/** A page whose rows are staged already (`Stage.ts`): `counts` is its row count per table. */
-export type StagedPage = Omit<PageCommit, "rows"> & { readonly counts: Readonly<Record<string, number>> }
+/**
+ * A page the run fetched, its rows staged (`Stage.ts`): the journaled page, wrapped with what its
+ * normalisation made of it. Its records are dropped by then (`withoutPayload`): the journal has them.
+ */
+export interface StagedEntry {
+  readonly runId: string
+  readonly pipeline: string
+  /** As `PageCommit.extractedAt`. */
+  readonly extractedAt?: string | undefined
+  readonly entry: JournalEntry
+  /** Records the page brought (what the normaliser read). */
+  readonly records: number
+  /** Rows per table. */
+  readonly counts: Readonly<Record<string, number>>
+  readonly rejects: ReadonlyArray<Reject>
+}
+
+/** A page whose rows are staged already: a fetched page (`StagedEntry`), or a `PageCommit` with `counts` for its rows. */
+export type StagedPage =
+  StagedEntry | (Omit<PageCommit, "rows"> & { readonly counts: Readonly<Record<string, number>>; readonly entry?: undefined })
+
+/** The source position a staged page leaves, if it moves one. */
+export const checkpointOf = (p: StagedPage): Checkpoint | undefined => (p.entry ? p.entry.page.checkpoint : p.checkpoint)
+
+/** The charges a staged page enters in the ledger. */
+export const ledgerOf = (p: StagedPage): ReadonlyArray<Charge> => (p.entry ? p.entry.page.fetched.charges : p.ledger)
+
+/** The raw body a staged page archives, if any. */
+export const rawBodyOf = (p: StagedPage): RawBody | undefined => (p.entry ? rawOf(p.entry) : p.raw)
+
+/** The requests a staged page took, and its retries. */
+export const attemptsOf = (p: StagedPage): { readonly requests: number; readonly retries: number } => (p.entry ? p.entry.page.attempts : p)
+
+/**
+ * What a staged page adds to its slice's completeness record: a fetched page's from the page and
+ * its normalisation (a missing key's page counts nothing but its end).
+ */
+export const sliceProgressOf = (p: StagedPage): SliceProgress | undefined => {
+  if (!p.entry) return p.slice
+  const page = p.entry.page
+  const counted = page.missing === undefined
+  return {
+    key: page.slice,
+    declared: page.declared,
+    received: counted ? p.records : 0,
+    landed: counted ? p.records - p.rejects.length : 0,
+    rejected: counted ? p.rejects.length : 0,
+    fresh: counted ? page.fresh : 0,
+    freshKeys: page.freshKeys ? Array.from(page.freshKeys) : undefined,
+    end: page.end,
+    done: page.checkpoint.done || page.end !== undefined
+  }
+}
 
 /** One page's share of its slice's counts; `declared` and `end` are the latest the slice said. */
 export interface SliceProgress {

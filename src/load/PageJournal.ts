@@ -23,111 +23,13 @@
 import { Effect, type Scope } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { recordsAtPath } from "../service/ResponseShape.js"
-import type { PageCommit } from "./PageCommit.js"
-import { parseJson, stringifyJson } from "../shared/ExactJson.js"
+import { decodeFrames, encode, type JournalEntry } from "./JournalFrame.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
+
+export { type JournalEntry, type RawBody, rawOf } from "./JournalFrame.js"
 
 /** Pages per segment file (about 10 MB for sourcing pages of 200). */
 export const SEGMENT_PAGES = 64
-
-/** One journaled page: what the runner needs to land it without calling the service again. */
-export interface JournalEntry {
-  /** The page's number within its run, 1-based: `_runs.pages` once it is committed. */
-  readonly seq: number
-  readonly slice: string
-  /** The page's number within its slice in this run (0-based). */
-  readonly sliceSeq: number
-  readonly records: ReadonlyArray<unknown>
-  readonly checkpoint: NonNullable<PageCommit["checkpoint"]>
-  readonly ledger: PageCommit["ledger"]
-  readonly units: number
-  readonly requests: number
-  readonly retries: number
-  /** Answers 429 among the page's attempts (absent in journals written before it was counted). */
-  readonly throttled?: number | undefined
-  readonly raw?: PageCommit["raw"]
-  /** What the service declared the slice holds, as of this page. */
-  readonly declared?: number | undefined
-  /** Why the slice ended early (on its last page). */
-  readonly end?: NonNullable<PageCommit["slice"]>["end"]
-  /** The slice's key was unknown to the service. */
-  readonly missing?: PageCommit["missing"]
-  /** `records` is exactly the list at this path of `raw.body` (see `Fetched.recordsAt`). */
-  readonly recordsAt?: string | undefined
-  /** Keys new to the slice (`Page.fresh`; absent in journals of older toolkits: the records count). */
-  readonly fresh?: number | undefined
-  /** Their hashes (`Page.freshKeys`), as plain numbers (exact in JSON: below 2^53). */
-  readonly freshKeys?: ReadonlyArray<number> | undefined
-  /** When the page's fetch began and its wall time, ms (`Page.timing`; absent in journals of older toolkits). */
-  readonly timing?: { readonly startedAt: string; readonly ms: number } | undefined
-  /** The operation that answered (`Fetched.operation`), when the page says. */
-  readonly operation?: string | undefined
-}
-
-/** The header of a frame whose records are re-read from the body that follows it. */
-interface FrameHead extends Omit<JournalEntry, "records" | "raw"> {
-  readonly rawKey: string
-  readonly rawBytes: number
-  readonly rawRequest?: NonNullable<JournalEntry["raw"]>["request"]
-}
-
-const NL = 0x0a
-
-const textOf = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8")
-
-/** One page's frame: the body as received when the records can be re-read from it, else the entry as JSON. */
-const encode = (entry: JournalEntry): Buffer => {
-  if (entry.recordsAt === undefined || entry.raw === undefined) {
-    const text =
-      entry.raw === undefined || typeof entry.raw.body === "string"
-        ? entry
-        : { ...entry, raw: { ...entry.raw, body: textOf(entry.raw.body) } }
-    return Buffer.from(`${stringifyJson(text)}\n`, "utf8")
-  }
-  const { records: _records, raw, ...rest } = entry
-  const body = typeof raw.body === "string" ? Buffer.from(raw.body, "utf8") : raw.body
-  const head: FrameHead = {
-    ...rest,
-    rawKey: raw.pageKey,
-    rawBytes: body.length,
-    ...(raw.request ? { rawRequest: raw.request } : {})
-  }
-  return Buffer.concat([Buffer.from(`${JSON.stringify(head)}\n`, "utf8"), body, Buffer.from([NL])])
-}
-
-/** The whole frames of a segment, in file order, and where the last whole frame ends. */
-const decodeFrames = (bytes: Buffer): { readonly entries: Array<JournalEntry>; readonly end: number } => {
-  const entries: Array<JournalEntry> = []
-  let pos = 0
-  let end = 0
-  while (pos < bytes.length) {
-    const nl = bytes.indexOf(NL, pos)
-    if (nl < 0) break // a frame cut short by a kill
-    let head: JournalEntry | FrameHead
-    try {
-      head = parseJson(bytes.toString("utf8", pos, nl)) as JournalEntry | FrameHead
-    } catch {
-      pos = nl + 1 // a line cut short by a kill, written before frames were checked on resume
-      continue
-    }
-    if (!("rawBytes" in head)) {
-      entries.push(head)
-      pos = end = nl + 1
-      continue
-    }
-    const bodyEnd = nl + 1 + head.rawBytes
-    if (bodyEnd >= bytes.length || bytes[bodyEnd] !== NL) break // its body was cut short
-    const body = bytes.toString("utf8", nl + 1, bodyEnd)
-    const records = head.recordsAt === undefined ? undefined : recordsAtPath(parseJson(body), head.recordsAt)
-    if (records === undefined)
-      throw new WarehouseError({ reason: "Io", detail: `Page journal: page ${head.seq} has no records at "${head.recordsAt}"` })
-    const { rawKey, rawBytes: _bytes, rawRequest, ...rest } = head
-    entries.push({ ...rest, records, raw: { pageKey: rawKey, body, ...(rawRequest ? { request: rawRequest } : {}) } })
-    pos = end = bodyEnd + 1
-  }
-  return { entries, end }
-}
 
 const segmentOf = (seq: number) => Math.floor((seq - 1) / SEGMENT_PAGES)
 const segmentFile = (segment: number) => `${String(segment).padStart(6, "0")}.ndjson`

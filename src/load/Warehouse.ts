@@ -22,6 +22,7 @@ import { type Database, ident, inTransaction, literal, MEMORY, type OpenOptions,
 import {
   type CheckpointRecord,
   type PageCommit,
+  rawBodyOf,
   type RawPageRecord,
   type RunRecord,
   type RunStatus,
@@ -228,9 +229,10 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
             const raws: Array<ArchivedRaw | undefined> = commits.map(() => undefined)
             const files: Array<Array<{ seq: number; body: string | Uint8Array; at: number }>> = []
             commits.forEach((commit, i) => {
-              if (!commit.raw || !archive) return
+              const raw = rawBodyOf(commit)
+              if (!raw || !archive) return
               const last = files[files.length - 1]?.at(-1)
-              const page = { seq: seqs[i]!, body: commit.raw.body, at: i }
+              const page = { seq: seqs[i]!, body: raw.body, at: i }
               if (last && commits[last.at]!.runId === commit.runId && last.seq + 1 === page.seq) files[files.length - 1]!.push(page)
               else files.push([page])
             })

@@ -13,6 +13,7 @@
  * page is queued, so it waits holding nothing unsaved) until the loader frees room.
  */
 import { Duration, Effect, Option, Queue } from "effect"
+import { DEFAULT_LANDING_POLICY, type LandingGroups, landingPolicyOf } from "./LandingPolicy.js"
 
 export interface PageQueueOptions {
   /** Pages held before fetching slices wait. */
@@ -32,24 +33,21 @@ export interface PageQueueOptions {
   readonly fillWaitMs: number
 }
 
-export const DEFAULT_PAGE_QUEUE: PageQueueOptions = { capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000 }
+/** The queue's share of a landing policy. */
+const queueOf = ({ capacity, maxGroup, maxGroupRows, fillWaitMs }: PageQueueOptions): PageQueueOptions => ({
+  capacity,
+  maxGroup,
+  maxGroupRows,
+  fillWaitMs
+})
 
-/** A run's landing groups as the settings give them (`duckdb.groupPages`, `duckdb.groupWaitMs`). */
-export interface LandingGroups {
-  readonly groupPages?: number | undefined
-  readonly groupWaitMs?: number | undefined
-}
+/** The queue of the default landing policy (`LandingPolicy.ts` holds the numbers). */
+export const DEFAULT_PAGE_QUEUE: PageQueueOptions = queueOf(DEFAULT_LANDING_POLICY)
 
-/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups. */
-export const pageQueueOptions = (landing?: LandingGroups): PageQueueOptions => {
-  const maxGroup = landing?.groupPages ?? DEFAULT_PAGE_QUEUE.maxGroup
-  return {
-    capacity: 2 * maxGroup,
-    maxGroup,
-    maxGroupRows: DEFAULT_PAGE_QUEUE.maxGroupRows,
-    fillWaitMs: landing?.groupWaitMs ?? DEFAULT_PAGE_QUEUE.fillWaitMs
-  }
-}
+export type { LandingGroups }
+
+/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups (`landingPolicyOf`). */
+export const pageQueueOptions = (landing?: LandingGroups): PageQueueOptions => queueOf(landingPolicyOf(landing))
 
 /** A group of queued pages (`open` makes an empty one). */
 export interface PageGroup<A> {

@@ -10,7 +10,7 @@ import { RetryBudget } from "../service/RetryBudget.js"
 import type { ExitCode } from "../shared/ErrorClass.js"
 import type { Pipeline } from "./Pipeline.js"
 import type { Plan } from "./Planner.js"
-import type { LandingGroups } from "./PageQueue.js"
+import type { LandingGroups } from "./LandingPolicy.js"
 import type { Totals } from "./Progress.js"
 import { fetchAndLand } from "./run/Fetch.js"
 import { finishRun } from "./run/Finish.js"
@@ -38,7 +38,7 @@ export interface RunRequest<P = unknown> {
   readonly untilCap: boolean
   readonly shard?: { readonly index: number; readonly count: number } | undefined
   readonly maxRejectRatio: number
-  /** Landing groups (`duckdb.groupPages`, `duckdb.groupWaitMs`); `DEFAULT_PAGE_QUEUE` otherwise. */
+  /** Landing groups (`duckdb.groupPages`, `duckdb.groupWaitMs`) over `DEFAULT_LANDING_POLICY`: the run's `LandingPolicy`. */
   readonly landing?: LandingGroups | undefined
   /** Unit costs by operation (settings over defaults). */
   readonly costs: Readonly<Record<string, number>>

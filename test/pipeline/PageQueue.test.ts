@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
+import { DEFAULT_LANDING_POLICY, landingPolicyOf } from "../../src/pipeline/LandingPolicy.js"
 import { DEFAULT_PAGE_QUEUE, groupsOf, makePageQueue, type PageGroup, pageQueueOptions } from "../../src/pipeline/PageQueue.js"
 
 const options = { capacity: 16, maxGroup: 4, maxGroupRows: 1_000_000, fillWaitMs: 1000 }
@@ -70,6 +71,17 @@ describe("PageQueue groups", () => {
     expect(pageQueueOptions(undefined)).toEqual(DEFAULT_PAGE_QUEUE)
     expect(pageQueueOptions({ groupPages: 64 })).toEqual({ ...DEFAULT_PAGE_QUEUE, capacity: 128, maxGroup: 64 })
     expect(pageQueueOptions({ groupWaitMs: 0 })).toEqual({ ...DEFAULT_PAGE_QUEUE, fillWaitMs: 0 })
+  })
+
+  it("a run's landing policy: the defaults in one place, the settings over them", () => {
+    expect(DEFAULT_LANDING_POLICY).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000, rejectSample: 100 })
+    expect(DEFAULT_PAGE_QUEUE).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000 })
+    expect(landingPolicyOf({ groupPages: 8, groupWaitMs: 50 })).toEqual({
+      ...DEFAULT_LANDING_POLICY,
+      capacity: 16,
+      maxGroup: 8,
+      fillWaitMs: 50
+    })
   })
 
   it.effect("a group closes at its row bound before its page bound: large pages land in small transactions", () =>

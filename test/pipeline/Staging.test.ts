@@ -72,16 +72,16 @@ describe("staging through the runner", () => {
   })
 })
 
-const journalEntry = (seq: number): JournalEntry => ({
+const journalEntry = (seq: number, records: ReadonlyArray<unknown>): JournalEntry => ({
   seq,
-  slice: "ES",
-  sliceSeq: seq - 1,
-  records: [],
-  checkpoint: { key: "ES", value: seq, done: false },
-  ledger: [],
-  units: 0,
-  requests: 1,
-  retries: 0
+  page: {
+    slice: "ES",
+    seq: seq - 1,
+    fetched: { records, raw: "", units: 0, charges: [] },
+    checkpoint: { key: "ES", value: seq, done: false },
+    attempts: { requests: 1, retries: 0, throttled: 0 },
+    fresh: records.length
+  }
 })
 
 describe("ordered staging", () => {
@@ -93,6 +93,7 @@ describe("ordered staging", () => {
           yield* wh.ensureTables([plots])
           const run = {
             runId: "r",
+            pipeline: { name: "plots" },
             extractedAt: "2026-11-24T00:00:00.000Z",
             warehouse: wh,
             normalize: (records: ReadonlyArray<unknown>) => ({
@@ -107,9 +108,9 @@ describe("ordered staging", () => {
             run,
             5,
             () => group,
-            (q) => order.push(q.seq)
+            (q) => order.push(q.entry.seq)
           )
-          const entry = (seq: number) => ({ ...journalEntry(seq), records: [plotRow(seq)] })
+          const entry = (seq: number) => journalEntry(seq, [plotRow(seq)])
           yield* stage(entry(6)) // its page 5 has not come: it waits
           expect(order).toEqual([])
           yield* stage(entry(5)) // stages 5, then the waiting 6

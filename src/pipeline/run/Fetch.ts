@@ -6,20 +6,12 @@
  */
 import { Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
-import { groupsOf, makePageQueue, pageQueueOptions } from "../PageQueue.js"
+import { groupsOf, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
 import { Shutdown } from "../Shutdown.js"
-import {
-  checkRejects,
-  discardGroups,
-  makeLanding,
-  openGroup,
-  type QueuedEntry,
-  type StagedGroup,
-  makeOrderedStaging,
-  stageReplay
-} from "./Land.js"
+import { checkRejects, discardGroups, makeLanding, openGroup, type StagedGroup, makeOrderedStaging, stageReplay } from "./Land.js"
 import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunContext.js"
+import type { StagedEntry } from "../../load/PageCommit.js"
 import { journalIo } from "../../load/PageJournal.js"
 import { identityOf } from "../RecordKey.js"
 
@@ -32,17 +24,17 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
       ? (yield* run.warehouse.checkpoints(pipeline.name)).filter((c) => c.done && c.runId === run.runId).map((c) => c.key)
       : []
     const land = makeLanding(run, state, doneBefore)
-    const options = pageQueueOptions(run.request.landing)
+    const options = run.landing
 
     if (writer && run.resumed) {
       const { pageNo } = yield* Ref.get(state)
       const replay = yield* journalIo(() => run.journal!.pending(pipeline.name, run.runId, pageNo))
       // records stand for rows here (a page's rows are known once normalised)
-      for (const group of groupsOf(replay, options, (e) => e.records.length)) yield* land(yield* stageReplay(run, group))
+      for (const group of groupsOf(replay, options, (e) => e.page.fetched.records.length)) yield* land(yield* stageReplay(run, group))
       yield* Ref.update(state, (s) => ({ ...s, pageNo: s.pageNo + replay.length }))
     }
 
-    const queue = yield* makePageQueue<QueuedEntry, StagedGroup>(
+    const queue = yield* makePageQueue<StagedEntry, StagedGroup>(
       () => openGroup(run),
       options,
       (e) => Object.values(e.counts).reduce((a, b) => a + b, 0)
@@ -56,35 +48,10 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
           const refined = page.seq === 0 && run.refine.first(page.slice, page.fetched.total, page.fetched.records.length)
           const entry: JournalEntry = {
             seq,
-            slice: page.slice,
-            sliceSeq: page.seq,
-            records: page.fetched.records,
-            checkpoint: page.checkpoint,
-            ledger: page.fetched.charges,
-            units: page.fetched.units,
-            requests: page.attempts.requests,
-            retries: page.attempts.retries,
-            throttled: page.attempts.throttled,
-            ...(page.timing ? { timing: page.timing } : {}),
-            ...(page.fetched.operation !== undefined ? { operation: page.fetched.operation } : {}),
-            ...(run.archive && page.fetched.raw
-              ? // the bytes, not the text: the journal writes them now, the archive later, and
-                // they wait for their group outside V8's heap (the text dies young)
-                {
-                  raw: {
-                    pageKey: String(seq - 1),
-                    body: Buffer.from(page.fetched.raw, "utf8"),
-                    // a page that ended its slice as a repeat is not an answer worth reusing
-                    ...(page.fetched.request && page.end?.kind !== "stalled" ? { request: page.fetched.request } : {})
-                  },
-                  recordsAt: page.fetched.recordsAt
-                }
-              : {}),
-            fresh: page.fresh,
-            ...(page.freshKeys ? { freshKeys: Array.from(page.freshKeys) } : {}),
-            ...(page.declared !== undefined ? { declared: page.declared } : {}),
-            ...(page.end ? { end: page.end } : {}),
-            ...(page.missing ? { missing: page.missing } : {})
+            page,
+            // the bytes, not the text: the journal writes them now, the archive later, and they
+            // wait for their group outside V8's heap (the text dies young)
+            ...(run.archive && page.fetched.raw ? { body: Buffer.from(page.fetched.raw, "utf8") } : {})
           }
           return [
             entry,

@@ -1,17 +1,18 @@
 /**
- * Step 3 of a run: land. Each page's rows are staged as it arrives (`stageEntry`); a group of
- * queued pages then goes into the warehouse in one transaction
- * (rows, checkpoints, ledger, rejects, raw bodies, completeness per slice, missing keys), then is
- * counted and reported; a reject ratio above the cap stops the run.
+ * Step 3 of a run: land. Each page's rows are staged as it arrives (`stageEntry`: the journaled
+ * page wrapped as a `StagedEntry`); a group of them then goes into the warehouse in one
+ * transaction (rows, checkpoints, ledger, rejects, raw bodies, completeness per slice, missing
+ * keys), then is counted and reported; a reject ratio above the cap stops the run.
  */
 import { Effect, Ref } from "effect"
 import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
+import { withoutPayload } from "../../extract/Page.js"
+import type { StagedEntry } from "../../load/PageCommit.js"
 import { journalIo } from "../../load/PageJournal.js"
 import { dropStages, type Stage } from "../../load/Stage.js"
 import { sqlError } from "../../load/WarehouseError.js"
-import type { Normalized } from "../../normalize/Normalizer.js"
 
 /** Fails the run when more records failed their schema than the settings allow. */
 export const checkRejects = (run: RunContext, state: RunState) =>
@@ -28,19 +29,10 @@ export const checkRejects = (run: RunContext, state: RunState) =>
       : Effect.void
   )
 
-/** A page waiting to land: its rows staged in its group's tables, its records dropped (the journal has the page). */
-export type QueuedEntry = Omit<JournalEntry, "records"> & {
-  readonly received: number
-  readonly records: number
-  /** Rows per table. */
-  readonly counts: Readonly<Record<string, number>>
-  readonly rejects: Normalized["rejects"]
-}
-
 /** A group of queued pages and the staging group holding their rows. */
 export interface StagedGroup {
   readonly stage: Stage
-  readonly pages: Array<QueuedEntry>
+  readonly pages: Array<StagedEntry>
 }
 
 export const openGroup = (run: RunContext): StagedGroup => ({ stage: run.warehouse.openStage(run.runId), pages: [] })
@@ -50,16 +42,29 @@ export const openGroup = (run: RunContext): StagedGroup => ({ stage: run.warehou
  * first for staging tables the group lacks; `join` adds the entry to that same group in the same
  * synchronous step as its rows (a group is never taken with half a page).
  */
-export const stageEntry = (run: RunContext, e: JournalEntry, group: () => StagedGroup, join: (entry: QueuedEntry) => void) =>
+export const stageEntry = (run: RunContext, e: JournalEntry, group: () => StagedGroup, join: (staged: StagedEntry) => void) =>
   Effect.gen(function* () {
-    const n = run.normalize(e.records, { runId: run.runId, slice: e.slice, extractedAt: run.extractedAt } satisfies PageContext)
+    const { page } = e
+    const n = run.normalize(page.fetched.records, {
+      runId: run.runId,
+      slice: page.slice,
+      extractedAt: run.extractedAt
+    } satisfies PageContext)
     const tables: Array<string> = []
     for (const [t, list] of n.rows) if (list.length > 0) tables.push(t)
     while (true) {
       const { stage } = group()
       if (stage.has(tables)) {
         const counts = stage.append(n.rows)
-        return join({ ...e, records: n.records, received: e.records.length, counts, rejects: n.rejects })
+        return join({
+          runId: run.runId,
+          pipeline: run.pipeline.name,
+          extractedAt: run.extractedAt,
+          entry: { ...e, page: withoutPayload(page) },
+          records: n.records,
+          counts,
+          rejects: n.rejects
+        })
       }
       yield* Effect.tryPromise({ try: () => stage.prepare(tables), catch: (cause) => sqlError("Cannot create staging tables", cause) })
     }
@@ -73,7 +78,7 @@ export const stageEntry = (run: RunContext, e: JournalEntry, group: () => Staged
  * call stages its page and every page after it that is waiting, or leaves its page waiting for
  * the page before it (whose own call then stages both).
  */
-export const makeOrderedStaging = (run: RunContext, first: number, group: () => StagedGroup, join: (entry: QueuedEntry) => void) =>
+export const makeOrderedStaging = (run: RunContext, first: number, group: () => StagedGroup, join: (staged: StagedEntry) => void) =>
   Effect.map(Effect.makeSemaphore(1), (turn) => {
     const waiting = new Map<number, JournalEntry>()
     let next = first
@@ -126,41 +131,15 @@ export const makeLanding = (run: RunContext, state: RunState, doneBefore: Iterab
 const landOne = (run: RunContext, state: RunState, group: StagedGroup, slicesDone: Set<string>) =>
   Effect.gen(function* () {
     const { pipeline, runId } = run
-    const entries = group.pages
-    yield* run.warehouse.commitStaged(
-      group.stage,
-      entries.map((e) => ({
-        runId,
-        pipeline: pipeline.name,
-        extractedAt: run.extractedAt,
-        counts: e.counts,
-        checkpoint: e.checkpoint,
-        ledger: e.ledger,
-        rejects: e.rejects,
-        raw: e.raw,
-        requests: e.requests,
-        retries: e.retries,
-        call: { seq: e.seq, sliceSeq: e.sliceSeq, operation: e.operation, startedAt: e.timing?.startedAt, ms: e.timing?.ms },
-        slice: {
-          key: e.slice,
-          declared: e.declared,
-          received: e.missing ? 0 : e.received,
-          landed: e.missing ? 0 : e.records - e.rejects.length,
-          rejected: e.missing ? 0 : e.rejects.length,
-          fresh: e.missing ? 0 : (e.fresh ?? e.received),
-          freshKeys: e.freshKeys,
-          end: e.end,
-          done: e.checkpoint.done || e.end !== undefined
-        },
-        missing: e.missing
-      }))
-    )
-    if (run.writer) yield* journalIo(() => run.writer!.committed(entries[entries.length - 1]!.seq))
+    const staged = group.pages
+    yield* run.warehouse.commitStaged(group.stage, staged)
+    if (run.writer) yield* journalIo(() => run.writer!.committed(staged[staged.length - 1]!.entry.seq))
     // the group's pages counted in one step; each page's event carries the totals as of that page
     const counted = yield* Ref.modify(state, (s) => {
       const rowsPerTable = { ...s.rowsPerTable }
       let totals = s.totals
-      const perPage = entries.map((e) => {
+      const perPage = staged.map((e) => {
+        const { fetched, attempts } = e.entry.page
         let rows = 0
         for (const t in e.counts) {
           rowsPerTable[t] = (rowsPerTable[t] ?? 0) + e.counts[t]!
@@ -172,48 +151,49 @@ const landOne = (run: RunContext, state: RunState, group: StagedGroup, slicesDon
           records: totals.records + e.records,
           rows: totals.rows + rows,
           rejects: totals.rejects + e.rejects.length,
-          units: totals.units + e.units,
-          requests: totals.requests + e.requests,
-          retries: totals.retries + e.retries,
-          throttled: totals.throttled + (e.throttled ?? 0),
+          units: totals.units + fetched.units,
+          requests: totals.requests + attempts.requests,
+          retries: totals.retries + attempts.retries,
+          throttled: totals.throttled + attempts.throttled,
           elapsedMs: Date.now() - run.started
         }
         return { rows, totals }
       })
       return [perPage, { ...s, rowsPerTable, totals }] as const
     })
-    for (const [i, e] of entries.entries()) {
+    for (const [i, e] of staged.entries()) {
+      const { page } = e.entry
       yield* run.progress.emit({
         type: "page_committed",
         pipeline: pipeline.name,
         runId,
-        slice: e.slice,
-        seq: e.sliceSeq,
+        slice: page.slice,
+        seq: page.seq,
         records: e.records,
         rows: counted[i]!.rows,
         rejects: e.rejects.length,
-        units: e.units,
+        units: page.fetched.units,
         totals: counted[i]!.totals
       })
     }
-    for (const e of entries) if (e.checkpoint.done || e.end !== undefined) slicesDone.add(e.slice)
+    for (const { entry } of staged) if (entry.page.checkpoint.done || entry.page.end !== undefined) slicesDone.add(entry.page.slice)
     yield* run.progress.emit({
       type: "group_landed",
       pipeline: pipeline.name,
       runId,
-      pages: entries.length,
+      pages: staged.length,
       slices: { total: Math.max(run.plan.slices, slicesDone.size), done: slicesDone.size },
       totals: counted[counted.length - 1]!.totals
     })
     // stop early once the sample is large enough to judge; the end of the run judges the rest
-    if ((yield* Ref.get(state)).totals.records >= 100) yield* checkRejects(run, state)
+    if ((yield* Ref.get(state)).totals.records >= run.landing.rejectSample) yield* checkRejects(run, state)
   }).pipe(
     Effect.withSpan("Land.group", {
       attributes: {
         pipeline: run.pipeline.name,
         pages: group.pages.length,
-        records: group.pages.reduce((n, e) => n + e.received, 0),
-        units: group.pages.reduce((n, e) => n + e.units, 0)
+        records: group.pages.reduce((n, e) => n + e.records, 0),
+        units: group.pages.reduce((n, e) => n + e.entry.page.fetched.units, 0)
       }
     })
   )

@@ -5,6 +5,7 @@
 import { type Effect, Ref } from "effect"
 import type { JournalEntry, JournalWriter, PageJournal } from "../../load/PageJournal.js"
 import type { WarehouseApi } from "../../load/Warehouse.js"
+import type { LandingPolicy } from "../LandingPolicy.js"
 import type { Normalized } from "../../normalize/Normalizer.js"
 import type { PageContext, Pipeline } from "../Pipeline.js"
 import type { makePlanRefiner, Plan } from "../Planner.js"
@@ -30,6 +31,8 @@ export interface RunContext<P = unknown> {
   readonly extractedAt: string
   readonly started: number
   readonly refine: ReturnType<typeof makePlanRefiner>
+  /** How the run groups and lands its pages (`landingPolicyOf` the request's landing settings). */
+  readonly landing: LandingPolicy
 }
 
 export interface RunCounters {

@@ -15,6 +15,7 @@ import { newRunId } from "../RunId.js"
 import { canonicalJson } from "../../shared/ExactJson.js"
 import type { RunRequest } from "../Runner.js"
 import type { RunContext } from "./RunContext.js"
+import { landingPolicyOf } from "../LandingPolicy.js"
 
 /** The top-level parameters that differ, as `name: saved -> requested` (values cut short). */
 export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
@@ -101,7 +102,8 @@ export const startRun = <P>(request: RunRequest<P>) =>
       normalize: makeNormalizer(pipeline.records),
       extractedAt: new Date().toISOString(),
       started: Date.now(),
-      refine: makePlanRefiner(plan)
+      refine: makePlanRefiner(plan),
+      landing: landingPolicyOf(request.landing)
     }
     return { context, pagesBefore: resumed ? Option.getOrThrow(unfinished).pages : 0 }
   })
