@@ -44,6 +44,34 @@ const lazyDuckDb = {
   }
 }
 
+/**
+ * The same for undici (~1 MB of CommonJS that @effect/platform-node's HTTP client imports): it is
+ * evaluated when a command first builds an HTTP client, not in every process (~0.15 s of CPU).
+ * The client module reads two of its exports, both inside functions. The package's index
+ * re-exports undici as `Undici`, which esbuild keeps (and evaluates) although nothing here reads
+ * it: the bundle's copy of the index leaves it out (a module importing it fails the build).
+ */
+const EAGER_UNDICI = 'import * as Undici from "../Undici.js";'
+const LAZY_UNDICI = `let undici_;
+const Undici = new Proxy({}, { get: (_, key) => (undici_ ??= require("undici"))[key] });`
+const lazyUndici = {
+  name: "lazy-undici",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpClientUndici\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, "utf8")
+      const uses = new Set(text.replace(EAGER_UNDICI, "").match(/\bUndici\.\w+/g))
+      const known = uses.size === 2 && uses.has("Undici.Agent") && uses.has("Undici.getGlobalDispatcher")
+      if (!text.includes(EAGER_UNDICI) || !known)
+        return { warnings: [{ text: "httpClientUndici.js changed: undici is loaded eagerly (update lazyUndici)" }] }
+      return { contents: text.replace(EAGER_UNDICI, LAZY_UNDICI), loader: "js" }
+    })
+    b.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, "utf8")
+      return { contents: text.replace('export * as Undici from "./Undici.js";', ""), loader: "js" }
+    })
+  }
+}
+
 const out = "dist/bundle"
 fs.rmSync(out, { recursive: true, force: true })
 await build({
@@ -57,7 +85,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
   external: ["@duckdb/*", "apache-arrow"],
-  plugins: [lazyDuckDb],
+  plugins: [lazyDuckDb, lazyUndici],
   // CommonJS dependencies inside the bundle may call require() for Node's own modules
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   sourcemap: "linked",
