@@ -20,7 +20,8 @@ import { InvalidInput } from "../pipeline/RunError.js"
 import { sealedRefusal } from "./WarehouseAccess.js"
 
 /** Statement types that read: SELECT (FROM, WITH, VALUES, SHOW, DESCRIBE, SUMMARIZE, PRAGMA reads) and EXPLAIN. */
-const READS = new Set([duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN])
+/** The statements `query` runs (read when a statement is checked: reading DuckDB's enum at import would load DuckDB in every command). */
+const isRead = (type: number) => type === duckdb.StatementType.SELECT || type === duckdb.StatementType.EXPLAIN
 
 /** The Parquet files under `dir` (following the export's links), absolute. */
 const parquetFiles = (dir: string): Array<string> => {
@@ -111,7 +112,7 @@ const checkReads = async (conn: DuckDBConnection, sql: string) => {
   for (let i = 0; i < statements.count; i++) {
     const prepared = await statements.prepare(i)
     const type = prepared.statementType
-    if (!READS.has(type)) {
+    if (!isRead(type)) {
       throw refused(
         `reads only: a ${String(duckdb.StatementType[type] ?? type).replace(/_/g, " ")} statement is refused (COPY ... TO: use \`export\`)`
       )
