@@ -7,11 +7,10 @@
  * bundled). Lazy `import()`s stay lazy (their chunks load on use: the sandbox, the webhook
  * receiver). DuckDB's native bindings and apache-arrow stay external packages.
  *
- * DuckDB loads on first use (`lazyDuckDb` below): `src/load/DuckDbApi.ts` requires
- * `@duckdb/node-api` when its module is evaluated, and every command's module graph reaches it, so
- * each CLI process paid ~0.4 s of CPU (its JavaScript and the native library's `dlopen`) even for
- * `--version`, a bad flag or `plan`. apache-arrow is imported only by an Arrow export
- * (`src/export/Export.ts`), for the same reason.
+ * DuckDB loads on first use (`src/load/DuckDbApi.ts`), and so does undici (`lazyUndici` below):
+ * every command's module graph reaches both, and each cost a CLI process CPU even for `--version`,
+ * a bad flag or `plan`. apache-arrow is imported only by an Arrow export (`src/export/Export.ts`),
+ * for the same reason.
  *
  * `main.js`, the `estate-etl` bin, is `src/cli/bin.cjs`: it sizes libuv's threadpool before the ES
  * modules load, then imports `main.mjs`. The folder's own package.json makes its `.js` CommonJS.
@@ -19,33 +18,8 @@
 import { build } from "esbuild"
 import * as fs from "node:fs"
 
-/** What `src/load/DuckDbApi.ts` compiles to, and the same value loaded when a property is first read. */
-const EAGER_DUCKDB = 'export const duckdb = createRequire(import.meta.url)("@duckdb/node-api");'
-const LAZY_DUCKDB = `let api;
-const load = () => (api ??= createRequire(import.meta.url)("@duckdb/node-api"));
-export const duckdb = new Proxy({}, {
-  get: (_, key) => load()[key],
-  has: (_, key) => key in load(),
-  ownKeys: () => Reflect.ownKeys(load()),
-  getOwnPropertyDescriptor: (_, key) => {
-    const d = Reflect.getOwnPropertyDescriptor(load(), key);
-    return d && { ...d, configurable: true };
-  }
-});`
-const lazyDuckDb = {
-  name: "lazy-duckdb",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]dist[\\/]src[\\/]load[\\/]DuckDbApi\.js$/ }, (args) => {
-      const text = fs.readFileSync(args.path, "utf8")
-      // a changed module is bundled as it is (DuckDB eager again), with a warning to update this
-      if (!text.includes(EAGER_DUCKDB)) return { warnings: [{ text: "DuckDbApi.js changed: DuckDB is loaded eagerly (update lazyDuckDb)" }] }
-      return { contents: text.replace(EAGER_DUCKDB, LAZY_DUCKDB), loader: "js" }
-    })
-  }
-}
-
 /**
- * The same for undici (~1 MB of CommonJS that @effect/platform-node's HTTP client imports): it is
+ * undici (~1 MB of CommonJS that @effect/platform-node's HTTP client imports) is
  * evaluated when a command first builds an HTTP client, not in every process (~0.15 s of CPU).
  * The client module reads two of its exports, both inside functions. The package's index
  * re-exports undici as `Undici`, which esbuild keeps (and evaluates) although nothing here reads
@@ -85,7 +59,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
   external: ["@duckdb/*", "apache-arrow"],
-  plugins: [lazyDuckDb, lazyUndici],
+  plugins: [lazyUndici],
   // CommonJS dependencies inside the bundle may call require() for Node's own modules
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   sourcemap: "linked",

@@ -99,12 +99,19 @@ describe("mergeWarehouses", () => {
                 { key: `slice${i}`, value: { offset: ids.length }, done: true },
                 {
                   ledger: [{ requestId: `q${i}`, operation: "plots.search", units: 2, at: "2026-11-21T10:00:00Z" }],
-                  call: { seq: 1, sliceSeq: 0, operation: "plots.search", startedAt: "2026-11-21T10:00:00Z", ms: 40 + i },
-                  slice: { key: `slice${i}`, declared: ids.length, received: ids.length, landed: ids.length, rejected: 0, done: true },
-                  missing: { key: `gone${i}`, status: 404, detail: "not found" }
+                  slice: { key: `slice${i}`, declared: ids.length, received: ids.length, landed: ids.length, rejected: 0, done: true }
                 }
               )
             )
+            // a run's calls and unknown keys, as the runner's group commit records them
+            yield* wh.withConnection("calls", async (conn) => {
+              await conn.run(
+                `INSERT INTO _calls VALUES ('run${i}', 'plots', 1, 'slice${i}', 0, 'plots.search', 'q${i}', 1, 0, 2, TIMESTAMP '2026-11-21 10:00:00', ${40 + i})`
+              )
+              await conn.run(
+                `INSERT INTO _missing VALUES ('run${i}', 'plots', 'gone${i}', 404, NULL, 'not found', TIMESTAMP '2026-11-21 10:00:00')`
+              )
+            })
             yield* wh.finishRun(`run${i}`, "done")
           })
         )
