@@ -1,0 +1,112 @@
+/**
+ * What landing a history table's groups costs, statement by statement, in one process and without
+ * HTTP: sourcing-search records from the sandbox world are mapped by the pipeline's table
+ * declaration (`sourcingPropertiesTable`), staged through the appender as `GuardedLoader.ts`
+ * stages them, and landed with the toolkit's landing SQL (`PageStager.landSql`: the versions'
+ * content hash, their close-or-update `MERGE` and their `INSERT`) in groups of 32 pages of 200.
+ * DuckDB runs on one thread, so `process.cpuUsage()` around each statement is its CPU.
+ *
+ * Three passes over the same records, each a run of its own: the first land (every key new), a
+ * night where nothing changed (every key current, every hash the same), a night where every tenth
+ * record's price changed. Prints JSON: per pass, CPU µs per row of each kind of statement.
+ *
+ *   node dist-bench/bench/HistoryLanding.js [records=64000] [file]
+ */
+import { DuckDBInstance } from "@duckdb/node-api"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { appendRows, keyRepeats, landSql, stageTableSql } from "../src/load/PageStager.js"
+import { createTableSql } from "../src/load/TableDdl.js"
+import { sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
+import type { Row } from "../src/normalize/Table.js"
+import { makeWorld } from "../src/sandbox/world/World.js"
+import { makeRecordDecoder } from "../src/service/schema/FastDecode.js"
+import { SourcingProperty } from "../src/service/schema/Sourcing.js"
+
+const records = Number(process.argv[2] ?? 64_000)
+const GROUP = 32 * 200
+const main = sourcingPropertiesTable()
+const spec = main.spec
+const decode = makeRecordDecoder(SourcingProperty)
+const world = makeWorld({ seed: 42, properties: Math.max(records, 1000) })
+const raw: Array<SourcingProperty> = []
+for (let i = 0; i < records; i++) {
+  const d = decode(JSON.parse(JSON.stringify(world.sourcingProperty(i))))
+  if (d._tag === "Right") raw.push(d.right)
+}
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-history-landing-"))
+const file = process.argv[3] ?? path.join(dir, "landing.duckdb")
+const db = await DuckDBInstance.create(file, { threads: "1" })
+const conn = await db.connect()
+await conn.run(createTableSql(spec))
+await conn.run(`ATTACH ':memory:' AS stg`)
+
+const cpu = () => {
+  const u = process.cpuUsage()
+  return u.user + u.system
+}
+const kindOf = (sql: string) => {
+  const s = sql.replace(/\s+/g, " ").trim()
+  if (s.startsWith("CREATE OR REPLACE TEMP TABLE")) return "hash (temp table)"
+  if (s.startsWith("MERGE")) return "merge (close/update)"
+  if (s.startsWith("INSERT")) return "insert (new versions)"
+  return s.slice(0, 32)
+}
+
+let group = 0
+const pass = async (name: string, at: string, rowOf: (p: SourcingProperty, i: number) => Row) => {
+  const totals: Record<string, number> = {}
+  const add = (k: string, us: number) => (totals[k] = (totals[k] ?? 0) + us)
+  const ctx = { runId: name, pipeline: "sourcing-search", extractedAt: at, validFrom: at }
+  const t0 = cpu()
+  for (let lo = 0; lo < raw.length; lo += GROUP) {
+    const g = group++
+    const rows = raw.slice(lo, lo + GROUP).map((p, k) => rowOf(p, lo + k))
+    let t = cpu()
+    const staged = `stg.main."g${g}"`
+    await conn.run(stageTableSql(spec, staged))
+    const app = await conn.createAppender(`g${g}`, "main", "stg")
+    appendRows(app, spec, rows, 0)
+    app.flushSync()
+    app.closeSync()
+    const unique = !keyRepeats(spec)(rows)
+    add("stage (appender)", cpu() - t)
+    await conn.run("BEGIN TRANSACTION")
+    for (const sql of landSql(spec, ctx, { name: staged, uniqueKeys: unique })) {
+      t = cpu()
+      await conn.run(sql)
+      add(kindOf(sql), cpu() - t)
+    }
+    t = cpu()
+    await conn.run("COMMIT")
+    add("commit", cpu() - t)
+    await conn.run(`DROP TABLE ${staged}`)
+  }
+  const total = cpu() - t0
+  const perRow = Object.fromEntries(Object.entries(totals).map(([k, us]) => [k, +(us / raw.length).toFixed(2)]))
+  return { pass: name, rows: raw.length, usPerRow: +(total / raw.length).toFixed(2), statements: perRow }
+}
+
+const ctxOf = (at: string) => ({ runId: "bench", slice: "ALL", extractedAt: at })
+const nights = ["2026-11-01T02:00:00.000Z", "2026-11-02T02:00:00.000Z", "2026-11-03T02:00:00.000Z"] as const
+const out = [
+  await pass("first land", nights[0], (p) => main.row(p, ctxOf(nights[0]))),
+  await pass("unchanged night", nights[1], (p) => main.row(p, ctxOf(nights[1]))),
+  await pass("a tenth changed", nights[2], (p, i) => {
+    const r = main.row(p, ctxOf(nights[2]))
+    return i % 10 === 0 ? { ...r, price_eur: Number(r.price_eur ?? 0) + 1 } : r
+  })
+]
+const versions = await conn.runAndReadAll(
+  `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE _is_current)::INTEGER AS c FROM ${spec.name}`
+)
+const [n, c] = versions.getRows()[0] as [number, number]
+conn.closeSync()
+db.closeSync()
+if (!process.argv[3]) fs.rmSync(dir, { recursive: true, force: true })
+const expected = raw.length + Math.ceil(raw.length / 10)
+if (n !== expected || c !== raw.length)
+  throw new Error(`history landing: ${n} versions (${c} current), expected ${expected} (${raw.length})`)
+process.stdout.write(`${JSON.stringify({ columns: spec.columns.length, hashed: out, versions: n })}\n`)
