@@ -6,7 +6,9 @@
  *   the same for all its pages; see `PageCommit.extractedAt`);
  * - `_valid_to`: the `_valid_from` of the version that replaced it, NULL while it is current;
  * - `_is_current`: TRUE for the one current version of a key;
- * - `_content_hash`: md5 over the record's content, the columns `hashedColumns` names.
+ * - `_content_hash`: a hash of the record's content (the columns `hashedColumns` names), prefixed
+ *   with its recipe (`contentHashSql`); a version hashed by another recipe is compared by
+ *   recomputing its hash from its columns (`historyLandSql`).
  *
  * Landing a page (the last row per key, as for `merge`), per key:
  * - no current version: the row is inserted as the current version;
@@ -69,25 +71,60 @@ export const hashedColumns = (spec: TableSpec): ReadonlyArray<string> => {
 }
 
 /**
- * `_content_hash` of a row of `source` (an alias whose columns have the table's types): md5 of
- * `name=value` pieces of the non-NULL hashed columns. A NULL column adds nothing, so a new
- * nullable column changes no hash until it holds a value. `v1` versions the recipe.
+ * The recipe of the `_content_hash` values this code writes, as a SQL string expression: what
+ * every value starts with (`v2/<DuckDB version>:`). Recipes so far:
+ *
+ * - `v1` (until issue 33; values carry no prefix, 32 hex digits): md5 of `name=value` pieces of the
+ *   non-NULL hashed columns, each value cast to VARCHAR, joined by chr(31) after the tag `v1`. The
+ *   casts and the string building cost ~3.5 µs a row of `sourcing_properties`, most of a group's
+ *   hashing;
+ * - `v2/<version>:` + hex: DuckDB's `hash(name, value)` of each non-NULL hashed column, combined
+ *   with `xor` (a NULL column adds nothing, so a new nullable column changes no hash until it holds
+ *   a value; the name keeps two columns swapping values apart). About 0.5 µs a row.
+ *
+ * Assumed: DuckDB's `hash()` is its internal hash-table hash and is not promised stable across
+ * DuckDB versions (it changed for several arguments and strings between 1.2.2 and 1.3.0, duckdb
+ * issues 17596 and 17660: "not a bug"), so the recipe names the DuckDB version (`version()`,
+ * folded to a constant by the planner) and a value of another version is a value of another
+ * recipe. Within one version it is assumed deterministic across processes and little-endian
+ * platforms (it has no seed; x86-64 and arm64 warehouses move between hosts).
+ */
+export const HASH_RECIPE_SQL = `('v2/' || version() || ':')`
+
+/** Whether the stored `_content_hash` (a SQL expression) is of the current recipe. */
+export const ofCurrentRecipe = (stored: string) => `starts_with(${stored}, ${HASH_RECIPE_SQL})`
+
+/**
+ * `_content_hash` of a row of `source` (an alias whose columns have the table's types) in the
+ * current recipe (`HASH_RECIPE_SQL`): a NULL column adds nothing, so a new nullable column changes
+ * no hash until it holds a value.
  */
 export const contentHashSql = (spec: TableSpec, source?: string) => {
   const col = (c: string) => (source ? `${source}.${ident(c)}` : ident(c))
-  const pieces = hashedColumns(spec).map(
-    (c) => `CASE WHEN ${col(c)} IS NULL THEN NULL ELSE ${literal(`${c}=`)} || CAST(${col(c)} AS VARCHAR) END`
-  )
-  return `md5(concat_ws(chr(31), 'v1'${pieces.map((p) => `, ${p}`).join("")}))`
+  const pieces = hashedColumns(spec).map((c) => `CASE WHEN ${col(c)} IS NULL THEN 0::UBIGINT ELSE hash(${literal(c)}, ${col(c)}) END`)
+  const combined = pieces.length === 0 ? "0::UBIGINT" : pieces.reduce((a, b) => `xor(${a}, ${b})`)
+  return `${HASH_RECIPE_SQL} || to_hex(${combined})`
 }
+
+/**
+ * Whether a current version (`target`, a table alias) holds other content than the staged row's
+ * hash `hash`: its stored hash when that is of the current recipe, else its hash recomputed from
+ * its columns in the current recipe (a warehouse landed by an older recipe, or by another DuckDB
+ * version, lands the same content again without a new version). `CASE` computes the recomputed
+ * hash only for the rows of another recipe.
+ */
+const changedSql = (spec: TableSpec, target: string, hash: string) =>
+  `CASE WHEN ${ofCurrentRecipe(`${target}._content_hash`)} THEN ${target}._content_hash <> ${hash} ELSE ${contentHashSql(spec, target)} <> ${hash} END`
 
 const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map((k) => `${a}.${ident(k)} = ${b}.${ident(k)}`).join(" AND ")
 
 /**
  * The statements landing `source` (a query of the table's columns, one row per key) as versions
  * valid from `validFrom` (ISO): hash the rows once into a connection-local table (not in each
- * statement), close or update the current versions whose hash differs, then insert a current
- * version for every key that has none. Run inside the group's transaction.
+ * statement), close or update the current versions whose content differs (`changedSql`), then
+ * insert a current version for every key that has none. A current version of the same content
+ * whose hash is of another recipe gets the current recipe's hash (only the hash is written, once),
+ * so the recomputation is paid once per version. Run inside the group's transaction.
  */
 export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
   const target = ident(spec.name)
@@ -96,13 +133,17 @@ export const historyLandSql = (spec: TableSpec, source: string, validFrom: strin
   const keys = new Set(spec.primaryKey)
   const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
   const cols = spec.columns.map((c) => ident(c.name))
+  // the first WHEN that holds wins: a version reaching the third has the staged row's content
+  const changed = changedSql(spec, target, "_s._content_hash")
   return [
     `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT *, ${contentHashSql(spec)} AS _content_hash FROM (${source})`,
     `MERGE INTO ${target} USING temp.main.${hashed} AS _s ON ${keyMatch(spec, target, "_s")} AND ${target}._is_current
-     WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from = ${from}
+     WHEN MATCHED AND ${changed} AND ${target}._valid_from = ${from}
        THEN UPDATE SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
-     WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from < ${from}
-       THEN UPDATE SET _valid_to = ${from}, _is_current = FALSE`,
+     WHEN MATCHED AND ${changed} AND ${target}._valid_from < ${from}
+       THEN UPDATE SET _valid_to = ${from}, _is_current = FALSE
+     WHEN MATCHED AND NOT ${ofCurrentRecipe(`${target}._content_hash`)} AND ${target}._valid_from <= ${from}
+       THEN UPDATE SET _content_hash = _s._content_hash`,
     `INSERT INTO ${target} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
      SELECT ${cols.map((c) => `_s.${c}`).join(", ")}, ${from}, NULL, TRUE, _s._content_hash FROM temp.main.${hashed} AS _s
      WHERE NOT EXISTS (SELECT 1 FROM ${target} AS _t WHERE ${keyMatch(spec, "_t", "_s")} AND _t._is_current)`
@@ -154,19 +195,23 @@ export const migrateMergeToHistory = async (conn: DuckDBConnection, spec: TableS
  * (`merge` of shards): for the keys `from` holds, the versions of both are put in `_valid_from`
  * order (the same `_valid_from` in both: `from`'s wins), a version with the hash of the one before
  * it is dropped (it changed nothing), and `_valid_to` / `_is_current` are recomputed. Keys only
- * the target holds are not touched. `cols` are the columns both have.
+ * the target holds are not touched. `cols` are the columns both have. The folded versions' hashes
+ * are recomputed in the current recipe (over `cols`, the columns the folded rows keep): the two
+ * warehouses may hold hashes of different recipes (an older toolkit, another DuckDB version), and
+ * hashes of two recipes never compare equal.
  */
 export const mergeHistorySql = (spec: TableSpec, from: string, cols: ReadonlyArray<string>): ReadonlyArray<string> => {
   const target = ident(spec.name)
   const keys = spec.primaryKey.map(ident).join(", ")
   const list = cols.map(ident).join(", ")
   const folded = `_fold_${spec.name}`
+  const hash = `${contentHashSql({ ...spec, columns: spec.columns.filter((c) => cols.includes(c.name)) })} AS _content_hash`
   return [
     `CREATE OR REPLACE TEMP TABLE ${ident(folded)} AS
      WITH _all AS (
-       SELECT ${list}, _valid_from, _content_hash, 0 AS _src FROM ${target}
+       SELECT ${list}, _valid_from, ${hash}, 0 AS _src FROM ${target}
          WHERE EXISTS (SELECT 1 FROM ${from} AS _f WHERE ${keyMatch(spec, "_f", target)})
-       UNION ALL SELECT ${list}, _valid_from, _content_hash, 1 AS _src FROM ${from}
+       UNION ALL SELECT ${list}, _valid_from, ${hash}, 1 AS _src FROM ${from}
      ), _one AS (
        SELECT * FROM _all QUALIFY row_number() OVER (PARTITION BY ${keys}, _valid_from ORDER BY _src DESC) = 1
      ), _changed AS (
