@@ -53,8 +53,9 @@ const cpu = () => {
 }
 const kindOf = (sql: string) => {
   const s = sql.replace(/\s+/g, " ").trim()
-  if (s.startsWith("CREATE OR REPLACE TEMP TABLE")) return "hash (temp table)"
+  if (s.startsWith("CREATE OR REPLACE TEMP TABLE")) return "hash (temp table, and the join with the target since the rowid landing)"
   if (s.startsWith("MERGE")) return "merge (close/update)"
+  if (s.startsWith("UPDATE")) return s.includes("_is_current = FALSE") ? "close (by rowid)" : "update (by rowid)"
   if (s.startsWith("INSERT")) return "insert (new versions)"
   return s.slice(0, 32)
 }

@@ -128,15 +128,61 @@ const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map(
 
 /**
  * The statements landing `source` (a query of the table's columns, one row per key) as versions
- * valid from `validFrom` (ISO): hash the rows once into a connection-local table (not in each
- * statement), close or update the current versions whose hash differs, then insert a current
- * version for every key that has none. The stored hashes are of the current recipe
- * (`rehashOtherRecipesSql` ran when the table was ensured); a current version of another recipe
- * (a table landed without being ensured in this process since an upgrade) fails the group
- * instead of opening a spurious version (checked on the matched versions only: their hash is read
- * anyway). Run inside the group's transaction.
+ * valid from `validFrom` (ISO). Run inside the group's transaction, in order:
+ *
+ * 1. hash the rows into a connection-local table, joined once with the target's current versions
+ *    (their `rowid`, hash and `_valid_from`): the only statement that joins the group with the
+ *    whole target;
+ * 2. close the current versions whose hash differs and that began before `validFrom`, found by
+ *    `rowid` (the join reads the target's row ids only);
+ * 3. update in place the current versions whose hash differs and that this run wrote (last wins
+ *    within a run), by `rowid`;
+ * 4. insert a current version for every key that had none or whose version step 2 closed.
+ *
+ * Measured on 256,000 current versions, groups of ~6,400 rows, a tenth changed: 10.3-11.1 µs a
+ * row against 12.5-13.5 for the hash, a `MERGE` and an `INSERT ... WHERE NOT EXISTS` (each of which
+ * joined the group with the target; the anti-join alone was ~4 µs a row). Row ids hold within the
+ * transaction: nothing else writes the table (one writer), steps 2 and 3 touch disjoint rows, and
+ * step 4 only appends. A spec declaring a column `rowid` (which would hide DuckDB's) keeps the
+ * `MERGE` statements (`mergeLandSql`).
+ *
+ * The stored hashes are of the current recipe (`rehashOtherRecipesSql` ran when the table was
+ * ensured); a current version of another recipe (a table landed without being ensured in this
+ * process since an upgrade) fails the group instead of opening spurious versions.
  */
 export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
+  if (spec.columns.some((c) => c.name.toLowerCase() === "rowid")) return mergeLandSql(spec, source, validFrom)
+  const target = ident(spec.name)
+  const from = `CAST(${literal(validFrom)} AS TIMESTAMPTZ)`
+  const hashed = ident(`_versions_${spec.name}`)
+  const v = `temp.main.${hashed}`
+  const keys = new Set(spec.primaryKey)
+  const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
+  const cols = spec.columns.map((c) => ident(c.name))
+  const changed = `_hist_rowid IS NOT NULL AND _hist_hash <> _content_hash`
+  // error() with a column in its argument: a constant one is folded (and raised) when planning
+  const stored = `CASE WHEN _t._content_hash IS NULL OR ${ofCurrentRecipe("_t._content_hash")} THEN _t._content_hash
+    ELSE error(${literal(`${otherRecipe(spec.name)}: `)} || _t._content_hash) END`
+  return [
+    `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT _g.*, ${contentHashSql(spec, "_g")} AS _content_hash,
+       _t.rowid AS _hist_rowid, ${stored} AS _hist_hash, _t._valid_from AS _hist_from
+     FROM (${source}) AS _g LEFT JOIN ${target} AS _t ON ${keyMatch(spec, "_t", "_g")} AND _t._is_current`,
+    `UPDATE ${target} SET _valid_to = ${from}, _is_current = FALSE
+     FROM (SELECT _hist_rowid FROM ${v} WHERE ${changed} AND _hist_from < ${from}) AS _s WHERE ${target}.rowid = _s._hist_rowid`,
+    `UPDATE ${target} SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
+     FROM (SELECT * FROM ${v} WHERE ${changed} AND _hist_from = ${from}) AS _s WHERE ${target}.rowid = _s._hist_rowid`,
+    `INSERT INTO ${target} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
+     SELECT ${cols.join(", ")}, ${from}, NULL, TRUE, _content_hash FROM ${v}
+     WHERE _hist_rowid IS NULL OR (_hist_hash <> _content_hash AND _hist_from < ${from})`
+  ]
+}
+
+/**
+ * The landing of `historyLandSql` as a `MERGE` (close or update the current versions whose hash
+ * differs) and an `INSERT ... WHERE NOT EXISTS` (a current version for every key that has none):
+ * two joins of the group with the whole target. Kept for a spec with a column named `rowid`.
+ */
+const mergeLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
   const target = ident(spec.name)
   const from = `CAST(${literal(validFrom)} AS TIMESTAMPTZ)`
   const hashed = ident(`_versions_${spec.name}`)

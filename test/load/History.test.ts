@@ -364,4 +364,18 @@ describe("history tables", () => {
       ])
     })
   )
+  it.scoped("a table with a column named rowid lands by MERGE (DuckDB's row ids are hidden there): versions as ever", () =>
+    Effect.gen(function* () {
+      const wh = yield* open()
+      const withRowid: TableSpec = { ...history, columns: [...history.columns, { name: "rowid", type: "INTEGER" }] }
+      yield* wh.ensureTables([withRowid])
+      yield* land(wh, "r1", T[0], [seen(1, T[0], { rowid: 7 }), seen(2, T[0], { rowid: 8 })])
+      yield* land(wh, "r2", T[1], [seen(1, T[1], { rowid: 7 }), seen(2, T[1], { rowid: 9 })])
+      expect((yield* versions(wh)).map((v) => [v.id, v.valid_from, v.current])).toEqual([
+        ["plot_1", "2026-11-01", true],
+        ["plot_2", "2026-11-01", false],
+        ["plot_2", "2026-11-02", true]
+      ])
+    })
+  )
 })
