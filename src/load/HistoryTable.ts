@@ -80,7 +80,8 @@ export const hashedColumns = (spec: TableSpec): ReadonlyArray<string> => {
  *   hashing;
  * - `v2/<version>:` + hex: DuckDB's `hash(name, value)` of each non-NULL hashed column, combined
  *   with `xor` (a NULL column adds nothing, so a new nullable column changes no hash until it holds
- *   a value; the name keeps two columns swapping values apart). About 0.5 µs a row.
+ *   a value; the name keeps two columns swapping values apart). 1.1-1.4 µs a row with the hex text,
+ *   0.4-0.6 above a plain copy of the rows (bench/HistoryLanding.ts has the landing's figures).
  *
  * Assumed: DuckDB's `hash()` is its internal hash-table hash and is not promised stable across
  * DuckDB versions (it changed for several arguments and strings between 1.2.2 and 1.3.0, duckdb
