@@ -121,12 +121,12 @@ const land = async (pages: ReadonlyArray<Page>) => {
       )} ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
   )
   await conn.run(
-    `INSERT INTO _ledger VALUES ${pages
+    `INSERT INTO _ledger (request_id, run_id, pipeline, operation, units, "at") VALUES ${pages
       .map((p) => `(${literal(p.requestId)}, ${literal(runId)}, ${literal(pipeline)}, 'sourcing_search', ${p.units}, ${atTs})`)
       .join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING`
   )
   await conn.run(
-    `INSERT OR REPLACE INTO _raw_pages VALUES ${pages
+    `INSERT OR REPLACE INTO _raw_pages (run_id, pipeline, seq, page_key, path, bytes, "at") VALUES ${pages
       .map(
         (p, i) =>
           `(${literal(runId)}, ${literal(pipeline)}, ${g * PAGES_PER_COMMIT + i}, ${literal(p.place)}, ${literal(archive)}, ${p.bytes.length}, ${atTs})`
@@ -145,12 +145,13 @@ const land = async (pages: ReadonlyArray<Page>) => {
     })
   }
   await conn.run(
-    `INSERT INTO _slices VALUES ${[...slices]
-      .map(
-        ([k, s]) =>
-          `(${literal(runId)}, ${literal(pipeline)}, ${literal(k)}, NULL, ${s.received}, ${s.landed}, ${s.rejected}, ${s.pages}, NULL, NULL, ${s.done}, ${atTs})`
-      )
-      .join(", ")} ON CONFLICT (run_id, slice) DO UPDATE SET received = _slices.received + EXCLUDED.received,
+    `INSERT INTO _slices (run_id, pipeline, slice, declared, received, landed, rejected, pages, ended_by, end_detail, done, updated_at)
+     VALUES ${[...slices]
+       .map(
+         ([k, s]) =>
+           `(${literal(runId)}, ${literal(pipeline)}, ${literal(k)}, NULL, ${s.received}, ${s.landed}, ${s.rejected}, ${s.pages}, NULL, NULL, ${s.done}, ${atTs})`
+       )
+       .join(", ")} ON CONFLICT (run_id, slice) DO UPDATE SET received = _slices.received + EXCLUDED.received,
        landed = _slices.landed + EXCLUDED.landed, rejected = _slices.rejected + EXCLUDED.rejected,
        pages = _slices.pages + EXCLUDED.pages, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
   )

@@ -6,7 +6,9 @@
  *   the same for all its pages; see `PageCommit.extractedAt`);
  * - `_valid_to`: the `_valid_from` of the version that replaced it, NULL while it is current;
  * - `_is_current`: TRUE for the one current version of a key;
- * - `_content_hash`: md5 over the record's content, the columns `hashedColumns` names.
+ * - `_content_hash`: a hash of the record's content (the columns `hashedColumns` names), prefixed
+ *   with its recipe (`contentHashSql`); versions hashed by another recipe are hashed again when
+ *   the table is ensured (`rehashOtherRecipesSql`).
  *
  * Landing a page (the last row per key, as for `merge`), per key:
  * - no current version: the row is inserted as the current version;
@@ -69,27 +71,119 @@ export const hashedColumns = (spec: TableSpec): ReadonlyArray<string> => {
 }
 
 /**
- * `_content_hash` of a row of `source` (an alias whose columns have the table's types): md5 of
- * `name=value` pieces of the non-NULL hashed columns. A NULL column adds nothing, so a new
- * nullable column changes no hash until it holds a value. `v1` versions the recipe.
+ * The recipe of the `_content_hash` values this code writes, as a SQL string expression: what
+ * every value starts with (`v2/<DuckDB version>:`). Recipes so far:
+ *
+ * - `v1` (until issue 33; values carry no prefix, 32 hex digits): md5 of `name=value` pieces of the
+ *   non-NULL hashed columns, each value cast to VARCHAR, joined by chr(31) after the tag `v1`. The
+ *   casts and the string building cost ~3.5 µs a row of `sourcing_properties`, most of a group's
+ *   hashing;
+ * - `v2/<version>:` + hex: DuckDB's `hash(name, value)` of each non-NULL hashed column, combined
+ *   with `xor` (a NULL column adds nothing, so a new nullable column changes no hash until it holds
+ *   a value; the name keeps two columns swapping values apart). 1.1-1.4 µs a row with the hex text,
+ *   0.4-0.6 above a plain copy of the rows (bench/HistoryLanding.ts has the landing's figures).
+ *
+ * Assumed: DuckDB's `hash()` is its internal hash-table hash and is not promised stable across
+ * DuckDB versions (it changed for several arguments and strings between 1.2.2 and 1.3.0, duckdb
+ * issues 17596 and 17660: "not a bug"), so the recipe names the DuckDB version (`version()`,
+ * folded to a constant by the planner) and a value of another version is a value of another
+ * recipe. Within one version it is assumed deterministic across processes and little-endian
+ * platforms (it has no seed; x86-64 and arm64 warehouses move between hosts).
+ */
+export const HASH_RECIPE_SQL = `('v2/' || version() || ':')`
+
+/** Whether the stored `_content_hash` (a SQL expression) is of the current recipe. */
+export const ofCurrentRecipe = (stored: string) => `starts_with(${stored}, ${HASH_RECIPE_SQL})`
+
+/**
+ * `_content_hash` of a row of `source` (an alias whose columns have the table's types) in the
+ * current recipe (`HASH_RECIPE_SQL`): a NULL column adds nothing, so a new nullable column changes
+ * no hash until it holds a value.
  */
 export const contentHashSql = (spec: TableSpec, source?: string) => {
   const col = (c: string) => (source ? `${source}.${ident(c)}` : ident(c))
-  const pieces = hashedColumns(spec).map(
-    (c) => `CASE WHEN ${col(c)} IS NULL THEN NULL ELSE ${literal(`${c}=`)} || CAST(${col(c)} AS VARCHAR) END`
-  )
-  return `md5(concat_ws(chr(31), 'v1'${pieces.map((p) => `, ${p}`).join("")}))`
+  const pieces = hashedColumns(spec).map((c) => `CASE WHEN ${col(c)} IS NULL THEN 0::UBIGINT ELSE hash(${literal(c)}, ${col(c)}) END`)
+  const combined = pieces.length === 0 ? "0::UBIGINT" : pieces.reduce((a, b) => `xor(${a}, ${b})`)
+  return `${HASH_RECIPE_SQL} || to_hex(${combined})`
 }
+
+/**
+ * Re-hashes in the current recipe every version whose `_content_hash` is of another recipe (`v1`
+ * of an older toolkit, `v2` of another DuckDB version): run when a warehouse's history table is
+ * ensured (`TableDdl.ensureTable`), before any landing compares hashes. The hashes cover nothing
+ * but the version's columns, so the hash recomputed from them is the one its content gets today,
+ * and the same records landed again write no new version. Writes only on the first open after an
+ * upgrade; later opens scan the hashes and write nothing.
+ *
+ * Measured (bench/HistoryLanding.ts): comparing by recipe inside the landing `MERGE` instead (a
+ * `CASE` recomputing the hash of other-recipe versions) made the `MERGE` read every column of the
+ * target for every group, ~1.5-2 µs a row more, eating the hash's gain.
+ */
+export const rehashOtherRecipesSql = (spec: TableSpec) =>
+  `UPDATE ${ident(spec.name)} SET _content_hash = ${contentHashSql(spec)} WHERE NOT ${ofCurrentRecipe("_content_hash")}`
+
+const otherRecipe = (table: string) =>
+  `history table ${table} holds content hashes of another recipe (an older toolkit or DuckDB): ensure the table (Warehouse.ensureTables) to hash them again before landing`
 
 const keyMatch = (spec: TableSpec, a: string, b: string) => spec.primaryKey.map((k) => `${a}.${ident(k)} = ${b}.${ident(k)}`).join(" AND ")
 
 /**
  * The statements landing `source` (a query of the table's columns, one row per key) as versions
- * valid from `validFrom` (ISO): hash the rows once into a connection-local table (not in each
- * statement), close or update the current versions whose hash differs, then insert a current
- * version for every key that has none. Run inside the group's transaction.
+ * valid from `validFrom` (ISO). Run inside the group's transaction, in order:
+ *
+ * 1. hash the rows into a connection-local table, joined once with the target's current versions
+ *    (their `rowid`, hash and `_valid_from`): the only statement that joins the group with the
+ *    whole target;
+ * 2. close the current versions whose hash differs and that began before `validFrom`, found by
+ *    `rowid` (the join reads the target's row ids only);
+ * 3. update in place the current versions whose hash differs and that this run wrote (last wins
+ *    within a run), by `rowid`;
+ * 4. insert a current version for every key that had none or whose version step 2 closed.
+ *
+ * Measured on 256,000 current versions, groups of ~6,400 rows, a tenth changed: 10.3-11.1 µs a
+ * row against 12.5-13.5 for the hash, a `MERGE` and an `INSERT ... WHERE NOT EXISTS` (each of which
+ * joined the group with the target; the anti-join alone was ~4 µs a row). Row ids hold within the
+ * transaction: nothing else writes the table (one writer), steps 2 and 3 touch disjoint rows, and
+ * step 4 only appends. A spec declaring a column `rowid` (which would hide DuckDB's) keeps the
+ * `MERGE` statements (`mergeLandSql`).
+ *
+ * The stored hashes are of the current recipe (`rehashOtherRecipesSql` ran when the table was
+ * ensured); a current version of another recipe (a table landed without being ensured in this
+ * process since an upgrade) fails the group instead of opening spurious versions.
  */
 export const historyLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
+  if (spec.columns.some((c) => c.name.toLowerCase() === "rowid")) return mergeLandSql(spec, source, validFrom)
+  const target = ident(spec.name)
+  const from = `CAST(${literal(validFrom)} AS TIMESTAMPTZ)`
+  const hashed = ident(`_versions_${spec.name}`)
+  const v = `temp.main.${hashed}`
+  const keys = new Set(spec.primaryKey)
+  const rest = spec.columns.filter((c) => !keys.has(c.name)).map((c) => ident(c.name))
+  const cols = spec.columns.map((c) => ident(c.name))
+  const changed = `_hist_rowid IS NOT NULL AND _hist_hash <> _content_hash`
+  // error() with a column in its argument: a constant one is folded (and raised) when planning
+  const stored = `CASE WHEN _t._content_hash IS NULL OR ${ofCurrentRecipe("_t._content_hash")} THEN _t._content_hash
+    ELSE error(${literal(`${otherRecipe(spec.name)}: `)} || _t._content_hash) END`
+  return [
+    `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT _g.*, ${contentHashSql(spec, "_g")} AS _content_hash,
+       _t.rowid AS _hist_rowid, ${stored} AS _hist_hash, _t._valid_from AS _hist_from
+     FROM (${source}) AS _g LEFT JOIN ${target} AS _t ON ${keyMatch(spec, "_t", "_g")} AND _t._is_current`,
+    `UPDATE ${target} SET _valid_to = ${from}, _is_current = FALSE
+     FROM (SELECT _hist_rowid FROM ${v} WHERE ${changed} AND _hist_from < ${from}) AS _s WHERE ${target}.rowid = _s._hist_rowid`,
+    `UPDATE ${target} SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
+     FROM (SELECT * FROM ${v} WHERE ${changed} AND _hist_from = ${from}) AS _s WHERE ${target}.rowid = _s._hist_rowid`,
+    `INSERT INTO ${target} (${cols.join(", ")}, _valid_from, _valid_to, _is_current, _content_hash)
+     SELECT ${cols.join(", ")}, ${from}, NULL, TRUE, _content_hash FROM ${v}
+     WHERE _hist_rowid IS NULL OR (_hist_hash <> _content_hash AND _hist_from < ${from})`
+  ]
+}
+
+/**
+ * The landing of `historyLandSql` as a `MERGE` (close or update the current versions whose hash
+ * differs) and an `INSERT ... WHERE NOT EXISTS` (a current version for every key that has none):
+ * two joins of the group with the whole target. Kept for a spec with a column named `rowid`.
+ */
+const mergeLandSql = (spec: TableSpec, source: string, validFrom: string): ReadonlyArray<string> => {
   const target = ident(spec.name)
   const from = `CAST(${literal(validFrom)} AS TIMESTAMPTZ)`
   const hashed = ident(`_versions_${spec.name}`)
@@ -99,6 +193,7 @@ export const historyLandSql = (spec: TableSpec, source: string, validFrom: strin
   return [
     `CREATE OR REPLACE TEMP TABLE ${hashed} AS SELECT *, ${contentHashSql(spec)} AS _content_hash FROM (${source})`,
     `MERGE INTO ${target} USING temp.main.${hashed} AS _s ON ${keyMatch(spec, target, "_s")} AND ${target}._is_current
+     WHEN MATCHED AND NOT ${ofCurrentRecipe(`${target}._content_hash`)} THEN ERROR ${literal(otherRecipe(spec.name))}
      WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from = ${from}
        THEN UPDATE SET ${[...rest.map((c) => `${c} = _s.${c}`), `_content_hash = _s._content_hash`].join(", ")}
      WHEN MATCHED AND ${target}._content_hash <> _s._content_hash AND ${target}._valid_from < ${from}
@@ -154,19 +249,23 @@ export const migrateMergeToHistory = async (conn: DuckDBConnection, spec: TableS
  * (`merge` of shards): for the keys `from` holds, the versions of both are put in `_valid_from`
  * order (the same `_valid_from` in both: `from`'s wins), a version with the hash of the one before
  * it is dropped (it changed nothing), and `_valid_to` / `_is_current` are recomputed. Keys only
- * the target holds are not touched. `cols` are the columns both have.
+ * the target holds are not touched. `cols` are the columns both have. The folded versions' hashes
+ * are recomputed in the current recipe (over `cols`, the columns the folded rows keep): the two
+ * warehouses may hold hashes of different recipes (an older toolkit, another DuckDB version), and
+ * hashes of two recipes never compare equal.
  */
 export const mergeHistorySql = (spec: TableSpec, from: string, cols: ReadonlyArray<string>): ReadonlyArray<string> => {
   const target = ident(spec.name)
   const keys = spec.primaryKey.map(ident).join(", ")
   const list = cols.map(ident).join(", ")
   const folded = `_fold_${spec.name}`
+  const hash = `${contentHashSql({ ...spec, columns: spec.columns.filter((c) => cols.includes(c.name)) })} AS _content_hash`
   return [
     `CREATE OR REPLACE TEMP TABLE ${ident(folded)} AS
      WITH _all AS (
-       SELECT ${list}, _valid_from, _content_hash, 0 AS _src FROM ${target}
+       SELECT ${list}, _valid_from, ${hash}, 0 AS _src FROM ${target}
          WHERE EXISTS (SELECT 1 FROM ${from} AS _f WHERE ${keyMatch(spec, "_f", target)})
-       UNION ALL SELECT ${list}, _valid_from, _content_hash, 1 AS _src FROM ${from}
+       UNION ALL SELECT ${list}, _valid_from, ${hash}, 1 AS _src FROM ${from}
      ), _one AS (
        SELECT * FROM _all QUALIFY row_number() OVER (PARTITION BY ${keys}, _valid_from ORDER BY _src DESC) = 1
      ), _changed AS (

@@ -24,7 +24,14 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { columnTypeProblem } from "../normalize/ColumnTypes.js"
 import type { TableSpec } from "../normalize/Table.js"
 import { ident, literal, rowsOf } from "./Database.js"
-import { currentViewOf, currentViewSql, HISTORY_COLUMNS, HISTORY_DDL, migrateMergeToHistory } from "./HistoryTable.js"
+import {
+  currentViewOf,
+  currentViewSql,
+  HISTORY_COLUMNS,
+  HISTORY_DDL,
+  migrateMergeToHistory,
+  rehashOtherRecipesSql
+} from "./HistoryTable.js"
 import { canonicalTypes, migrateCountry, migrateTypes, rehash, type TypeChange } from "./TypeMigration.js"
 import { WarehouseError } from "./WarehouseError.js"
 
@@ -191,6 +198,7 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
       if (spec.disposition === "replace") await migrateCountry(conn, replaceTableOf(spec.name))
     }
     if (spec.disposition === "history" && (changes.length > 0 || countryRawAdded)) await rehash(conn, spec)
+    if (spec.disposition === "history") await conn.run(rehashOtherRecipesSql(spec))
     const declared = new Set(spec.columns.map((c) => c.name))
     for (const [name, e] of have) {
       const own =

@@ -1,8 +1,10 @@
 /**
  * History tables against real DuckDB files: versions open and close by content hash, unchanged
  * records are not written, replays are idempotent, schema evolution, the migration of a merge
- * table, shard merges and exports of the current rows.
+ * table, shard merges and exports of the current rows, and warehouses whose hashes are of an older
+ * recipe (`v1`, or another DuckDB version's `v2`) landing the same records without new versions.
  */
+import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -13,6 +15,8 @@ import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { Row, TableSpec } from "../../src/normalize/Table.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
 import { exportedNames } from "../support/exportedNames.js"
+import { hashedColumns } from "../../src/load/HistoryTable.js"
+import { ident, literal } from "../../src/load/Database.js"
 
 /** The fixtures' plots as a history table, with a status, an extraction time and a volatile counter. */
 const history: TableSpec = {
@@ -46,6 +50,41 @@ const versions = (wh: WarehouseApi, where = "TRUE") =>
   )
 
 const open = (path?: string) => makeWarehouse({ path: path ?? nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+
+/** Runs `sql` on the warehouse file directly (closed by the toolkit first), as another program would. */
+const onFile = (path: string, ...sql: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    const db = await DuckDBInstance.create(path)
+    const conn = await db.connect()
+    try {
+      for (const s of sql) await conn.run(s)
+    } finally {
+      conn.closeSync()
+      db.closeSync()
+    }
+  })
+
+/** The `v1` recipe as the toolkit wrote it until issue 33 (frozen here: warehouses still hold it). */
+const v1HashSql = (spec: TableSpec) => {
+  const pieces = hashedColumns(spec).map(
+    (c) => `CASE WHEN ${ident(c)} IS NULL THEN NULL ELSE ${literal(`${c}=`)} || CAST(${ident(c)} AS VARCHAR) END`
+  )
+  return `md5(concat_ws(chr(31), 'v1'${pieces.map((p) => `, ${p}`).join("")}))`
+}
+
+/** Lands plots 1-3 as seen at `at` in a warehouse of its own, closed again; returns its path. */
+const landedWarehouse = (at: (typeof T)[number] = T[0]) =>
+  Effect.gen(function* () {
+    const path = nodePath.join(tempDir(), "warehouse.duckdb")
+    yield* Effect.scoped(
+      Effect.gen(function* () {
+        const wh = yield* open(path)
+        yield* wh.ensureTables([history])
+        yield* land(wh, "r1", at, [seen(1, at), seen(2, at), seen(3, at)])
+      })
+    )
+    return path
+  })
 
 describe("history tables", () => {
   it.scoped("first land, unchanged re-land, a price change, a delisting: versions open and close by content", () =>
@@ -237,6 +276,106 @@ describe("history tables", () => {
         `SELECT count(*) AS n, count(DISTINCT id) AS ids FROM read_parquet('${out}/parquet/plots/**/*.parquet', hive_partitioning = true)`
       )
       expect(back).toEqual([{ n: 4, ids: 4 }])
+    })
+  )
+  it.scoped("a warehouse of v1 hashes lands the same records under v2 without new versions; a change is one version", () =>
+    Effect.gen(function* () {
+      const path = yield* landedWarehouse()
+      // the hashes an older toolkit wrote: md5 without a recipe prefix
+      yield* onFile(path, `UPDATE plots SET _content_hash = ${v1HashSql(history)}`)
+      const fresh = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const wh = yield* open(path)
+          // landing on the registered table without ensuring it fails the group, writes nothing
+          const failed = yield* Effect.flip(land(wh, "r0", T[1], [seen(1, T[1], { price_eur: 1 })]))
+          expect(String(failed.message ?? failed)).toMatch(/another recipe/)
+          expect(yield* wh.query(`SELECT count(*) AS n FROM plots`)).toEqual([{ n: 3 }])
+          return yield* wh.query(`SELECT id, _content_hash AS h FROM plots ORDER BY id`)
+        })
+      )
+      expect(fresh.every((r) => /^[0-9a-f]{32}$/.test(String(r.h)))).toBe(true)
+      const wh = yield* open(path)
+      // ensuring the table hashes the versions again in the current recipe, before any landing
+      yield* wh.ensureTables([history])
+      const rehashed = yield* wh.query(`SELECT id, _content_hash AS h FROM plots ORDER BY id`)
+      expect(rehashed.every((r) => String(r.h).startsWith("v2/v"))).toBe(true)
+
+      // the same content next night (days on market and extraction time tick): no version, no rewrite of values
+      yield* land(wh, "r2", T[1], [seen(1, T[1]), seen(2, T[1]), seen(3, T[1], { price_eur: 500 })])
+      expect((yield* versions(wh)).map((v) => [v.id, v.price_eur, v.valid_from, v.valid_to, v.current])).toEqual([
+        ["plot_1", 1010.5, "2026-11-01", null, true],
+        ["plot_2", 1021, "2026-11-01", null, true],
+        ["plot_3", 1031.5, "2026-11-01", "2026-11-02", false],
+        ["plot_3", 500, "2026-11-02", null, true]
+      ])
+      expect(yield* wh.query(`SELECT DISTINCT days_on_market AS d FROM plots WHERE id <> 'plot_3'`)).toEqual([{ d: 1 }])
+      // the unchanged versions keep the hash the open gave them
+      const after = yield* wh.query(`SELECT id, _is_current AS c, _content_hash AS h FROM plots ORDER BY id, _valid_from`)
+      expect(after.filter((r) => r.c === true && r.id !== "plot_3").map((r) => r.h)).toEqual(rehashed.slice(0, 2).map((r) => r.h))
+      // the v2 hash is the one a fresh landing writes: a third night changes nothing
+      yield* land(wh, "r3", T[2], [seen(1, T[2]), seen(2, T[2]), seen(3, T[2], { price_eur: 500 })])
+      expect(yield* wh.query(`SELECT id, _is_current AS c, _content_hash AS h FROM plots ORDER BY id, _valid_from`)).toEqual(after)
+      // a change after the re-stamp is one version, as ever
+      yield* land(wh, "r4", T[3], [seen(1, T[3], { status: "sold" })])
+      expect((yield* versions(wh, "id = 'plot_1'")).map((v) => [v.status, v.valid_to, v.current])).toEqual([
+        ["active", "2026-11-04", false],
+        ["sold", null, true]
+      ])
+    })
+  )
+
+  it.scoped("v1 hashes and a new nullable column: NULL changes no version, a value does; another DuckDB version's v2 is recomputed", () =>
+    Effect.gen(function* () {
+      const path = yield* landedWarehouse()
+      yield* onFile(
+        path,
+        `UPDATE plots SET _content_hash = ${v1HashSql(history)} WHERE id <> 'plot_3'`,
+        // as if landed under another DuckDB version, whose hash() may differ: same recipe name, other version
+        `UPDATE plots SET _content_hash = 'v2/v0.0.0:DEADBEEF' WHERE id = 'plot_3'`
+      )
+      const grown: TableSpec = { ...history, columns: [...history.columns, { name: "bedrooms", type: "INTEGER" }] }
+      const wh = yield* open(path)
+      yield* wh.ensureTables([grown])
+      yield* land(wh, "r2", T[1], [seen(1, T[1]), seen(2, T[1], { bedrooms: 3 }), seen(3, T[1])])
+      expect(yield* wh.query(`SELECT id, bedrooms, _is_current AS current FROM plots ORDER BY id, _valid_from`)).toEqual([
+        { id: "plot_1", bedrooms: null, current: true },
+        { id: "plot_2", bedrooms: null, current: false },
+        { id: "plot_2", bedrooms: 3, current: true },
+        { id: "plot_3", bedrooms: null, current: true }
+      ])
+      expect(yield* wh.query(`SELECT count(*) AS n FROM plots WHERE _is_current AND NOT starts_with(_content_hash, 'v2/v1.')`)).toEqual([
+        { n: 0 }
+      ])
+    })
+  )
+
+  it.scoped("merging a shard of v1 hashes into a v2 warehouse folds by content, not by recipe", () =>
+    Effect.gen(function* () {
+      const target = yield* landedWarehouse(T[0])
+      // the shard saw the same records a night later, and hashed them in v1
+      const shard = yield* landedWarehouse(T[1])
+      yield* onFile(shard, `UPDATE plots SET _content_hash = ${v1HashSql(history)}`)
+      yield* mergeWarehouses(target, [shard])
+      const wh = yield* open(target)
+      expect((yield* versions(wh)).map((v) => [v.id, v.valid_from, v.current])).toEqual([
+        ["plot_1", "2026-11-01", true],
+        ["plot_2", "2026-11-01", true],
+        ["plot_3", "2026-11-01", true]
+      ])
+    })
+  )
+  it.scoped("a table with a column named rowid lands by MERGE (DuckDB's row ids are hidden there): versions as ever", () =>
+    Effect.gen(function* () {
+      const wh = yield* open()
+      const withRowid: TableSpec = { ...history, columns: [...history.columns, { name: "rowid", type: "INTEGER" }] }
+      yield* wh.ensureTables([withRowid])
+      yield* land(wh, "r1", T[0], [seen(1, T[0], { rowid: 7 }), seen(2, T[0], { rowid: 8 })])
+      yield* land(wh, "r2", T[1], [seen(1, T[1], { rowid: 7 }), seen(2, T[1], { rowid: 9 })])
+      expect((yield* versions(wh)).map((v) => [v.id, v.valid_from, v.current])).toEqual([
+        ["plot_1", "2026-11-01", true],
+        ["plot_2", "2026-11-01", false],
+        ["plot_2", "2026-11-02", true]
+      ])
     })
   )
 })
