@@ -74,8 +74,8 @@ describe("PageQueue groups", () => {
   })
 
   it("a run's landing policy: the defaults in one place, the settings over them", () => {
-    expect(DEFAULT_LANDING_POLICY).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000, rejectSample: 100 })
-    expect(DEFAULT_PAGE_QUEUE).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 4000, fillWaitMs: 1000 })
+    expect(DEFAULT_LANDING_POLICY).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 8000, fillWaitMs: 1000, rejectSample: 100 })
+    expect(DEFAULT_PAGE_QUEUE).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 8000, fillWaitMs: 1000 })
     expect(landingPolicyOf({ groupPages: 8, groupWaitMs: 50 })).toEqual({
       ...DEFAULT_LANDING_POLICY,
       capacity: 16,
