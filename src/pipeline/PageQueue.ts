@@ -21,9 +21,10 @@ export interface PageQueueOptions {
   /** Most pages landed in one transaction. */
   readonly maxGroup: number
   /**
-   * Most rows (by the queue's `weight`) landed in one transaction: a group closes at `maxGroup`
-   * pages or at this many rows, whichever comes first, so a transaction's memory does not grow
-   * with the pages' size (a group of 7 pages of 500 alerts did not fit DuckDB's 80MB landing limit).
+   * Most records (by the queue's `weight`: the runner weighs a page by the records it brought, live
+   * and replayed alike) landed in one transaction: a group closes at `maxGroup` pages or at this
+   * many records, whichever comes first, so a transaction's memory does not grow with the pages'
+   * size (a group of 7 pages of 500 alerts did not fit DuckDB's 80MB landing limit).
    */
   readonly maxGroupRows: number
   /**

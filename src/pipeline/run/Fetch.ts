@@ -37,7 +37,8 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     const queue = yield* makePageQueue<StagedEntry, StagedGroup>(
       () => openGroup(run),
       options,
-      (e) => Object.values(e.counts).reduce((a, b) => a + b, 0)
+      // records, as a replay weighs its pages (above): a group splits the same way live and replayed
+      (e) => e.records
     )
     const stage = yield* makeOrderedStaging(run, (yield* Ref.get(state)).pageNo + 1, queue.group, queue.put)
     /** A fetched page goes to the journal and the queue at once. */
