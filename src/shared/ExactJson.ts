@@ -4,13 +4,16 @@
  * integers as `bigint` instead, every digit kept; `stringifyJson` writes them back as the same
  * digits. Everything else is what `JSON.parse` / `JSON.stringify` do.
  *
- * Fast path: a text without a run of 16 digits holds no such integer and goes to `JSON.parse` as
- * is. Otherwise its number tokens are found by a scan that steps over strings, the long integers
- * are replaced by marked strings, and the parsed value gets its `bigint`s back.
+ * Fast path: a text without a run of 16 digits that starts a number (not after a digit or the
+ * decimal point: a fraction's digits never make a long integer) holds no such integer and goes to
+ * `JSON.parse` as is. Otherwise its number tokens are found by a scan that steps over strings, the
+ * long integers are replaced by marked strings, and the parsed value gets its `bigint`s back.
+ * (Measured: sourcing pages carry coordinates with 16 decimals, and the plain `\d{16}` sent every
+ * page to the scan: ~3 us a record of a 207,071-property pull.)
  */
 
-/** 16 digits in a row: the shortest integer that can be beyond 2^53 (9007199254740992). */
-const LONG_DIGITS = /\d{16}/
+/** 16 digits in a row not after a digit or `.`: the shortest integer that can be beyond 2^53 (9007199254740992). */
+const LONG_DIGITS = /(?<![\d.])\d{16}/
 const MARK = "\u0000bigint:"
 const MAX = BigInt(Number.MAX_SAFE_INTEGER)
 
