@@ -8,6 +8,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { runCliMain } from "../../src/cli/Cli.js"
 import { sandboxEnv } from "../support/cli.js"
+import { captureOutput } from "../support/capture.js"
 
 // one place for each: the credentials, the settings writer and the sandbox's totals
 export { sandboxEnv, settingsFile } from "../support/cli.js"
@@ -31,33 +32,13 @@ export const cli = (args: ReadonlyArray<string>, env: Record<string, string | un
 }
 
 const capture = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<Captured> => {
-  const saved = new Map<string, string | undefined>()
-  for (const [k, v] of Object.entries({ SVC_PLATFORM_URL: "", SVC_API_URL: "", ...env })) {
-    saved.set(k, process.env[k])
-    if (v === undefined) delete process.env[k]
-    else process.env[k] = v
-  }
-  let stdout = ""
-  let stderr = ""
-  const out = process.stdout.write
-  const err = process.stderr.write
-  process.stdout.write = ((chunk: string | Uint8Array) => ((stdout += String(chunk)), true)) as typeof process.stdout.write
-  process.stderr.write = ((chunk: string | Uint8Array) => ((stderr += String(chunk)), true)) as typeof process.stderr.write
-  // @effect/cli prints its own validation errors through the console
-  const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
-  console.log = console.info = (...xs: Array<unknown>) => void (stdout += xs.map(String).join(" ") + "\n")
-  console.error = console.warn = (...xs: Array<unknown>) => void (stderr += xs.map(String).join(" ") + "\n")
+  const captured = captureOutput({ SVC_PLATFORM_URL: "", SVC_API_URL: "", ...env })
   try {
     const code = await Effect.runPromise(runCliMain(["node", "estate-etl", ...args]))
+    const [stdout, stderr] = [captured.stdout(), captured.stderr()]
     return { code, stdout, stderr, messages: (stdout + "\n" + stderr).split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{")) }
   } finally {
-    process.stdout.write = out
-    process.stderr.write = err
-    Object.assign(console, consoleSaved)
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
+    captured.restore()
   }
 }
 

@@ -13,6 +13,7 @@
  *   child process.
  */
 import { Effect, Exit } from "effect"
+import { captureOutput } from "./capture.js"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { execFile } from "node:child_process"
@@ -75,27 +76,12 @@ export const copyCheckout = (prefix: string): CheckoutCopy => {
 
   const cli: CheckoutCopy["cli"] = async (args, env = {}) => {
     const { runCliMain } = (await import(path.join(dir, "src/cli/Cli.ts"))) as typeof import("../../src/cli/Cli.js")
-    const saved = new Map(Object.keys(env).map((k) => [k, process.env[k]]))
-    Object.assign(process.env, env)
-    let output = ""
-    const write = (chunk: string | Uint8Array) => ((output += String(chunk)), true)
-    const out = process.stdout.write
-    const err = process.stderr.write
-    const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
-    process.stdout.write = write as typeof process.stdout.write
-    process.stderr.write = write as typeof process.stderr.write
-    console.log = console.info = console.error = console.warn = (...xs: Array<unknown>) => void (output += xs.map(String).join(" ") + "\n")
+    const captured = captureOutput(env)
     try {
       const exit = await Effect.runPromiseExit(runCliMain(["node", "estate-etl", ...args]))
-      return { code: Exit.isSuccess(exit) ? exit.value : -1, output }
+      return { code: Exit.isSuccess(exit) ? exit.value : -1, output: captured.all() }
     } finally {
-      process.stdout.write = out
-      process.stderr.write = err
-      Object.assign(console, consoleSaved)
-      for (const [k, v] of saved) {
-        if (v === undefined) delete process.env[k]
-        else process.env[k] = v
-      }
+      captured.restore()
     }
   }
 

@@ -9,6 +9,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { runCliMain } from "../../src/cli/Cli.js"
+import { captureOutput } from "./capture.js"
 
 /** Commands that serve until stopped: they pass when still serving after a few seconds. */
 export const SERVING = ["sandbox", "serve-alerts"]
@@ -59,16 +60,7 @@ export const runExample = async (example: string, cwd: string, env: Record<strin
     settings[name!] = value.join("=")
   }
   expect(words[0], example).toBe("estate-etl")
-  const saved = new Map(Object.keys(settings).map((k) => [k, process.env[k]]))
-  Object.assign(process.env, settings)
-  let output = ""
-  const write = (chunk: string | Uint8Array) => ((output += String(chunk)), true)
-  const out = process.stdout.write
-  const err = process.stderr.write
-  const consoleSaved = { log: console.log, info: console.info, error: console.error, warn: console.warn }
-  process.stdout.write = write as typeof process.stdout.write
-  process.stderr.write = write as typeof process.stderr.write
-  console.log = console.info = console.error = console.warn = (...xs: Array<unknown>) => void (output += xs.map(String).join(" ") + "\n")
+  const captured = captureOutput(settings)
   const before = process.cwd()
   process.chdir(cwd)
   try {
@@ -81,17 +73,11 @@ export const runExample = async (example: string, cwd: string, env: Record<strin
     )
     if (exit === undefined) {
       await Effect.runPromise(Fiber.interrupt(fiber))
-      return { code: "serving", output }
+      return { code: "serving", output: captured.all() }
     }
-    return { code: Exit.isSuccess(exit) ? exit.value : -1, output }
+    return { code: Exit.isSuccess(exit) ? exit.value : -1, output: captured.all() }
   } finally {
     process.chdir(before)
-    process.stdout.write = out
-    process.stderr.write = err
-    Object.assign(console, consoleSaved)
-    for (const [k, v] of saved) {
-      if (v === undefined) delete process.env[k]
-      else process.env[k] = v
-    }
+    captured.restore()
   }
 }
