@@ -337,7 +337,9 @@ describe("receiver under abuse", () => {
       expect(refused.length).toBeGreaterThanOrEqual(80)
       expect(refused.filter((a) => !/^HTTP\/1\.1 (408|503) /.test(a))).toEqual([])
       expect(r.stats.refused.get("Forged") ?? 0).toBe(0)
-      expect(Math.max(...slow.flatMap((s) => s.lifetimes))).toBeLessThan(1_500)
+      // each slow body (16 KB at 3 KB/s) would be whole after ~5.5 s: cut well before, with room for
+      // a loaded machine's timers (1,901 ms was seen at load 14 against a bound of 1,500)
+      expect(Math.max(...slow.flatMap((s) => s.lifetimes))).toBeLessThan(3_000)
       console.log(
         `slow-body attack: ${statuses.length} valid, ${statuses.filter((s) => s !== 204).length} refused; ` +
           `${refused.length} slow requests refused (${r.stats.refused.get("BodyTooSlow") ?? 0} 408, ${r.stats.refused.get("Busy") ?? 0} 503)`
