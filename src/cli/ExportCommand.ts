@@ -2,7 +2,7 @@
 import { configOption as config, warehouseOption as warehouse, withSettings } from "./CommonOptions.js"
 import { Args, Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { Warehouse } from "../load/Warehouse.js"
+import { TableReads } from "../load/Warehouse.js"
 import { exportTables } from "../export/Export.js"
 import { claimOutput } from "../export/OutputOwner.js"
 import { readOnlyWarehouse } from "./WarehouseAccess.js"
@@ -28,7 +28,7 @@ export const exportCommand = Command.make(
         const path = Option.getOrElse(o.warehouse, () => settings.warehouse)
         return Effect.gen(function* () {
           const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
-          yield* claimOutput(settings.output, (yield* Warehouse).path)
+          yield* claimOutput(settings.output, (yield* TableReads).path)
           const written = yield* exportTables({ output: settings.output, format, tables: o.tables, history: o.history })
           process.stdout.write(table(written) + "\n")
         }).pipe(Effect.provide(readOnlyWarehouse(path, lockWait(path, waitMs))))

@@ -9,7 +9,7 @@
  */
 import { Command, Options } from "@effect/cli"
 import { Effect, Option } from "effect"
-import { Warehouse } from "../load/Warehouse.js"
+import { RunLog, TableReads } from "../load/Warehouse.js"
 import { type RunStateView, viewRunState } from "../monitor/RunStateFile.js"
 import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
 import { configOption, warehouseOption } from "./CommonOptions.js"
@@ -57,8 +57,9 @@ const watch = (path: string, asJson: boolean) =>
 /** The warehouse's status (runs, checkpoints, units today), and a note on a run command that is gone. */
 const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, view: RunStateView, dailyCap: number | undefined) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
-    const runs = yield* w.runs(20)
+    const w = yield* TableReads
+    const log = yield* RunLog
+    const runs = yield* log.runs(20)
     // one line per pipeline: slices done / slices with a checkpoint, last update
     const perPipeline = (yield* w.query(
       `SELECT pipeline, CAST(count(*) FILTER (WHERE done) AS INTEGER) AS done, CAST(count(*) AS INTEGER) AS total,
@@ -69,7 +70,7 @@ const printStatus = (o: { readonly json: boolean; readonly verbose: boolean }, v
       : undefined
     const since = `${new Date().toISOString().slice(0, 10)}T00:00:00Z`
     // the ledger counts every charge; today's runs should record the same units
-    const today = yield* w.unitsSpentSince(since)
+    const today = yield* log.unitsSpentSince(since)
     const runsToday = Number(
       (yield* w.query(
         `SELECT coalesce(sum(units_charged), 0) AS u FROM _runs WHERE started_at >= CAST(CAST(? AS TIMESTAMPTZ) AS TIMESTAMP)`,

@@ -15,7 +15,7 @@
 import { Args, Command, Options } from "@effect/cli"
 import { type LiveView, readOrShowLive } from "./ReadOrLive.js"
 import { Effect, Either, Option } from "effect"
-import { Warehouse } from "../load/Warehouse.js"
+import { RunLog, TableReads } from "../load/Warehouse.js"
 import { type RunRecord, toRunRecord } from "../load/PageCommit.js"
 import { makeRegistry } from "../pipeline/Registry.js"
 import { InvalidInput } from "../pipeline/RunError.js"
@@ -83,11 +83,12 @@ const endedOf = (r: Record<string, unknown>, missing: ReadonlySet<string>, run: 
 /** The run to trace: `--run`, else the last run of `pipeline`, else the last run of any; none when nothing ran. */
 const findRun = (pipeline: string | undefined, runId: string | undefined) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
+    const w = yield* TableReads
+    const log = yield* RunLog
     if (runId !== undefined) {
       const rows = yield* w.query(`SELECT * FROM _runs WHERE run_id = ?`, [runId])
       if (rows.length === 0) {
-        const last = (yield* w.runs(1))[0]
+        const last = (yield* log.runs(1))[0]
         return yield* Effect.fail(
           new InvalidInput({
             field: "--run",
@@ -113,7 +114,7 @@ const findRun = (pipeline: string | undefined, runId: string | undefined) =>
 /** The trace of `run` from the bookkeeping; `slowest` calls at most. */
 export const readTrace = (run: RunRecord, slowest: number) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
+    const w = yield* TableReads
     const id = run.runId
     // a warehouse last opened to write by an older toolkit has no `_calls` (read-only cannot add it)
     const hasCalls =
@@ -258,7 +259,7 @@ const printTrace = (
   known: (name: string) => Effect.Effect<void, InvalidInput>
 ) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
+    const w = yield* TableReads
     const found = yield* findRun(o.pipeline, o.run)
     if (Option.isNone(found)) {
       // a name that never ran here: a typo gets its did-you-mean, a known pipeline a plain line

@@ -15,7 +15,7 @@ import { Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import type { OpenOptions } from "../load/Database.js"
-import { Warehouse } from "../load/Warehouse.js"
+import { warehouseLayer } from "../load/Warehouse.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 
 /** `path` when a warehouse file is there; `InvalidInput` (field `warehouse`) naming it otherwise. */
@@ -44,11 +44,11 @@ export type AccessOptions = Pick<OpenOptions, "lockTimeout" | "onLocked" | "seal
 
 /** The warehouse at `path`, which must exist, opened read-only. */
 export const readOnlyWarehouse = (path: string, options: AccessOptions = {}) =>
-  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, readOnly: true, ...options })))
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => warehouseLayer({ path: p, readOnly: true, ...options })))
 
 /** The warehouse at `path`, which must exist, opened to write. */
 export const existingWritableWarehouse = (path: string, options: Omit<AccessOptions, "sealed"> = {}) =>
-  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => Warehouse.Default({ path: p, ...options })))
+  Layer.unwrapEffect(Effect.map(existingWarehouse(path), (p) => warehouseLayer({ path: p, ...options })))
 
 /** What `plan` reads keys from: the warehouse read-only when it exists, else an empty in-memory one. */
 export const planWarehousePath = (path: string): { readonly path: string; readonly readOnly: boolean } =>

@@ -16,7 +16,7 @@ import { Effect } from "effect"
 import { ident, inTransaction, rowsOf } from "./Database.js"
 import { type CheckpointRecord, type RunRecord, toCheckpointRecord, toRunRecord } from "./PageCommit.js"
 import { replaceTableOf } from "./TableDdl.js"
-import type { WarehouseApi } from "./Warehouse.js"
+import type { TableReadsApi } from "./TableReads.js"
 import type { WarehouseError } from "./WarehouseError.js"
 
 /** One slice's checkpoint. */
@@ -95,7 +95,7 @@ export interface ArchivedRun {
 }
 
 /** `pipeline`'s last run with pages in the raw archive (`_raw_pages`), if any. */
-export const lastArchivedRun = (w: WarehouseApi, pipeline: string): Effect.Effect<ArchivedRun | undefined, WarehouseError> =>
+export const lastArchivedRun = (w: TableReadsApi, pipeline: string): Effect.Effect<ArchivedRun | undefined, WarehouseError> =>
   w.withConnection(`Cannot read the raw pages of ${pipeline}`, async (conn) => {
     const rows = await rowsOf(
       conn,
@@ -106,14 +106,14 @@ export const lastArchivedRun = (w: WarehouseApi, pipeline: string): Effect.Effec
   })
 
 /** The pipelines this warehouse holds runs or checkpoints of, by name. */
-export const pipelinesWithState = (w: WarehouseApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
+export const pipelinesWithState = (w: TableReadsApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
   w.withConnection("Cannot read the pipelines' state", async (conn) =>
     (await rowsOf(conn, `SELECT pipeline FROM _runs UNION SELECT pipeline FROM _checkpoints ORDER BY 1`)).map((r) => String(r.pipeline))
   )
 
 /** The state of `pipeline`; `tables` are the tables its declaration lands (none: those its last run landed). */
 export const readPipelineState = Effect.fn("PipelineState.read")(function* (
-  w: WarehouseApi,
+  w: TableReadsApi,
   pipeline: string,
   tables: ReadonlyArray<string>
 ) {
@@ -165,7 +165,7 @@ export interface ResetResult {
  *   the other slices keep their place.
  */
 export const resetPipelineState = Effect.fn("PipelineState.reset")(function* (
-  w: WarehouseApi,
+  w: TableReadsApi,
   pipeline: string,
   slices?: ReadonlyArray<string>
 ) {
@@ -211,7 +211,7 @@ export const droppable = (
  * rows) and forgets its state as a full reset does, in one transaction. Decided on the state read
  * inside the same transaction, so it drops what `droppable` shows for the warehouse as it is.
  */
-export const dropPipeline = Effect.fn("PipelineState.drop")(function* (w: WarehouseApi, pipeline: string, tables: ReadonlyArray<string>) {
+export const dropPipeline = Effect.fn("PipelineState.drop")(function* (w: TableReadsApi, pipeline: string, tables: ReadonlyArray<string>) {
   return yield* w.withConnection(`Cannot drop ${pipeline}`, (conn) =>
     inTransaction(conn, async (): Promise<DropResult> => {
       const { drop, keep } = droppable(await stateOf(conn, pipeline, tables))

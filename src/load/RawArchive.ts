@@ -199,3 +199,5 @@ export const makeRawArchive = (root: string) => {
 
   return { root, write, writeGroup, list, runs, read } as const
 }
+
+export type RawArchive = ReturnType<typeof makeRawArchive>

@@ -11,27 +11,27 @@
 import { Effect } from "effect"
 import { inTransaction, rowsOf } from "./Database.js"
 import { type CheckpointRecord, toCheckpointRecord } from "./PageCommit.js"
-import type { WarehouseApi } from "./Warehouse.js"
+import type { TableReadsApi } from "./TableReads.js"
 import type { WarehouseError } from "./WarehouseError.js"
 
 /** Run statuses a next run resumes (as `PipelineState.ts` reads them). */
 export const UNFINISHED = ["running", "paused", "interrupted"] as const
 
 /** The checkpoints of `pipeline`, by slice key. */
-export const checkpointsOf = (w: WarehouseApi, pipeline: string): Effect.Effect<ReadonlyArray<CheckpointRecord>, WarehouseError> =>
+export const checkpointsOf = (w: TableReadsApi, pipeline: string): Effect.Effect<ReadonlyArray<CheckpointRecord>, WarehouseError> =>
   w.withConnection(`Cannot read the checkpoints of ${pipeline}`, async (conn) =>
     (await rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? ORDER BY key`, [pipeline])).map(toCheckpointRecord)
   )
 
 /** Pipelines holding checkpoints in this warehouse. */
-export const pipelinesWithCheckpoints = (w: WarehouseApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
+export const pipelinesWithCheckpoints = (w: TableReadsApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
   w.withConnection("Cannot read the checkpoints", async (conn) =>
     (await rowsOf(conn, `SELECT DISTINCT pipeline FROM _checkpoints ORDER BY 1`)).map((r) => String(r.pipeline))
   )
 
 /** The pipeline's last run when a next run would resume it (its id and status), else undefined. */
 export const unfinishedRun = (
-  w: WarehouseApi,
+  w: TableReadsApi,
   pipeline: string
 ): Effect.Effect<{ readonly runId: string; readonly status: string } | undefined, WarehouseError> =>
   w.withConnection(`Cannot read the runs of ${pipeline}`, async (conn) => {
@@ -57,7 +57,7 @@ export interface CopyResult {
  * `replaced` for the caller to refuse with).
  */
 export const copyCheckpoints = Effect.fn("StateTransfer.copy")(function* (
-  w: WarehouseApi,
+  w: TableReadsApi,
   pipeline: string,
   checkpoints: ReadonlyArray<CheckpointRecord>,
   replace: boolean
@@ -84,7 +84,7 @@ export const copyCheckpoints = Effect.fn("StateTransfer.copy")(function* (
  * Sets the position of one slice that has a checkpoint (its finished flag and run id stay); returns
  * the checkpoint as it was.
  */
-export const setCheckpoint = Effect.fn("StateTransfer.set")(function* (w: WarehouseApi, pipeline: string, key: string, value: unknown) {
+export const setCheckpoint = Effect.fn("StateTransfer.set")(function* (w: TableReadsApi, pipeline: string, key: string, value: unknown) {
   return yield* w.withConnection(`Cannot set the checkpoint ${pipeline} ${key}`, (conn) =>
     inTransaction(conn, async (): Promise<CheckpointRecord | undefined> => {
       const before = await rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? AND key = ?`, [pipeline, key])

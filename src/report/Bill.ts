@@ -6,7 +6,8 @@
  * of an older format (no `units_remaining` yet) has no balance, and says so.
  */
 import { Effect } from "effect"
-import { Warehouse, type WarehouseApi } from "../load/Warehouse.js"
+import { TableReads } from "../load/Warehouse.js"
+import type { TableReadsApi } from "../load/TableReads.js"
 import { eurOf } from "../service/CostGuard.js"
 import { monthBounds, monthOf } from "./ReportPeriod.js"
 
@@ -78,7 +79,7 @@ const pointOf = (r: Record<string, unknown>): BalancePoint => ({
  * Whether the open warehouse's `table` has `column`: a warehouse of an older format opened
  * read-only is not migrated, and lacks the columns format 4 added.
  */
-export const hasColumn = (w: WarehouseApi, table: string, column: string) =>
+export const hasColumn = (w: TableReadsApi, table: string, column: string) =>
   Effect.map(
     w.query(`SELECT count(*) AS n FROM duckdb_columns() WHERE database_name = current_database() AND table_name = ? AND column_name = ?`, [
       table,
@@ -90,7 +91,7 @@ export const hasColumn = (w: WarehouseApi, table: string, column: string) =>
 /** The bill of the open warehouse as of `options.now`. */
 export const readBill = (options: BillOptions) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
+    const w = yield* TableReads
     const now = options.now
     const nowIso = now.toISOString()
     const month = options.month ?? monthOf(now)

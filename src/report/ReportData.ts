@@ -12,7 +12,7 @@
  * 2,184-row table 60 times).
  */
 import { Effect } from "effect"
-import { Warehouse } from "../load/Warehouse.js"
+import { TableReads } from "../load/Warehouse.js"
 import { eurOf } from "../service/CostGuard.js"
 import { type Bill, hasColumn, readBill } from "./Bill.js"
 import type { ReportPeriod } from "./ReportPeriod.js"
@@ -161,7 +161,7 @@ const numOrNull = (v: unknown) => (v === null || v === undefined ? null : Number
 /** The report's figures from the open warehouse over `period`; `caps` from the settings; `now`: the forecast's instant. */
 export const readReportData = (caps: ReportData["caps"], period: ReportPeriod, now: Date = new Date()) =>
   Effect.gen(function* () {
-    const w = yield* Warehouse
+    const w = yield* TableReads
     const ledgerBounds = bounded('"at"', period)
     const runBounds = bounded("r.started_at", period)
     const daily: Array<DailySpend> = (yield* w.query(DAILY_SQL(ledgerBounds.sql), ledgerBounds.params)).map((r) => ({

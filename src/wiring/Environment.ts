@@ -10,7 +10,7 @@ import { Context, Effect, Layer, Option, Redacted } from "effect"
 import type { Settings } from "../config/Settings.js"
 import { type KeyOptions, TableKeys } from "../extract/Sources.js"
 import type { OpenOptions } from "../load/Database.js"
-import { Warehouse } from "../load/Warehouse.js"
+import { Warehouse, warehouseLayer as openWarehouse } from "../load/Warehouse.js"
 import { Progress } from "../pipeline/Progress.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../sandbox/Credentials.js"
@@ -144,7 +144,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     ServiceSettings,
     Effect.flatMap(EmbeddedSandbox, (sb) => serviceSettings(settings, sb))
   )
-  const warehouseLayer = Warehouse.Default({
+  const warehouseLayer = openWarehouse({
     path: options.warehouse ?? settings.warehouse,
     memoryLimit: settings.duckdb.memoryLimit,
     checkpointThreshold: settings.duckdb.checkpointThreshold,

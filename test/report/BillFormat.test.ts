@@ -11,7 +11,7 @@ import * as os from "node:os"
 import * as nodePath from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
 import { FORMAT_VERSION } from "../../src/load/Bookkeeping.js"
-import { makeWarehouse, Warehouse } from "../../src/load/Warehouse.js"
+import { makeWarehouse, TableReads } from "../../src/load/Warehouse.js"
 import { readBill } from "../../src/report/Bill.js"
 
 const dir = fs.mkdtempSync(nodePath.join(os.tmpdir(), "estate-bill-format-"))
@@ -34,7 +34,7 @@ const billOf = (file: string, readOnly: boolean) =>
   Effect.runPromise(
     Effect.scoped(
       Effect.flatMap(makeWarehouse({ path: file, readOnly }), (w) =>
-        Effect.provideService(readBill({ now: new Date(), dailyCap: 100 }), Warehouse, w as never)
+        Effect.provideService(readBill({ now: new Date(), dailyCap: 100 }), TableReads, w)
       )
     )
   )

@@ -1,0 +1,95 @@
+/**
+ * DuckDB's settings while a run lands pages (each unless the options set it: then that value holds
+ * throughout); exports and queries between runs get DuckDB's own defaults back.
+ *
+ * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
+ *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
+ *   same wall time);
+ * - memory_limit (`LANDING_MEMORY_LIMIT`, 256MB since a backlog failed at 80MB: see below). The
+ *   history of the value: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
+ *   the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
+ *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
+ *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
+ *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
+ *   spill was 18 MB and cost ~10% more CPU; at 32MB a checkpoint failed ("failed to pin block").
+ *   Then 80MB, together with the checkpoint threshold below: 10-11 MB less peak RSS than 96MB with
+ *   16MB checkpoints (stop 24, docs/BENCHMARKS.md), up to ~38 MB written to `<warehouse>.tmp`.
+ * - checkpoint_threshold 64MB (DuckDB's default 16MB): every checkpoint compresses again the table's
+ *   last, still growing row group, so checkpoints every 16MB of WAL cost the 207,071-property run
+ *   about 1.0 s of CPU in its commits; at 64MB 0.35 s (measured on the thread running DuckDB), and
+ *   the run's CPU 7-9% less. The rest is checkpointed when the warehouse closes, as before.
+ */
+import { Effect } from "effect"
+import { type Database, literal, type OpenOptions, rowsOf } from "./Database.js"
+import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
+
+export const LANDING_THREADS = 1
+/**
+ * 256MB since a 30-day alerts backlog (50,010 alerts, ~100,000 rows landed in one run, 1000-row
+ * pages) ran DuckDB out of memory at 80MB under load, sometimes fatally (the database
+ * invalidated mid-run, exit 1): 128MB and 256MB landed it 3 of 3 times under the same load. The
+ * RSS figures above were measured at 80MB (`make bench` measures the current value).
+ */
+export const LANDING_MEMORY_LIMIT_MB = 256
+export const LANDING_MEMORY_LIMIT = `${LANDING_MEMORY_LIMIT_MB}MB`
+/**
+ * How far a group commit that runs out of memory at the landing limit may raise it (doubling).
+ * Measured: a 24-day alerts backlog (80,039 alerts, 7 pages in a group) did not fit 80MB.
+ */
+export const LANDING_MEMORY_CEILING_MB = 1280
+export const LANDING_CHECKPOINT_THRESHOLD = "64MB"
+
+/**
+ * The landing settings of one open warehouse: `enter` when a run starts (the first sets them),
+ * `leave` when it ends (the last sets back what was there), `withMemoryToLand` around a group
+ * commit.
+ *
+ * Not `RESET` when leaving: on DuckDB 1.5 `RESET memory_limit` changes the setting shown but leaves
+ * the buffer manager at the landing limit, so an export after a run ran out of memory at that limit.
+ */
+export const makeLandingSettings = (db: Database, options: OpenOptions) => {
+  let landing = 0
+  let landingLimitMb = LANDING_MEMORY_LIMIT_MB
+  let before: ReadonlyArray<readonly [string, string]> = []
+  const settings = [
+    ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
+    ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : []),
+    ...(options.checkpointThreshold === undefined ? [["checkpoint_threshold", `'${LANDING_CHECKPOINT_THRESHOLD}'`]] : [])
+  ]
+  const mode = (delta: 1 | -1) =>
+    settings.length === 0 || options.readOnly
+      ? Effect.void
+      : db.use("Cannot set DuckDB's landing settings", async (conn) => {
+          landing = Math.max(0, landing + delta)
+          if (delta === 1 && landing === 1) {
+            const shown = await rowsOf(conn, `SELECT ${settings.map(([n]) => `current_setting('${n}')::VARCHAR AS ${n}`).join(", ")}`)
+            before = settings.map(([name]) => [name, String(shown[0]![name!])] as const)
+            for (const [name, value] of settings) await conn.run(`SET ${name} = ${value}`)
+            landingLimitMb = LANDING_MEMORY_LIMIT_MB
+          }
+          if (delta === -1 && landing === 0) for (const [name, value] of before) await conn.run(`SET ${name} = ${literal(value)}`)
+        })
+
+  /**
+   * A group that does not fit the landing limit (a backlog of large pages: DuckDB keeps a
+   * transaction's rows and the keys it checks in memory) is landed again, the transaction having
+   * rolled back whole, with the limit doubled, up to `LANDING_MEMORY_CEILING_MB`; the limit stays
+   * raised for the rest of the run. A limit the settings set is never changed.
+   */
+  const withMemoryToLand = <A>(land: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
+    Effect.catchIf(
+      land,
+      (e) =>
+        landing > 0 && options.memoryLimit === undefined && isOutOfMemory(e) && !isFatal(e) && landingLimitMb < LANDING_MEMORY_CEILING_MB,
+      () =>
+        Effect.zipRight(
+          db.use("Cannot raise DuckDB's memory limit", async (conn) => {
+            landingLimitMb = Math.min(landingLimitMb * 2, LANDING_MEMORY_CEILING_MB)
+            await conn.run(`SET memory_limit = '${landingLimitMb}MB'`)
+          }),
+          Effect.suspend(() => withMemoryToLand(land))
+        )
+    )
+
+  return { enter: mode(1), leave: mode(-1), withMemoryToLand } as const
+}
