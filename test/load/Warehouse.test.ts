@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import * as nodePath from "node:path"
-import { makeWarehouse, Warehouse } from "../../src/load/Warehouse.js"
+import { Landing, makeWarehouse, RunLog, TableReads, Warehouse, warehouseLayer } from "../../src/load/Warehouse.js"
 import { agencies, links, page, plotRow, plots, snapshots, tempDir } from "./fixtures.js"
 
 const open = (dir: string) => makeWarehouse({ path: nodePath.join(dir, "warehouse.duckdb") })
@@ -244,6 +244,33 @@ describe("Warehouse", () => {
       expect(yield* Effect.provide(use, Warehouse.Default({ path }))).toEqual({ plots: 0 })
       // The first layer released the file: a second one opens it.
       expect(yield* Effect.provide(use, Warehouse.Default({ path }))).toEqual({ plots: 0 })
+    })
+  )
+
+  it.effect("warehouseLayer provides one open file as Warehouse and as each face: what Landing writes, RunLog and TableReads read", () =>
+    Effect.gen(function* () {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      const use = Effect.gen(function* () {
+        const landing = yield* Landing
+        yield* landing.ensureTables([plots])
+        yield* landing.startRun({ runId: "r1", pipeline: "plots" })
+        yield* landing.commitPage(page("r1", { plots: [plotRow(1), plotRow(2)] }, { key: "ES", value: { offset: 2 } }))
+        yield* landing.finishRun("r1", "done")
+        const log = yield* RunLog
+        const reads = yield* TableReads
+        return {
+          same: (yield* Warehouse).path === reads.path,
+          status: Option.map(yield* log.lastRun("plots"), (r) => r.status),
+          checkpoints: (yield* log.checkpoints("plots")).map((c) => c.key),
+          counts: yield* reads.tableCounts()
+        }
+      })
+      expect(yield* Effect.provide(use, warehouseLayer({ path }))).toEqual({
+        same: true,
+        status: Option.some("done"),
+        checkpoints: ["ES"],
+        counts: { plots: 2 }
+      })
     })
   )
 })
