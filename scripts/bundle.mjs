@@ -7,7 +7,7 @@
  * bundled). Lazy `import()`s stay lazy (their chunks load on use: the sandbox, the webhook
  * receiver). DuckDB's native bindings and apache-arrow stay external packages.
  *
- * DuckDB loads on first use (`src/load/DuckDbApi.ts`), and so does undici (`lazyUndici` below):
+ * DuckDB loads on first use (`src/load/DuckDbApi.ts`), and so do undici and fast-check (`lazyDependencies` below):
  * every command's module graph reaches both, and each cost a CLI process CPU even for `--version`,
  * a bad flag or `plan`. apache-arrow is imported only by an Arrow export (`src/export/Export.ts`),
  * for the same reason.
@@ -19,25 +19,46 @@ import { build } from "esbuild"
 import * as fs from "node:fs"
 
 /**
- * undici (~1 MB of CommonJS that @effect/platform-node's HTTP client imports) is
- * evaluated when a command first builds an HTTP client, not in every process (~0.15 s of CPU).
- * The client module reads two of its exports, both inside functions. The package's index
- * re-exports undici as `Undici`, which esbuild keeps (and evaluates) although nothing here reads
- * it: the bundle's copy of the index leaves it out (a module importing it fails the build).
+ * Two dependencies stay files of their own, required on first use, not code of a chunk every
+ * process parses: undici (~1.1 MB of CommonJS that @effect/platform-node's HTTP client imports;
+ * used when a command first builds an HTTP client) and fast-check (~0.34 MB that effect's Schema
+ * and Arbitrary import for property tests; never used by the toolkit). Measured on `--version`:
+ * the chunks a process parses went from ~5.2 MB to ~3.8 MB. Each is required from the package
+ * that depends on it (`createRequire` of its resolved entry), so a nested install resolves too.
+ *
+ * The client module reads two of undici's exports, both inside functions; Schema and Arbitrary
+ * read fast-check's inside functions only. The packages' indexes re-export them (`Undici`,
+ * `FastCheck`), which esbuild keeps (and evaluates) although nothing here reads them: the
+ * bundle's copies of the indexes leave them out (a module importing them fails the build).
  */
+/** A module-level `binding` that requires `pkg` (resolved from the package `from`) when first read. */
+const lazyRequire = (binding, pkg, from) => `let ${binding}_;
+const ${binding} = new Proxy({}, { get: (_, key) => (${binding}_ ??= __createRequire(require.resolve("${from}"))("${pkg}"))[key] });`
 const EAGER_UNDICI = 'import * as Undici from "../Undici.js";'
-const LAZY_UNDICI = `let undici_;
-const Undici = new Proxy({}, { get: (_, key) => (undici_ ??= require("undici"))[key] });`
-const lazyUndici = {
-  name: "lazy-undici",
+const LAZY_UNDICI = lazyRequire("Undici", "undici", "@effect/platform-node")
+/** effect's modules that import fast-check, with the line that does */
+const EAGER_FAST_CHECK = { "Schema.js": 'import * as fastCheck_ from "./FastCheck.js";', "Arbitrary.js": 'import * as FastCheck from "./FastCheck.js";' }
+const lazyDependencies = {
+  name: "lazy-dependencies",
   setup(b) {
     b.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]internal[\\/]httpClientUndici\.js$/ }, (args) => {
       const text = fs.readFileSync(args.path, "utf8")
       const uses = new Set(text.replace(EAGER_UNDICI, "").match(/\bUndici\.\w+/g))
       const known = uses.size === 2 && uses.has("Undici.Agent") && uses.has("Undici.getGlobalDispatcher")
       if (!text.includes(EAGER_UNDICI) || !known)
-        return { warnings: [{ text: "httpClientUndici.js changed: undici is loaded eagerly (update lazyUndici)" }] }
+        return { warnings: [{ text: "httpClientUndici.js changed: undici is loaded eagerly (update lazyDependencies)" }] }
       return { contents: text.replace(EAGER_UNDICI, LAZY_UNDICI), loader: "js" }
+    })
+    b.onLoad({ filter: /[\\/]effect[\\/]dist[\\/]esm[\\/](Schema|Arbitrary)\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, "utf8")
+      const line = EAGER_FAST_CHECK[args.path.split(/[\\/]/).at(-1)]
+      if (!text.includes(line)) return { warnings: [{ text: `${args.path} changed: fast-check is bundled (update lazyDependencies)` }] }
+      const name = line.includes("fastCheck_") ? "fastCheck_" : "FastCheck"
+      return { contents: text.replace(line, lazyRequire(name, "fast-check", "effect")), loader: "js" }
+    })
+    b.onLoad({ filter: /[\\/]node_modules[\\/]effect[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
+      const text = fs.readFileSync(args.path, "utf8")
+      return { contents: text.replace('export * as FastCheck from "./FastCheck.js";', ""), loader: "js" }
     })
     b.onLoad({ filter: /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
       const text = fs.readFileSync(args.path, "utf8")
@@ -59,7 +80,7 @@ await build({
   chunkNames: "chunks/[name]-[hash]",
   outExtension: { ".js": ".mjs" },
   external: ["@duckdb/*", "apache-arrow"],
-  plugins: [lazyUndici],
+  plugins: [lazyDependencies],
   // CommonJS dependencies inside the bundle may call require() for Node's own modules
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   sourcemap: "linked",
