@@ -11,7 +11,7 @@ CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
 ETL := node dist/bundle/main.js
 RUN := $(ETL) run --config $(CONFIG)
 
-.PHONY: setup demo test check check-unit browser typecheck format format-check unit sandbox bench spend chaos clean nightly weekly plan status build
+.PHONY: setup demo test check check-unit walkthrough browser typecheck format format-check unit sandbox bench spend chaos clean nightly weekly plan status build
 
 # `npm ci` installs exactly the lockfile (which lists every platform's optional packages).
 $(DEPS): package.json package-lock.json
@@ -55,6 +55,11 @@ check: $(DEPS)
 
 check-unit: $(DEPS)
 	@ESTATE_CHECK=1 $(NODE_BIN)/vitest run --reporter dot
+
+## The documentation walked through, as a newcomer would (not in `make test`: vitest.config.ts):
+## a repository built from the packed tarball, every recipe of the docs, every make target, a week.
+walkthrough: $(BUILT)
+	@WALKTHROUGH=1 $(NODE_BIN)/vitest run
 
 # the report tests open pages in Debian's chromium: installed when missing (as .ci/run did)
 browser:

@@ -33,6 +33,23 @@ const CHAOS_ONLY = [
   "test/reliability/chaos-paged.test.ts",
   "test/reliability/chaos-fanout.test.ts"
 ]
+/**
+ * The documentation walked through (`make walkthrough`, WALKTHROUGH=1): the newcomer's and the
+ * adopting repository built from the packed tarball (an npm install, a strict tsc, every notebook
+ * recipe), every recipe of the docs, every make target, and a default week of `make nightly` /
+ * `make weekly`. Each replays whole stories whose parts `make test` covers one by one; together they
+ * were ~220 s of the suite's ~1,100 s of test time on two cores, most of it npm, tsc and make.
+ * `make test` leaves them out; `make walkthrough` runs them (before a release, and after a change
+ * to README, docs/, the Makefile or the package's contents).
+ */
+const WALKTHROUGH = process.env.WALKTHROUGH === "1"
+const WALKTHROUGH_FILES = [
+  "test/library/newcomer.test.ts",
+  "test/cli/adopt.test.ts",
+  "test/cli/recipes.test.ts",
+  "test/cli/make-targets.test.ts",
+  "test/cli/default-week.test.ts"
+]
 const CHECK_INCLUDE = [
   "shared",
   "config",
@@ -65,26 +82,28 @@ export default defineConfig({
     outputFile: { json: ".vitest-report.json" },
     // the compiled CLI the child-process suites run (dist/, built once per run)
     globalSetup: CHECK ? [] : ["test/support/globalSetup.ts"],
-    projects: CHECK
-      ? [
-          {
-            extends: true,
-            test: { name: "check", include: CHECK_INCLUDE, exclude: CHECK_EXCLUDE }
-          }
-        ]
-      : [
-          {
-            extends: true,
-            test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**"] }
-          },
-          {
-            extends: true,
-            test: {
-              name: "cli",
-              include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"],
-              exclude: CHAOS ? [] : CHAOS_ONLY
+    projects: WALKTHROUGH
+      ? [{ extends: true, test: { name: "walkthrough", include: WALKTHROUGH_FILES } }]
+      : CHECK
+        ? [
+            {
+              extends: true,
+              test: { name: "check", include: CHECK_INCLUDE, exclude: CHECK_EXCLUDE }
             }
-          }
-        ]
+          ]
+        : [
+            {
+              extends: true,
+              test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**", ...WALKTHROUGH_FILES] }
+            },
+            {
+              extends: true,
+              test: {
+                name: "cli",
+                include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"],
+                exclude: [...(CHAOS ? [] : CHAOS_ONLY), ...WALKTHROUGH_FILES]
+              }
+            }
+          ]
   }
 })
