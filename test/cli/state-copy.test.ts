@@ -1,5 +1,6 @@
 /**
- * `state copy` and `state set` through the real CLI, against a sandbox reached as a remote
+ * `state copy` and `state set` through the CLI (its entry, `runCliMain`, in this process: what a
+ * child process adds is the business of exit-codes and signals), against a sandbox reached as a remote
  * service: alerts run into one warehouse, their positions are copied into a new one, whose next
  * run goes on from the copied watermarks (it lands only what came after them, not the feeds'
  * history); a position is set by hand, and set back with the line the command printed. Bad input
@@ -11,7 +12,8 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli as runCli } from "../reliability/inProcess.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>

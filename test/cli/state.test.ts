@@ -1,5 +1,6 @@
 /**
- * `state show`, `state reset` and `drop` through the real CLI, against a sandbox reached as a
+ * `state show`, `state reset` and `drop` through the CLI (its entry, `runCliMain`, in this process;
+ * the refusals while a run holds the warehouse in child processes, as another process sees it), against a sandbox reached as a
  * remote service, one warehouse through the whole story:
  * - show: checkpoints per slice (positions, alert feeds' watermarks), the last run, rows per table;
  * - reset: an unknown slice is refused with "did you mean" and the known ones; one slice forgets
@@ -17,6 +18,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { cli as inProcess } from "../reliability/inProcess.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
@@ -49,7 +51,8 @@ describe("state show, state reset, drop", () => {
     await sandbox.close()
     fs.rmSync(dir, { recursive: true, force: true })
   })
-  const cli = (...args: Array<string>) => runCli([...args, "--config", config], sandboxEnv())
+  const cli = (...args: Array<string>) => inProcess([...args, "--config", config], sandboxEnv())
+  const child = (...args: Array<string>) => runCli([...args, "--config", config], sandboxEnv())
 
   it("shows, resets and drops; refuses while a run holds the warehouse", async () => {
     // plots-germany stops paused at the cap (1 of 3 pages); alerts and alerts-search finish
@@ -119,7 +122,9 @@ describe("state show, state reset, drop", () => {
     const busy = await Effect.runPromise(
       Effect.scoped(
         Effect.flatMap(makeWarehouse({ path: warehouse }), () =>
-          Effect.promise(() => Promise.all([cli("state", "show"), cli("state", "reset", "alerts"), cli("drop", "plots-germany", "--yes")]))
+          Effect.promise(() =>
+            Promise.all([child("state", "show"), child("state", "reset", "alerts"), child("drop", "plots-germany", "--yes")])
+          )
         )
       )
     )

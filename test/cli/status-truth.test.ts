@@ -1,5 +1,6 @@
 /**
- * `status` tells the truth, through the real CLI process:
+ * `status` tells the truth, through the CLI (its entry, `runCliMain`, in this process: what a
+ * child process adds is the business of exit-codes and signals):
  * - units today from the ledger equal what today's runs record, even when the service repeats
  *   request ids across runs (a restarted sandbox did): a proxy in front of the platform host
  *   answers every run with the same ids `req-1`, `req-2`, ...;
@@ -15,7 +16,8 @@ import type { AddressInfo } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli as runCli } from "../reliability/inProcess.js"
 import { startTestSandbox } from "../support/sandbox.js"
 import { FORMAT_VERSION } from "../../src/load/Bookkeeping.js"
 

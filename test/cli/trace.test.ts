@@ -1,5 +1,5 @@
 /**
- * `estate-etl trace` (issue 32, item 5) through the compiled CLI: after real runs against the
+ * `estate-etl trace` (issue 32, item 5) through the CLI (its entry, in this process): after real runs against the
  * sandbox, its per-slice figures are what the warehouse's bookkeeping (`_slices`, `_calls`,
  * `_ledger`, `_runs`) and the sandbox's own billing say; without a pipeline it traces the last
  * run of any; a warehouse without runs is one line (exit 0); an unknown pipeline gets its
@@ -12,7 +12,11 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import type { Trace } from "../../src/cli/TraceCommand.js"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli } from "../reliability/inProcess.js"
+
+/** The CLI's entry (`runCliMain`) in this process. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => cli(args, env)
 import { startTestSandbox, totalUnits } from "../support/sandbox.js"
 
 const pipelines = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2, sample: true } } }

@@ -20,7 +20,10 @@ import { checkSettingsAgainst, credentialInSettings } from "../../src/config/Str
 import { closest, editDistance } from "../../src/config/Suggest.js"
 import { parseOverride, resolveParams } from "../../src/pipeline/Params.js"
 import { messageOf } from "../../src/shared/ErrorClass.js"
-import { runCli } from "../support/cli.js"
+import { cli } from "../reliability/inProcess.js"
+
+/** The CLI's entry (`runCliMain`) in this process, without credentials. */
+const runCli = (args: ReadonlyArray<string>) => cli(args, {})
 
 const known = { knownPipelines: catalogue.map((p) => p.name) }
 const pipeline = (name: string) => catalogue.find((p) => p.name === name)!
