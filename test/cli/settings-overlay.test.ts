@@ -1,5 +1,5 @@
 /**
- * Settings overlays per environment, through the real CLI started in a data repository's folder:
+ * Settings overlays per environment, through the CLI (its entry, in this process) run in a data repository's folder:
  * `--env production` (anywhere on the line) or `ESTATE_ETL_ENV` lays `config/production.json`
  * over `estate-etl.json` (objects merge member by member, arrays replace), the flag wins over the
  * variable, `config show` names the overlay as the source of what it sets, and commands run with
@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli } from "../support/cli.js"
+import { cli as runCli } from "../reliability/inProcess.js"
 
 interface ShownValue {
   readonly value: unknown
@@ -31,8 +31,9 @@ describe("settings overlays per environment", () => {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true })
     fs.writeFileSync(path.join(dir, file), JSON.stringify(json, null, 2))
   }
-  const cli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => runCli(args, { ESTATE_ETL_ENV: "", ...env }, { cwd: dir })
-  const shown = async (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}) => {
+  const cli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) =>
+    runCli(args, { ESTATE_ETL_ENV: "", ...env }, { cwd: dir })
+  const shown = async (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => {
     const r = await cli(["config", "show", "--json", ...args], env)
     expect(r.code, r.stderr).toBe(0)
     return JSON.parse(r.stdout) as Shown

@@ -24,20 +24,27 @@ export interface Captured {
 
 let queue: Promise<unknown> = Promise.resolve()
 
-/** One invocation (arguments after the program name); invocations never overlap. */
-export const cli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = sandboxEnv()): Promise<Captured> => {
-  const next = queue.then(() => capture(args, env))
+/** One invocation (arguments after the program name), in `cwd` if given; invocations never overlap. */
+export const cli = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = sandboxEnv(),
+  options: { readonly cwd?: string } = {}
+): Promise<Captured> => {
+  const next = queue.then(() => capture(args, env, options.cwd))
   queue = next.catch(() => undefined)
   return next
 }
 
-const capture = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>): Promise<Captured> => {
+const capture = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>, cwd?: string): Promise<Captured> => {
   const captured = captureOutput({ SVC_PLATFORM_URL: "", SVC_API_URL: "", ...env })
+  const before = process.cwd()
   try {
+    if (cwd !== undefined) process.chdir(cwd)
     const code = await Effect.runPromise(runCliMain(["node", "estate-etl", ...args]))
     const [stdout, stderr] = [captured.stdout(), captured.stderr()]
     return { code, stdout, stderr, messages: (stdout + "\n" + stderr).split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{")) }
   } finally {
+    process.chdir(before)
     captured.restore()
   }
 }
