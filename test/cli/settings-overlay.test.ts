@@ -1,5 +1,6 @@
 /**
- * Settings overlays per environment, through the CLI (its entry, in this process) run in a data repository's folder:
+ * Settings overlays per environment, through the CLI (its entry, in this process) run in a data
+ * repository's folder:
  * `--env production` (anywhere on the line) or `ESTATE_ETL_ENV` lays `config/production.json`
  * over `estate-etl.json` (objects merge member by member, arrays replace), the flag wins over the
  * variable, `config show` names the overlay as the source of what it sets, and commands run with
