@@ -12,6 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { ExitCode } from "../../src/pipeline/RunError.js"
 import { runCli } from "../support/cli.js"
+import { cli } from "../reliability/inProcess.js"
+
+/** The CLI's entry in this process: DuckDB's refusals need no child each (a damaged file and a pipe's buffer do). */
+const inProcess = (args: ReadonlyArray<string>) => cli(args, {})
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 
@@ -77,7 +81,7 @@ describe("query: SQL DuckDB refuses is bad input", () => {
   ]
   for (const [sql, message] of cases) {
     it(`${sql} -> exit 2, DuckDB's message on one line`, async () => {
-      const r = await runCli(["query", "--warehouse", warehouse, sql])
+      const r = await inProcess(["query", "--warehouse", warehouse, sql])
       expect(r.code).toBe(2)
       const lines = r.stderr.split("\n").filter((l) => l.trim() !== "")
       expect(lines).toHaveLength(1)
@@ -97,7 +101,7 @@ describe("query: SQL DuckDB refuses is bad input", () => {
       ["SET enable_external_access = true", undefined]
     ]
     for (const [sql, file] of cases) {
-      const r = await runCli(["query", "--warehouse", warehouse, sql])
+      const r = await inProcess(["query", "--warehouse", warehouse, sql])
       expect(r.code, `${sql}: ${r.stderr}`).toBe(2)
       const lines = r.stderr.split("\n").filter((l) => l.trim() !== "")
       expect(lines, sql).toHaveLength(1)
@@ -108,7 +112,7 @@ describe("query: SQL DuckDB refuses is bad input", () => {
 
   it("an empty query (spaces, comments, semicolons) is bad input, exit 2", async () => {
     for (const sql of ["", "  ;  ", "-- nothing\n", "/* nothing */ ;"]) {
-      const r = await runCli(["query", "--warehouse", warehouse, sql])
+      const r = await inProcess(["query", "--warehouse", warehouse, sql])
       expect(r.code, JSON.stringify(sql)).toBe(2)
       expect(r.stderr.trim()).toBe("error: query: no SQL statement given (only spaces, comments or semicolons)")
     }
