@@ -11,8 +11,9 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parseFamilies } from "../../src/monitor/PrometheusFile.js"
 import { eurOf } from "../../src/service/CostGuard.js"
-import { cli, settingsFile, totalUnits } from "../reliability/inProcess.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { cli } from "../support/inProcessCli.js"
+import { startTestSandbox, totalUnits } from "../support/sandbox.js"
+import { settingsFile } from "../support/cli.js"
 
 /** Points for seller-leads (it has no default), as config/sandbox.json gives them. */
 const SELLER_POINTS = `points=${JSON.stringify([

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { ExitCode } from "../../src/pipeline/RunError.js"
 import { runCli } from "../support/cli.js"
-import { cli } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
 
 /** The CLI's entry in this process: DuckDB's refusals need no child each (a damaged file and a pipe's buffer do). */
 const inProcess = (args: ReadonlyArray<string>) => cli(args, {})

@@ -10,7 +10,7 @@
  *   they are still serving after a few seconds. The test's only adjustment: `SANDBOX_*_PORT=0`, so
  *   `estate-etl sandbox` does not need the fixed ports 8701/8702 free.
  *
- * The examples run in this process (`runCliMain`, as test/reliability/inProcess.ts does): some
+ * The examples run in this process (`runCliMain`, test/support/inProcessCli.ts): some
  * thirty child processes would cost a minute of CPU; what a child process adds (colour off a
  * terminal, the help through `main.js`) is checked by test/cli/manners.test.ts.
  */

@@ -12,7 +12,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { cli as runCli } from "../reliability/inProcess.js"
+import { cli as runCli } from "../support/inProcessCli.js"
 
 interface ShownValue {
   readonly value: unknown

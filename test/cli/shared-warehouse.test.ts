@@ -15,9 +15,8 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { collect, remoteConfig, runCli, sandboxEnv, spawnCli } from "../support/cli.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { startTestSandbox, totalRequests } from "../support/sandbox.js"
 import { deliver, eventBody, newSecret } from "../webhooks/support.js"
-import { totalRequests } from "../reliability/inProcess.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 

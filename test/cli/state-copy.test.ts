@@ -13,7 +13,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { remoteConfig, sandboxEnv } from "../support/cli.js"
-import { cli as runCli } from "../reliability/inProcess.js"
+import { cli as runCli } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>

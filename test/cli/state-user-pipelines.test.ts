@@ -10,7 +10,8 @@ import { pathToFileURL } from "node:url"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { readWarehouse } from "../support/chaos.js"
 import { startTestSandbox } from "../support/sandbox.js"
-import { cli, settingsFile } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
+import { settingsFile } from "../support/cli.js"
 
 const INDEX = pathToFileURL(path.resolve(import.meta.dirname, "../../src/index.ts")).href
 

@@ -18,7 +18,7 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
-import { cli as inProcess } from "../reliability/inProcess.js"
+import { cli as inProcess } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>

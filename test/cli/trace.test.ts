@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import type { Trace } from "../../src/cli/TraceCommand.js"
 import { remoteConfig, sandboxEnv } from "../support/cli.js"
-import { cli } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
 
 /** The CLI's entry (`runCliMain`) in this process. */
 const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}) => cli(args, env)

@@ -20,7 +20,7 @@ import { checkSettingsAgainst, credentialInSettings } from "../../src/config/Str
 import { closest, editDistance } from "../../src/config/Suggest.js"
 import { parseOverride, resolveParams } from "../../src/pipeline/Params.js"
 import { messageOf } from "../../src/shared/ErrorClass.js"
-import { cli } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
 
 /** The CLI's entry (`runCliMain`) in this process, without credentials. */
 const runCli = (args: ReadonlyArray<string>) => cli(args, {})

@@ -11,9 +11,10 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { BILL_METRICS } from "../../src/monitor/BillMetrics.js"
 import { RUN_METRICS, RUN_STATUSES } from "../../src/monitor/RunFigures.js"
-import { cli, sandboxEnv, settingsFile, totalUnits } from "../reliability/inProcess.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { cli } from "../support/inProcessCli.js"
+import { startTestSandbox, totalUnits } from "../support/sandbox.js"
 import { parseProm, type PromSample, queryWarehouse, valueOf } from "./support.js"
+import { sandboxEnv, settingsFile } from "../support/cli.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const ROOT = path.resolve(import.meta.dirname, "../..")

@@ -13,10 +13,11 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
-import { cli, sandboxEnv, settingsFile } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
 import { startProxy } from "../reliability/proxy.js"
 import { startTestSandbox } from "../support/sandbox.js"
 import { queryWarehouse } from "./support.js"
+import { sandboxEnv, settingsFile } from "../support/cli.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 

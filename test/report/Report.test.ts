@@ -18,9 +18,10 @@ import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { eurOf } from "../../src/service/CostGuard.js"
-import { cli, settingsFile, totalUnits } from "../reliability/inProcess.js"
+import { cli } from "../support/inProcessCli.js"
 import { launchChromium, openFile } from "../support/chromium.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { startTestSandbox, totalUnits } from "../support/sandbox.js"
+import { settingsFile } from "../support/cli.js"
 
 /** Points for seller-leads (it has no default), as config/sandbox.json gives them. */
 const SELLER_POINTS = `points=${JSON.stringify([

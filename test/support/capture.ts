@@ -2,7 +2,7 @@
  * An in-process CLI call's output: sets environment variables (undefined: unset), takes over
  * `process.stdout` / `process.stderr` writes and the console (which @effect/cli prints its own
  * validation errors through), and puts everything back with `restore()`. One mechanism for the
- * in-process CLI helpers (`test/reliability/inProcess.ts`, `inProcessCli.ts`, `checkoutCopy.ts`).
+ * in-process CLI helpers (`inProcessCli.ts`: `cli` and `runExample`; `checkoutCopy.ts`).
  */
 export interface CapturedOutput {
   /** What went to stdout (and console.log / console.info). */

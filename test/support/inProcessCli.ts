@@ -1,14 +1,17 @@
 /**
- * Runs command lines of the CLI in this process (`runCliMain`), as a shell would pass them: for
- * the tests that run every example of the help and every recipe of the docs. Some thirty child
- * processes would cost a minute of CPU; what a child process adds (colour off a terminal, exit
- * through `main.js`, signals) is checked by the suites that spawn the CLI.
+ * Runs the CLI in this process (`runCliMain`), capturing what it writes: `cli(args)` for the
+ * suites that try many inputs, faults and commands, `runExample(line)` for command lines as a shell
+ * would pass them (every example of the help, every recipe of the docs). A child process costs
+ * about a second of CPU to start; what it adds (colour off a terminal, exit through `main.js`,
+ * signals, a pipe's buffer, another process holding the warehouse) is checked by the suites that
+ * spawn the CLI (`cli.ts`).
  */
 import { Effect, Exit, Fiber } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect } from "vitest"
 import { runCliMain } from "../../src/cli/Cli.js"
+import { sandboxEnv } from "./cli.js"
 import { captureOutput } from "./capture.js"
 
 /** Commands that serve until stopped: they pass when still serving after a few seconds. */
@@ -76,6 +79,41 @@ export const runExample = async (example: string, cwd: string, env: Record<strin
       return { code: "serving", output: captured.all() }
     }
     return { code: Exit.isSuccess(exit) ? exit.value : -1, output: captured.all() }
+  } finally {
+    process.chdir(before)
+    captured.restore()
+  }
+}
+
+export interface Captured {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+  /** stdout and stderr without the JSON progress lines and blank lines: what a person reads. */
+  readonly messages: ReadonlyArray<string>
+}
+
+let queue: Promise<unknown> = Promise.resolve()
+
+/** One invocation (arguments after the program name), in `cwd` if given; invocations never overlap. */
+export const cli = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string | undefined> = sandboxEnv(),
+  options: { readonly cwd?: string } = {}
+): Promise<Captured> => {
+  const next = queue.then(() => capture(args, env, options.cwd))
+  queue = next.catch(() => undefined)
+  return next
+}
+
+const capture = async (args: ReadonlyArray<string>, env: Record<string, string | undefined>, cwd?: string): Promise<Captured> => {
+  const captured = captureOutput({ SVC_PLATFORM_URL: "", SVC_API_URL: "", ...env })
+  const before = process.cwd()
+  try {
+    if (cwd !== undefined) process.chdir(cwd)
+    const code = await Effect.runPromise(runCliMain(["node", "estate-etl", ...args]))
+    const [stdout, stderr] = [captured.stdout(), captured.stderr()]
+    return { code, stdout, stderr, messages: (stdout + "\n" + stderr).split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{")) }
   } finally {
     process.chdir(before)
     captured.restore()
