@@ -57,7 +57,8 @@ check-unit: $(DEPS)
 	@ESTATE_CHECK=1 $(NODE_BIN)/vitest run --reporter dot
 
 ## The documentation walked through, as a newcomer would (not in `make test`: vitest.config.ts):
-## a repository built from the packed tarball, every recipe of the docs, every make target, a week.
+## a repository built from the packed tarball, every recipe of the docs, every make target, a week,
+## README's SQL, the GitHub Actions recipe.
 walkthrough: $(BUILT)
 	@WALKTHROUGH=1 $(NODE_BIN)/vitest run
 
