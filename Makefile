@@ -59,7 +59,7 @@ check-unit: $(DEPS)
 
 ## The documentation walked through, as a newcomer would (not in `make test`: vitest.config.ts):
 ## a repository built from the packed tarball, every recipe of the docs, every make target, a week,
-## README's SQL, the GitHub Actions recipe.
+## README's SQL, the GitHub Actions recipe, every example of every --help.
 walkthrough: $(BUILT)
 	@WALKTHROUGH=1 $(NODE_BIN)/vitest run
 

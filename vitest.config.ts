@@ -37,9 +37,10 @@ const CHAOS_ONLY = [
  * The documentation walked through (`make walkthrough`, WALKTHROUGH=1): the newcomer's and the
  * adopting repository built from the packed tarball (an npm install, a strict tsc, every notebook
  * recipe), every recipe of the docs, every make target, a default week of `make nightly` /
- * `make weekly`, README's SQL after the demo and a night, and the GitHub Actions recipe's two
- * nights. Each replays whole stories whose parts `make test` covers one by one; together they were
- * ~250 s of the suite's ~1,100 s of test time on two cores, most of it npm, tsc and make.
+ * `make weekly`, README's SQL after the demo and a night, the GitHub Actions recipe's two nights
+ * and every example of every `--help`. Each replays whole stories whose parts `make test` covers
+ * one by one; together they were ~270 s of the suite's ~1,100 s of test time on two cores, most of
+ * it npm, tsc and make.
  * `make test` leaves them out; `make walkthrough` runs them (before a release, and after a change
  * to README, docs/, the Makefile or the package's contents).
  */
@@ -51,7 +52,8 @@ const WALKTHROUGH_FILES = [
   "test/cli/make-targets.test.ts",
   "test/cli/default-week.test.ts",
   "test/cli/readme-sql.test.ts",
-  "test/cli/ci-state.test.ts"
+  "test/cli/ci-state.test.ts",
+  "test/cli/help-examples.test.ts"
 ]
 const CHECK_INCLUDE = [
   "shared",

@@ -1,8 +1,7 @@
 /**
- * Every command's `--help` is one screen, and every example it shows works.
+ * Every example every `--help` shows works (`make walkthrough`; that each help is one screen with
+ * examples is test/cli/help-screens.test.ts, in `make test`).
  *
- * - The help of the program and of each command (as `Help.ts` renders it for `--help`, at 100
- *   columns) has at most 40 lines of at most 100 characters, and each command has examples.
  * - Each example shown is run as written, in help order (the program's, then each command's;
  *   an example shown twice runs once), in a scratch folder whose `config/sandbox.json` (the
  *   default settings file) reaches a test sandbox, with the credentials in the environment: none
@@ -20,29 +19,13 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { commands } from "../../src/cli/Commands.js"
 import { allPaths, commandTree, nodeAt } from "../../src/cli/CommandTree.js"
-import { examplesOf, helpText } from "../../src/cli/Help.js"
+import { examplesOf } from "../../src/cli/Help.js"
 import { sandboxEnv } from "../support/cli.js"
 import { runExample, SERVING } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 const root = commandTree(commands)!
 const paths: Array<ReadonlyArray<string>> = [[], ...allPaths(root)]
-
-describe("help", () => {
-  it("every command's help is one screen of at most 100 columns, with examples", () => {
-    expect(paths.length).toBeGreaterThan(20)
-    for (const p of paths) {
-      const node = nodeAt(root, p)!
-      const text = helpText(root, node, p, { colour: false, width: 100 })
-      const lines = text.replace(/\n$/, "").split("\n")
-      const name = ["estate-etl", ...p].join(" ")
-      expect(lines.length, name).toBeLessThanOrEqual(40)
-      for (const l of lines) expect(l.length, `${name}: ${l}`).toBeLessThanOrEqual(100)
-      expect(examplesOf(node).length, name).toBeGreaterThan(0)
-      expect(text, name).toMatch(/^Examples?:\n {2}(?:[A-Z_]+=\S+ )*estate-etl /m)
-    }
-  })
-})
 
 describe("every example of every help runs", () => {
   let sandbox: Awaited<ReturnType<typeof startTestSandbox>>

@@ -8,7 +8,7 @@
  * - `list` fits 100 columns, `--wide` shows everything;
  * - `--completions bash` prints a script with which bash completes commands, nested commands
  *   and each command's flags.
- * Every command's help and every example it shows: test/cli/help-examples.test.ts.
+ * Every command's help: test/cli/help-screens.test.ts; every example it shows: test/cli/help-examples.test.ts.
  */
 import { execFileSync } from "node:child_process"
 import * as fs from "node:fs"
