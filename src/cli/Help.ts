@@ -7,8 +7,9 @@
  * live at the end of each command's description (`Command.withDescription` in `Commands.ts` and
  * beside it), after `Example:` or `Examples:`, separated by `; `, each starting with `estate-etl`
  * (optionally after `NAME=value` environment settings): the same text shell completions show.
- * Every example shown is run by `test/cli/help-examples.test.ts` (`make walkthrough`) in a scratch folder whose
- * `config/sandbox.json` reaches a test sandbox, and must not exit 2 (bad input).
+ * Every example shown is run by `test/cli/help-examples.test.ts` (`make walkthrough`) in a
+ * scratch folder whose `config/sandbox.json` reaches a test sandbox, and must not exit 2 (bad
+ * input).
  */
 import type { CommandNode, Flag } from "./CommandTree.js"
 import { wrap } from "./Terminal.js"
