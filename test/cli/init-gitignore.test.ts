@@ -1,5 +1,6 @@
 /**
- * `estate-etl init` and the repository's `.gitignore`, through the real CLI in a temp folder:
+ * `estate-etl init` and the repository's `.gitignore`, through the CLI (its entry, in this process)
+ * in a temp folder:
  * - a folder without one gets one, and git (when installed) ignores the data folder, `.env`,
  *   `node_modules/` and a warehouse's side files there, but not the files `init` writes;
  * - an existing one is never overwritten: only the lines it lacks are appended (a line it has in
@@ -12,7 +13,11 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, describe, expect, it } from "vitest"
-import { runCli } from "../support/cli.js"
+import { cli } from "../support/inProcessCli.js"
+
+/** The CLI's entry in this process (test/support/inProcessCli.ts), without credentials unless given. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly cwd?: string } = {}) =>
+  cli(args, env, options)
 
 const dirs: Array<string> = []
 const tempDir = () => {

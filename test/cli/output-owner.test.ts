@@ -1,16 +1,21 @@
 /**
- * Output folders are owned, through the real CLI process: the first warehouse exporting into a
- * folder records itself in `.estate-etl-output.json`; another warehouse exporting there (`export`
- * or `run --export`) is refused with exit 2 and one line naming both, before any request, and the
- * first warehouse's Parquet stays as it was.
+ * Output folders are owned, through the CLI (its entry, in this process): the first warehouse
+ * exporting into a folder records itself in `.estate-etl-output.json`; another warehouse exporting
+ * there (`export` or `run --export`) is refused with exit 2 and one line naming both, before any
+ * request, and the first warehouse's Parquet stays as it was.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { OWNER_FILE } from "../../src/export/OutputOwner.js"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+
+/** The CLI's entry in this process (test/support/inProcessCli.ts), without credentials unless given. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly cwd?: string } = {}) =>
+  cli(args, env, options)
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2, sample: true } } }

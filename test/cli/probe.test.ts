@@ -1,15 +1,21 @@
 /**
- * `estate-etl probe` as a user runs it (the compiled CLI against a sandbox speaking another
- * reading of the spec): the table names what differs, `--write` writes the settings that fit
- * (never over an existing file without `--force`), a settings file that `include`s them makes the
- * nightly land, and the probe's paid answer is reused by that nightly instead of bought again.
+ * `estate-etl probe` as a user runs it (the CLI's entry, in this process, against a sandbox
+ * speaking another reading of the spec): the table names what differs, `--write` writes the
+ * settings that fit (never over an existing file without `--force`), a settings file that
+ * `include`s them makes the nightly land, and the probe's paid answer is reused by that nightly
+ * instead of bought again.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+
+/** The CLI's entry in this process (test/support/inProcessCli.ts), without credentials unless given. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly cwd?: string } = {}) =>
+  cli(args, env, options)
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const spent = (s: Sandbox) => Object.values(s.control.stats().unitsSpent).reduce((a, b) => a + b, 0)

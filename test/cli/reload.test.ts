@@ -1,17 +1,23 @@
 /**
- * The documented recovery for exit 7 through the real CLI, against a sandbox that keeps its
- * sourcing records under `items` (dialect `results-key`): a run stops with UnexpectedShape (exit
- * 7, the paid page archived); `reload` before the settings say where the records are is exit 7
- * again, one line naming the setting, the warehouse byte for byte as it was (it used to land the
- * whole body as one reject and exit 0); after `service.shapes` is set, `reload` lands the records.
+ * The documented recovery for exit 7 through the CLI (its entry, in this process), against a
+ * sandbox that keeps its sourcing records under `items` (dialect `results-key`): a run stops with
+ * UnexpectedShape (exit 7, the paid page archived); `reload` before the settings say where the
+ * records are is exit 7 again, one line naming the setting, the warehouse byte for byte as it was
+ * (it used to land the whole body as one reject and exit 0); after `service.shapes` is set,
+ * `reload` lands the records.
  */
 import * as crypto from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
+import { remoteConfig, sandboxEnv } from "../support/cli.js"
+import { cli } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+
+/** The CLI's entry in this process (test/support/inProcessCli.ts), without credentials unless given. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly cwd?: string } = {}) =>
+  cli(args, env, options)
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const sha = (file: string) => crypto.createHash("sha256").update(fs.readFileSync(file)).digest("hex")

@@ -1,15 +1,20 @@
 /**
- * Where a run is pointed (issue 30, item 8), through the real CLI: its first line names the
- * service or the embedded sandbox and the settings it read; from a sub-folder the settings above
- * are found as git finds its root (and `data/` lands at that root); a remote run without its
- * credentials stops with exit 5 before anything is written or paid.
+ * Where a run is pointed (issue 30, item 8), through the CLI (its entry, in this process): its
+ * first line names the service or the embedded sandbox and the settings it read; from a sub-folder
+ * the settings above are found as git finds its root (and `data/` lands at that root); a remote run
+ * without its credentials stops with exit 5 before anything is written or paid.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { runCli, sandboxEnv } from "../support/cli.js"
+import { sandboxEnv } from "../support/cli.js"
+import { cli } from "../support/inProcessCli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+
+/** The CLI's entry in this process (test/support/inProcessCli.ts), without credentials unless given. */
+const runCli = (args: ReadonlyArray<string>, env: Record<string, string | undefined> = {}, options: { readonly cwd?: string } = {}) =>
+  cli(args, env, options)
 
 describe("where a run is pointed", () => {
   let sandbox: Awaited<ReturnType<typeof startTestSandbox>>
