@@ -36,6 +36,8 @@ const EXCLUDED = [
   "bench",
   "spend",
   "chaos",
+  // runs this suite
+  "walkthrough",
   "sandbox",
   "clean",
   "build",
