@@ -15,7 +15,7 @@ import sourcingSearch from "../pipelines/sourcing-search.js"
 import { makeWarehouse } from "../src/load/Warehouse.js"
 import { makeNormalizer } from "../src/normalize/Normalizer.js"
 import type { PageContext } from "../src/pipeline/Pipeline.js"
-import { DEFAULT_PAGE_QUEUE } from "../src/pipeline/PageQueue.js"
+import { DEFAULT_LANDING_POLICY } from "../src/pipeline/LandingPolicy.js"
 import { makeWorld } from "../src/sandbox/world/World.js"
 import { fmt, type Line } from "./Report.js"
 
@@ -26,7 +26,7 @@ export interface StageRates {
   readonly parse: number
   readonly normalize: number
   readonly commit: number
-  /** The commit with the loader's largest group (`DEFAULT_PAGE_QUEUE.maxGroup` pages a transaction). */
+  /** The commit with the loader's largest group (`DEFAULT_LANDING_POLICY.maxGroup` pages a transaction). */
   readonly groupCommit: number
   /** Milliseconds per page of each stage. */
   readonly msPerPage: { readonly parse: number; readonly normalize: number; readonly commit: number; readonly group: number }
@@ -84,7 +84,7 @@ export const measureStages = (records: number): Effect.Effect<StageRates, unknow
         })
       )
     const commitMs = yield* commitWith(1, "single.duckdb")
-    const groupMs = yield* commitWith(DEFAULT_PAGE_QUEUE.maxGroup, "group.duckdb").pipe(
+    const groupMs = yield* commitWith(DEFAULT_LANDING_POLICY.maxGroup, "group.duckdb").pipe(
       Effect.ensuring(Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
     )
 
@@ -136,7 +136,7 @@ export const stageLines = (s: StageRates, floorRate: number, e2eRate: number): R
   },
   {
     group: "stages",
-    measure: `stage alone, not end to end: warehouse commit, ${DEFAULT_PAGE_QUEUE.maxGroup} pages per transaction, the loader's largest group (${fmt(s.msPerPage.group, 1)} ms/page)`,
+    measure: `stage alone, not end to end: warehouse commit, ${DEFAULT_LANDING_POLICY.maxGroup} pages per transaction, the loader's largest group (${fmt(s.msPerPage.group, 1)} ms/page)`,
     value: `${fmt(s.groupCommit)} rows/s`,
     baseline: `page by page ${fmt(s.commit)} rows/s`,
     ratio: s.groupCommit / s.commit,

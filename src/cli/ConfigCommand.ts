@@ -25,7 +25,7 @@ import { type EffectiveSettings, loadEffectiveSettings, overlaySource } from "..
 import { Settings } from "../config/Settings.js"
 import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
 import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../load/Warehouse.js"
-import { DEFAULT_PAGE_QUEUE } from "../pipeline/PageQueue.js"
+import { DEFAULT_LANDING_POLICY } from "../pipeline/LandingPolicy.js"
 import { table } from "./Format.js"
 
 interface Row {
@@ -63,8 +63,8 @@ const IMPLIED_DEFAULTS: Readonly<Record<string, (eff: EffectiveSettings) => Impl
     value: LANDING_THREADS,
     note: "while a run lands pages; DuckDB's own, one per core, for exports and queries"
   }),
-  "duckdb.groupPages": () => ({ value: DEFAULT_PAGE_QUEUE.maxGroup }),
-  "duckdb.groupWaitMs": () => ({ value: DEFAULT_PAGE_QUEUE.fillWaitMs }),
+  "duckdb.groupPages": () => ({ value: DEFAULT_LANDING_POLICY.maxGroup }),
+  "duckdb.groupWaitMs": () => ({ value: DEFAULT_LANDING_POLICY.fillWaitMs }),
   // src/pipeline/PipelineModules.ts: a pipelines/ folder beside the settings file, when one was read
   pipelineModules: (eff) =>
     eff.file !== undefined

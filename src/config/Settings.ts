@@ -175,7 +175,7 @@ export const DuckDbSection = Schema.Struct({
    */
   threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256))),
   /**
-   * Most pages a run lands in one transaction. Default 32 (`DEFAULT_PAGE_QUEUE`): each landing
+   * Most pages a run lands in one transaction. Default 32 (`DEFAULT_LANDING_POLICY`): each landing
    * joins its group's keys with the whole target, so fewer, larger groups cost less CPU and hold
    * more pages' rows and bodies in memory (docs/BENCHMARKS.md).
    */

@@ -6,7 +6,7 @@
  * The data path (`run/Fetch.ts`, `run/Land.ts`) reads these fields and holds no tuning numbers.
  *
  * What DuckDB may use while a group lands (threads, memory limit and its ceiling, checkpoint
- * threshold) is the warehouse's own policy (`load/Warehouse.ts`, `duckdb.*` settings), and V8's
+ * threshold) is the warehouse's own policy (`load/LandingSettings.ts`, `duckdb.*` settings), and V8's
  * heap is set before the command line loads (`cli/HeapPolicy.ts`).
  */
 import type { PageQueueOptions } from "./PageQueue.js"

@@ -13,7 +13,6 @@
  * page is queued, so it waits holding nothing unsaved) until the loader frees room.
  */
 import { Duration, Effect, Option, Queue } from "effect"
-import { DEFAULT_LANDING_POLICY, type LandingGroups, landingPolicyOf } from "./LandingPolicy.js"
 
 export interface PageQueueOptions {
   /** Pages held before fetching slices wait. */
@@ -33,22 +32,6 @@ export interface PageQueueOptions {
    */
   readonly fillWaitMs: number
 }
-
-/** The queue's share of a landing policy. */
-const queueOf = ({ capacity, maxGroup, maxGroupRows, fillWaitMs }: PageQueueOptions): PageQueueOptions => ({
-  capacity,
-  maxGroup,
-  maxGroupRows,
-  fillWaitMs
-})
-
-/** The queue of the default landing policy (`LandingPolicy.ts` holds the numbers). */
-export const DEFAULT_PAGE_QUEUE: PageQueueOptions = queueOf(DEFAULT_LANDING_POLICY)
-
-export type { LandingGroups }
-
-/** The queue of a run: `groupPages` and `groupWaitMs` over the defaults, room for two groups (`landingPolicyOf`). */
-export const pageQueueOptions = (landing?: LandingGroups): PageQueueOptions => queueOf(landingPolicyOf(landing))
 
 /** A group of queued pages (`open` makes an empty one). */
 export interface PageGroup<A> {
@@ -78,11 +61,7 @@ export const groupsOf = <A>(items: ReadonlyArray<A>, options: PageQueueOptions, 
   return groups
 }
 
-export const makePageQueue = <A, G extends PageGroup<A>>(
-  open: () => G,
-  options: PageQueueOptions = DEFAULT_PAGE_QUEUE,
-  weight: (a: A) => number = () => 0
-) =>
+export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options: PageQueueOptions, weight: (a: A) => number = () => 0) =>
   Effect.gen(function* () {
     const arrivals = yield* Queue.unbounded<typeof END | undefined>()
     const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))

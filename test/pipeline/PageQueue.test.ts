@@ -1,13 +1,13 @@
 /**
  * The page queue's groups under the test clock: a full group lands at once, a part-full one only
  * once it has waited `fillWaitMs` (or the queue closed), so commits carry full groups whenever
- * pages come faster than they land; `pageQueueOptions` reads `duckdb.groupPages` and
+ * pages come faster than they land; `landingPolicyOf` reads `duckdb.groupPages` and
  * `duckdb.groupWaitMs` over the defaults.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, TestClock } from "effect"
 import { DEFAULT_LANDING_POLICY, landingPolicyOf } from "../../src/pipeline/LandingPolicy.js"
-import { DEFAULT_PAGE_QUEUE, groupsOf, makePageQueue, type PageGroup, pageQueueOptions } from "../../src/pipeline/PageQueue.js"
+import { groupsOf, makePageQueue, type PageGroup } from "../../src/pipeline/PageQueue.js"
 
 const options = { capacity: 16, maxGroup: 4, maxGroupRows: 1_000_000, fillWaitMs: 1000 }
 
@@ -68,14 +68,13 @@ describe("PageQueue groups", () => {
   )
 
   it("the settings' group size and wait over the defaults, with room for two groups", () => {
-    expect(pageQueueOptions(undefined)).toEqual(DEFAULT_PAGE_QUEUE)
-    expect(pageQueueOptions({ groupPages: 64 })).toEqual({ ...DEFAULT_PAGE_QUEUE, capacity: 128, maxGroup: 64 })
-    expect(pageQueueOptions({ groupWaitMs: 0 })).toEqual({ ...DEFAULT_PAGE_QUEUE, fillWaitMs: 0 })
+    expect(landingPolicyOf(undefined)).toEqual(DEFAULT_LANDING_POLICY)
+    expect(landingPolicyOf({ groupPages: 64 })).toEqual({ ...DEFAULT_LANDING_POLICY, capacity: 128, maxGroup: 64 })
+    expect(landingPolicyOf({ groupWaitMs: 0 })).toEqual({ ...DEFAULT_LANDING_POLICY, fillWaitMs: 0 })
   })
 
   it("a run's landing policy: the defaults in one place, the settings over them", () => {
     expect(DEFAULT_LANDING_POLICY).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 8000, fillWaitMs: 1000, rejectSample: 100 })
-    expect(DEFAULT_PAGE_QUEUE).toEqual({ capacity: 64, maxGroup: 32, maxGroupRows: 8000, fillWaitMs: 1000 })
     expect(landingPolicyOf({ groupPages: 8, groupWaitMs: 50 })).toEqual({
       ...DEFAULT_LANDING_POLICY,
       capacity: 16,
