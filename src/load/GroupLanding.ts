@@ -41,7 +41,10 @@ export const sqlValue = (v: string | number | boolean | null | undefined): strin
 const tuple = (values: ReadonlyArray<string>) => `(${values.join(", ")})`
 
 /** Key hashes (`SeenKeys.keyHash`, below 2^53) as the hex of their little-endian doubles. */
-const hashesHex = (keys: ReadonlyArray<number>): string => Buffer.from(Float64Array.from(keys).buffer).toString("hex")
+const hashesHex = (keys: ArrayLike<number>): string => {
+  const hashes = keys instanceof Float64Array ? keys : Float64Array.from(keys)
+  return Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength).toString("hex")
+}
 
 /** A run's counters as a group starts landing (read once per group, inside its commit lock). */
 export type RunCounters = Awaited<ReturnType<typeof readRun>>

@@ -85,7 +85,7 @@ export const sliceProgressOf = (p: StagedPage): SliceProgress | undefined => {
     landed: counted ? p.records - p.rejects.length : 0,
     rejected: counted ? p.rejects.length : 0,
     fresh: counted ? page.fresh : 0,
-    freshKeys: page.freshKeys ? Array.from(page.freshKeys) : undefined,
+    freshKeys: page.freshKeys,
     end: page.end,
     done: page.checkpoint.done || page.end !== undefined
   }
@@ -101,7 +101,7 @@ export interface SliceProgress {
   /** Keys new to the slice in this page (`Page.fresh`): the slice's distinct keys add up from them. */
   readonly fresh?: number | undefined
   /** Their hashes, kept in `_slice_keys` while the run may resume. */
-  readonly freshKeys?: ReadonlyArray<number> | undefined
+  readonly freshKeys?: ArrayLike<number> | undefined
   readonly end?: { readonly kind: SliceEndKind; readonly detail: string } | undefined
   readonly done: boolean
 }
