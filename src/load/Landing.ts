@@ -24,7 +24,7 @@ import { sqlError, type WarehouseError } from "./WarehouseError.js"
 
 const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
-export const makeLanding = (
+export const makeWarehouseLanding = (
   db: Database,
   registry: TableRegistry,
   settings: ReturnType<typeof makeLandingSettings>,
@@ -250,4 +250,4 @@ export const makeLanding = (
   })
 
 /** What a run writes to a warehouse (part of the `Warehouse` service). */
-export type LandingApi = Effect.Effect.Success<ReturnType<typeof makeLanding>>
+export type LandingApi = Effect.Effect.Success<ReturnType<typeof makeWarehouseLanding>>

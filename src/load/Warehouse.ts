@@ -24,7 +24,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { checkFormat, initialise } from "./Bookkeeping.js"
 import { type Database, MEMORY, type OpenOptions, openDatabase } from "./Database.js"
-import { type LandingApi, makeLanding } from "./Landing.js"
+import { type LandingApi, makeWarehouseLanding } from "./Landing.js"
 import { makeLandingSettings } from "./LandingSettings.js"
 import { makePageJournal } from "./PageJournal.js"
 import { makeRawArchive } from "./RawArchive.js"
@@ -115,7 +115,7 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     const journal = options.journal === false || options.readOnly || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
 
     const registry = yield* loadTableRegistry(db)
-    const landing = yield* makeLanding(db, registry, makeLandingSettings(db, options), { archive, journal, rawRoot })
+    const landing = yield* makeWarehouseLanding(db, registry, makeLandingSettings(db, options), { archive, journal, rawRoot })
     return { ...landing, ...makeRunLog(db), ...makeTableReads(db, registry) } as const
   })
 
