@@ -45,6 +45,15 @@ export const ServiceSection = Schema.Struct({
   passwordEnv: Schema.optionalWith(EnvName, { default: () => "SVC_PASSWORD" }),
   /** Per-request timeout in milliseconds. Default 30000. */
   timeoutMs: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
+  /** Retries of one request at most, after its first attempt (within the run's retry budget). Default 5. */
+  maxRetries: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 20)), { default: () => 5 }),
+  /**
+   * First backoff delay between attempts, ms; it doubles each retry, with jitter, up to
+   * `retryMaxMs`. A host's `Retry-After` is obeyed instead. Default 500.
+   */
+  retryBaseMs: Schema.optionalWith(PositiveInt, { default: () => 500 }),
+  /** Longest delay between two attempts, ms; a `Retry-After` asking for longer pauses the run instead. Default 60000. */
+  retryMaxMs: Schema.optionalWith(PositiveInt, { default: () => 60_000 }),
   /**
    * Platform requests per second until the host's `RateLimit-Policy` is seen (then the policy
    * rules); 0 = no pacing until then. Default 20 (Assumed, docs/ASSUMPTIONS.md).

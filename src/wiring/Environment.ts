@@ -75,6 +75,9 @@ const serviceSettings = (settings: Settings, sandbox: Option.Option<SandboxHandl
     const s = settings.service
     const base = {
       timeoutMs: s.timeoutMs,
+      maxRetries: s.maxRetries,
+      retryBaseMs: s.retryBaseMs,
+      retryMaxMs: s.retryMaxMs,
       platformRate: s.platformRate,
       apiRate: s.apiRate,
       pacingHeadroom: s.pacingHeadroom,

@@ -52,7 +52,9 @@ export const faultMatrix = (title: string, scenarios: ReadonlyArray<FaultScenari
       root = fs.mkdtempSync(path.join(os.tmpdir(), "estate-faults-"))
       const ids = [0, 3, 7, 11, 42, 99, 512, 1234].map((i) => sandbox.context.world.propertyIdOf(i))
       settings = {
-        service: { timeoutMs: TIMEOUT_MS },
+        // a short backoff: the matrix asserts where runs end, not how long they wait between
+        // attempts (the schedule is test/service/Retry.test.ts's); a Retry-After is still obeyed
+        service: { timeoutMs: TIMEOUT_MS, retryBaseMs: 50 },
         budget: { maxUnits: 100_000 },
         pipelines: {
           "sourcing-search": { params: { country: "ES", pageSize: 10, maxPages: 8, sample: true } },

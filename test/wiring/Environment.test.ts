@@ -15,10 +15,13 @@ import { useHarness } from "../support/pipelines.js"
 
 describe("environment wiring", () => {
   const h = useHarness({
-    settings: { duckdb: { memoryLimit: "40MB", checkpointThreshold: "3MB", threads: 1 }, service: { pacingHeadroom: 0.8 } }
+    settings: {
+      duckdb: { memoryLimit: "40MB", checkpointThreshold: "3MB", threads: 1 },
+      service: { pacingHeadroom: 0.8, maxRetries: 2, retryBaseMs: 40, retryMaxMs: 900 }
+    }
   })
 
-  it("duckdb.memoryLimit / duckdb.checkpointThreshold / duckdb.threads reach DuckDB, service.pacingHeadroom reaches the clients", async () => {
+  it("duckdb.memoryLimit / duckdb.checkpointThreshold / duckdb.threads reach DuckDB, service.pacingHeadroom and the retry settings reach the clients", async () => {
     const [row] = await h.use(
       Effect.flatMap(Warehouse, (w) =>
         w.query(
@@ -29,7 +32,7 @@ describe("environment wiring", () => {
     expect(String(row!.m)).toMatch(/^3[7-9](\.\d+)? MiB$|^40(\.0)? MiB$/)
     expect(Number(row!.t)).toBe(1)
     expect(String(row!.c)).toMatch(/^2\.[89](\d+)? MiB$|^3(\.0)? MiB$/)
-    expect((await h.use(ServiceSettings)).pacingHeadroom).toBe(0.8)
+    expect(await h.use(ServiceSettings)).toMatchObject({ pacingHeadroom: 0.8, maxRetries: 2, retryBaseMs: 40, retryMaxMs: 900 })
   })
 })
 
