@@ -23,7 +23,8 @@ const CHECK = process.env.ESTATE_CHECK === "1"
  * The nightly-style share (`make chaos`, CHAOS=full): stress runs whose whole version lives there,
  * SIGKILLs aimed at a warehouse's creation and the kill-and-resume chaos of two sources
  * (tools/chaos.ts runs 50 kills a source); the runs sharing a warehouse with the webhook receiver
- * are a test of test/cli/shared-warehouse.test.ts run only then. `make test` keeps the crash tests
+ * are a test of test/cli/shared-warehouse.test.ts run only then, and test/cli/backlog.test.ts reads
+ * the 30-day backlog of a world five times larger. `make test` keeps the crash tests
  * of one commit (test/load/Crash.test.ts, test/webhooks/Crash.test.ts), the signals, the lock
  * waits and the dialect matrix's share.
  */
