@@ -19,15 +19,17 @@ import { build } from "esbuild"
 import * as fs from "node:fs"
 
 /**
- * Two dependencies stay files of their own, required on first use, not code of a chunk every
+ * Some dependencies stay files of their own, required on first use, not code of a chunk every
  * process parses: undici (~1.1 MB of CommonJS that @effect/platform-node's HTTP client imports;
- * used when a command first builds an HTTP client) and fast-check (~0.34 MB that effect's Schema
- * and Arbitrary import for property tests; never used by the toolkit). Measured on `--version`:
- * the chunks a process parses went from ~5.2 MB to ~3.8 MB. Each is required from the package
- * that depends on it (`createRequire` of its resolved entry), so a nested install resolves too.
+ * used when a command first builds an HTTP client), fast-check (~0.34 MB that effect's Schema
+ * and Arbitrary import for property tests; never used by the toolkit) and yaml, toml and ini
+ * (~0.41 MB that @effect/cli imports to parse option files; never used here). Measured on
+ * `--version`: the chunks a process parses went from ~5.2 MB to ~3.8 MB with the first two, and
+ * to ~3.45 MB with the parsers. Each is required from the package that depends on it
+ * (`createRequire` of its resolved entry), so a nested install resolves too.
  *
  * The client module reads two of undici's exports, both inside functions; Schema and Arbitrary
- * read fast-check's inside functions only. The packages' indexes re-export them (`Undici`,
+ * read fast-check's inside functions only, @effect/cli's file module each parser's `parse` inside one. The packages' indexes re-export them (`Undici`,
  * `FastCheck`), which esbuild keeps (and evaluates) although nothing here reads them: the
  * bundle's copies of the indexes leave them out (a module importing them fails the build).
  */
@@ -38,6 +40,12 @@ const EAGER_UNDICI = 'import * as Undici from "../Undici.js";'
 const LAZY_UNDICI = lazyRequire("Undici", "undici", "@effect/platform-node")
 /** effect's modules that import fast-check, with the line that does */
 const EAGER_FAST_CHECK = { "Schema.js": 'import * as fastCheck_ from "./FastCheck.js";', "Arbitrary.js": 'import * as FastCheck from "./FastCheck.js";' }
+/** @effect/cli's parsers of option files (never used here), each with the line that imports it */
+const EAGER_FILE_PARSERS = [
+  ['import * as Ini from "ini";', "Ini", "ini"],
+  ['import * as Toml from "toml";', "Toml", "toml"],
+  ['import * as Yaml from "yaml";', "Yaml", "yaml"]
+]
 const lazyDependencies = {
   name: "lazy-dependencies",
   setup(b) {
@@ -55,6 +63,14 @@ const lazyDependencies = {
       if (!text.includes(line)) return { warnings: [{ text: `${args.path} changed: fast-check is bundled (update lazyDependencies)` }] }
       const name = line.includes("fastCheck_") ? "fastCheck_" : "FastCheck"
       return { contents: text.replace(line, lazyRequire(name, "fast-check", "effect")), loader: "js" }
+    })
+    b.onLoad({ filter: /[\\/]@effect[\\/]cli[\\/]dist[\\/]esm[\\/]internal[\\/]files\.js$/ }, (args) => {
+      let text = fs.readFileSync(args.path, "utf8")
+      for (const [line, binding, pkg] of EAGER_FILE_PARSERS) {
+        if (!text.includes(line)) return { warnings: [{ text: `${args.path} changed: ${pkg} is bundled (update lazyDependencies)` }] }
+        text = text.replace(line, lazyRequire(binding, pkg, "@effect/cli"))
+      }
+      return { contents: text, loader: "js" }
     })
     b.onLoad({ filter: /[\\/]node_modules[\\/]effect[\\/]dist[\\/]esm[\\/]index\.js$/ }, (args) => {
       const text = fs.readFileSync(args.path, "utf8")
