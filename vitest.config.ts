@@ -1,14 +1,16 @@
 import { defineConfig } from "vitest/config"
 
 /**
- * Two projects, one run and one summary (`make test`): `unit` runs in-process tests (the sandbox
- * over HTTP, DuckDB files, Parquet read back); `cli` runs the suites that drive the real CLI as
- * child processes (signals, kills, exit codes, make targets), which are heavier and time-bound.
- * Both share one pool of at most two forks (the machines have two cores).
+ * One project, one pool of at most two forks (the machines have two cores), for `make test`: the
+ * in-process tests (the sandbox over HTTP, DuckDB files, Parquet read back) and the suites that
+ * drive the CLI (test/cli, test/reliability), some as child processes (signals, kills, exit codes).
+ * They were two projects, `unit` and `cli`, run one after the other: the switch left one fork idle
+ * for about 15 s while the other's fresh module graph loaded, and the heavy CLI suites could not
+ * fill the gaps of the in-process ones.
  *
  * Test files share their worker's modules (`isolate: false`): a fresh module graph per file
  * (Effect, DuckDB's bindings, the sandbox) cost about 1.1 s of CPU per file (41 s against 18 s of
- * CPU for the 21 files of test/normalize, test/config and test/service; the `cli` project's
+ * CPU for the 21 files of test/normalize, test/config and test/service; the CLI suites'
  * collect time fell from about 140 s to 9 s). Their state lives in what each test starts
  * (sandboxes, warehouses, temp dirs), not in modules; the in-process CLI helpers put back the
  * environment and the working directory they change.
@@ -100,15 +102,7 @@ export default defineConfig({
         : [
             {
               extends: true,
-              test: { name: "unit", include: ["test/**/*.test.ts"], exclude: ["test/cli/**", "test/reliability/**", ...WALKTHROUGH_FILES] }
-            },
-            {
-              extends: true,
-              test: {
-                name: "cli",
-                include: ["test/cli/**/*.test.ts", "test/reliability/**/*.test.ts"],
-                exclude: [...(CHAOS ? [] : CHAOS_ONLY), ...WALKTHROUGH_FILES]
-              }
+              test: { name: "test", include: ["test/**/*.test.ts"], exclude: [...(CHAOS ? [] : CHAOS_ONLY), ...WALKTHROUGH_FILES] }
             }
           ]
   }
