@@ -29,9 +29,10 @@ import * as fs from "node:fs"
  * (`createRequire` of its resolved entry), so a nested install resolves too.
  *
  * The client module reads two of undici's exports, both inside functions; Schema and Arbitrary
- * read fast-check's inside functions only, @effect/cli's file module each parser's `parse` inside one. The packages' indexes re-export them (`Undici`,
- * `FastCheck`), which esbuild keeps (and evaluates) although nothing here reads them: the
- * bundle's copies of the indexes leave them out (a module importing them fails the build).
+ * read fast-check's inside functions only, and @effect/cli's file module each parser's `parse`
+ * inside one. The packages' indexes re-export undici and fast-check (`Undici`, `FastCheck`),
+ * which esbuild keeps (and evaluates) although nothing here reads them: the bundle's copies of the
+ * indexes leave them out (a module importing them fails the build).
  */
 /** A module-level `binding` that requires `pkg` (resolved from the package `from`) when first read. */
 const lazyRequire = (binding, pkg, from) => `let ${binding}_;

@@ -158,6 +158,12 @@ export const badInputs: ReadonlyArray<BadInput> = [
   },
   { name: "timeout 0", args: run("plots-germany"), settings: { service: { timeoutMs: 0 } }, message: /service\.timeoutMs/ },
   {
+    name: "retries beyond 20",
+    args: run("plots-germany"),
+    settings: { service: { maxRetries: 50 } },
+    message: /service\.maxRetries: Expected a number between 0 and 20, actual 50/
+  },
+  {
     name: "unknown service target",
     args: run("plots-germany"),
     settings: { service: { target: "cloud" } },
