@@ -155,10 +155,11 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     readOnly: options.readOnly,
     ...options.lock
   })
-  // the run's cost guard: caps from the settings, today's spend from the warehouse ledger
+  // the run's cost guard: caps from the settings, today's spend from the warehouse ledger (read
+  // only for a daily cap: it scans the ledger, which grows with every run)
   const guardLayer = Layer.unwrapEffect(
     Effect.gen(function* () {
-      const spentToday = yield* (yield* Warehouse).unitsSpentSince(today())
+      const spentToday = settings.budget.dailyMaxUnits === undefined ? 0 : yield* (yield* Warehouse).unitsSpentSince(today())
       const s = yield* ServiceSettings
       return CostGuard.layer({
         runId: "cli",

@@ -1,6 +1,7 @@
 /**
  * The one wiring place passes the settings through: DuckDB knobs to the warehouse of a run, the
- * pacing headroom to the clients.
+ * pacing headroom and the retry settings to the clients, today's spend from the ledger to the
+ * daily cap.
  */
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
@@ -11,7 +12,7 @@ import { resolveSettings } from "../../src/library/Session.js"
 import { remoteUrls } from "../../src/wiring/Environment.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { ServiceSettings } from "../../src/service/ServiceSettings.js"
-import { useHarness } from "../support/pipelines.js"
+import { unitsSpent, useHarness } from "../support/pipelines.js"
 
 describe("environment wiring", () => {
   const h = useHarness({
@@ -33,6 +34,22 @@ describe("environment wiring", () => {
     expect(Number(row!.t)).toBe(1)
     expect(String(row!.c)).toMatch(/^2\.[89](\d+)? MiB$|^3(\.0)? MiB$/)
     expect(await h.use(ServiceSettings)).toMatchObject({ pacingHeadroom: 0.8, maxRetries: 2, retryBaseMs: 40, retryMaxMs: 900 })
+  })
+})
+
+describe("the daily cap, counted from the warehouse's ledger", () => {
+  const h = useHarness({ settings: { budget: { dailyMaxUnits: 3 } } })
+
+  it("a later run today is held to what earlier runs left of budget.dailyMaxUnits, before the call that would cross it", async () => {
+    const first = await h.run("plots-germany", { params: { pageSize: 10, maxPages: 2 }, sample: true })
+    expect([first.status, first.totals.units]).toEqual(["done", 2])
+    const charged = unitsSpent(h)
+    // other pages than the first run's (its paid answers would be reused at 0 units)
+    const second = await h.run("plots-germany", { params: { pageSize: 5, maxPages: 3 }, sample: true, fullRefresh: true })
+    expect([second.status, second.exitCode]).toEqual(["paused", 3])
+    expect(second.error).toMatch(/costs 1 units and 3 of today's 3 are spent or reserved/)
+    // one unit was left today: one page bought, the next refused before it was sent
+    expect(unitsSpent(h) - charged).toBe(1)
   })
 })
 
