@@ -74,12 +74,16 @@ describe("rate limits", () => {
     const free = await call(sb.platformUrl, "/v1/property-sourcing/searches", { body: search })
     expect(free.headers.get("ratelimit")).toBeNull()
     sb.control.setRateLimit("platform", { quota: 1, windowSeconds: 5 })
+    // both calls in one window: across a window's end the second is a first again
+    atWindowStart(sb, 5)
     expect((await call(sb.platformUrl, "/v1/property-sourcing/searches", { body: search })).status).toBe(200)
     expect((await call(sb.platformUrl, "/v1/property-sourcing/searches", { body: search })).status).toBe(429)
   })
 
   it("plot search answers 429 quota_reached once the daily quota is spent, until the next day", async () => {
     sb = await startTestSandbox({ world: { properties: 1_000 }, plotDailyQuota: 2 })
+    // the three calls in one sandbox day, wherever its clock stands
+    sb.control.advanceClock(86_400_000 - (sb.control.now() % 86_400_000) + 20)
     const plot = () => call(sb!.platformUrl, "/v1/ai/plots/search", { body: { criteria: { limit: 1 } } })
     expect([(await plot()).status, (await plot()).status]).toEqual([200, 200])
     const r = await plot()
