@@ -21,7 +21,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { suggestion } from "../config/Suggest.js"
 import type { CheckpointRecord } from "../load/PageCommit.js"
-import { checkpointsOf, copyCheckpoints, pipelinesWithCheckpoints, setCheckpoint, unfinishedRun } from "../load/StateTransfer.js"
+import { copyCheckpoints, pipelinesWithCheckpoints, setCheckpoint, unfinishedRun } from "../load/StateTransfer.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { InvalidInput } from "../pipeline/RunError.js"
 import { loadCliSettingsAndCatalogue } from "../wiring/Catalogue.js"
@@ -68,7 +68,7 @@ const copy = Command.make(
         const w = yield* Warehouse
         const present = yield* pipelinesWithCheckpoints(w)
         const name = yield* knownPipeline(catalogue.all, o.pipeline, present)
-        const checkpoints = yield* checkpointsOf(w, name)
+        const checkpoints = yield* w.checkpoints(name)
         if (checkpoints.length === 0)
           return yield* new InvalidInput({
             field: "--from",
@@ -177,7 +177,7 @@ const set = Command.make(
         Effect.gen(function* () {
           const w = yield* Warehouse
           const name = yield* knownPipeline(pipelines, o.pipeline, yield* pipelinesWithCheckpoints(w))
-          const checkpoints = yield* checkpointsOf(w, name)
+          const checkpoints = yield* w.checkpoints(name)
           const keys = checkpoints.map((c) => c.key)
           const current = checkpoints.find((c) => c.key === o.slice)
           if (current === undefined)

@@ -8,20 +8,15 @@
  * return the positions they replaced so the caller can print them (and the user set them back).
  * Each writes in one transaction.
  */
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { inTransaction, rowsOf } from "./Database.js"
 import { type CheckpointRecord, toCheckpointRecord } from "./PageCommit.js"
+import type { RunLogApi } from "./RunLog.js"
 import type { TableReadsApi } from "./TableReads.js"
 import type { WarehouseError } from "./WarehouseError.js"
 
 /** Run statuses a next run resumes (as `PipelineState.ts` reads them). */
 export const UNFINISHED = ["running", "paused", "interrupted"] as const
-
-/** The checkpoints of `pipeline`, by slice key. */
-export const checkpointsOf = (w: TableReadsApi, pipeline: string): Effect.Effect<ReadonlyArray<CheckpointRecord>, WarehouseError> =>
-  w.withConnection(`Cannot read the checkpoints of ${pipeline}`, async (conn) =>
-    (await rowsOf(conn, `SELECT * FROM _checkpoints WHERE pipeline = ? ORDER BY key`, [pipeline])).map(toCheckpointRecord)
-  )
 
 /** Pipelines holding checkpoints in this warehouse. */
 export const pipelinesWithCheckpoints = (w: TableReadsApi): Effect.Effect<ReadonlyArray<string>, WarehouseError> =>
@@ -31,18 +26,14 @@ export const pipelinesWithCheckpoints = (w: TableReadsApi): Effect.Effect<Readon
 
 /** The pipeline's last run when a next run would resume it (its id and status), else undefined. */
 export const unfinishedRun = (
-  w: TableReadsApi,
+  log: RunLogApi,
   pipeline: string
 ): Effect.Effect<{ readonly runId: string; readonly status: string } | undefined, WarehouseError> =>
-  w.withConnection(`Cannot read the runs of ${pipeline}`, async (conn) => {
-    const last = await rowsOf(conn, `SELECT run_id, status FROM _runs WHERE pipeline = ? ORDER BY started_at DESC, run_id DESC LIMIT 1`, [
-      pipeline
-    ])
-    const run = last[0]
-    return run !== undefined && (UNFINISHED as ReadonlyArray<string>).includes(String(run.status))
-      ? { runId: String(run.run_id), status: String(run.status) }
+  Effect.map(log.lastRun(pipeline), (last) =>
+    Option.isSome(last) && (UNFINISHED as ReadonlyArray<string>).includes(last.value.status)
+      ? { runId: last.value.runId, status: last.value.status }
       : undefined
-  })
+  )
 
 export interface CopyResult {
   readonly copied: number

@@ -6,7 +6,8 @@
  * history); a position is set by hand, and set back with the line the command printed. Bad input
  * (a misspelt pipeline, slice or member, a missing or the same file, a position that is neither
  * JSON nor an instant) is exit 2 with "did you mean", and nothing is written; a copy over
- * checkpoints the target has is refused unless `--replace`, which prints what it replaced.
+ * checkpoints the target has is refused unless `--replace`, which prints what it replaced, and a
+ * copy into a warehouse whose last run of the pipeline would resume from its own positions is refused.
  */
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -133,4 +134,20 @@ describe("state copy, state set", () => {
     )
     expect((await show(b)).slices.map((s) => s.value)).toEqual(source.slices.map((s) => s.value))
   }, 240_000)
+
+  it("refuses to copy into a warehouse whose last run of the pipeline would resume from its own checkpoints", async () => {
+    const from = path.join(dir, "plots-from.duckdb")
+    const to = path.join(dir, "plots-to.duckdb")
+    expect((await cli("run", "plots-germany", "--warehouse", from)).code).toBe(0)
+    // the target's run stopped at the unit cap: paused, it would resume from its own positions
+    const paused = await cli("run", "plots-germany", "--warehouse", to, "--max-units", "1", "--until-cap")
+    expect(paused.code, paused.stderr).toBe(3)
+    const before = await cli("state", "show", "plots-germany", "--json", "--warehouse", to)
+    const r = await cli("state", "copy", "plots-germany", "--from", from, "--to", to)
+    expect(r.code, r.stdout + r.stderr).toBe(2)
+    expect(r.stderr).toMatch(
+      /^error: --to: plots-germany's last run in .*plots-to\.duckdb \(\S+\) is paused and would resume from its own checkpoints; .*nothing copied$/m
+    )
+    expect((await cli("state", "show", "plots-germany", "--json", "--warehouse", to)).stdout).toBe(before.stdout)
+  }, 120_000)
 })
