@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest"
-import { Option, Redacted } from "effect"
+import { Either, Option, Redacted } from "effect"
+import { decodeSettings } from "../../src/config/loadSettings.js"
 import { DEFAULT_UNIT_COSTS } from "../../src/config/UnitCosts.js"
-import { ServiceSettings } from "../../src/service/ServiceSettings.js"
+import { DEFAULTS, ServiceSettings } from "../../src/service/ServiceSettings.js"
 
 describe("ServiceSettings", () => {
   it("is built from values with documented defaults; secrets stay redacted", () => {
@@ -25,5 +26,15 @@ describe("ServiceSettings", () => {
     const printed = JSON.stringify(s) + String(Option.getOrThrow(s.password))
     expect(printed).not.toContain("sk_secret_1")
     expect(printed).not.toContain("pw_secret")
+  })
+
+  it("the settings file's defaults for the clients are the clients' own (config sits below service, so each states them)", () => {
+    const settings = Either.getOrThrow(decodeSettings({}, "test"))
+    const fields = ["timeoutMs", "maxRetries", "retryBaseMs", "retryMaxMs", "platformRate", "apiRate", "pacingHeadroom"] as const
+    expect(Object.fromEntries(fields.map((f) => [f, settings.service[f]]))).toEqual(Object.fromEntries(fields.map((f) => [f, DEFAULTS[f]])))
+    expect({ retryRatio: settings.budget.retryRatio, retryFloor: settings.budget.retryFloor }).toEqual({
+      retryRatio: DEFAULTS.retryRatio,
+      retryFloor: DEFAULTS.retryFloor
+    })
   })
 })
