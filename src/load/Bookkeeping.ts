@@ -187,6 +187,14 @@ const migrateBill = async (conn: DuckDBConnection, names: ReadonlySet<string>) =
  * older format version is migrated, a database with tables but no `_meta` marker (or another
  * format, or a newer version) is refused as `Foreign`.
  */
+/**
+ * Writes the warehouse's creation time (`_meta.created_at`) unless it has one: the first open to
+ * write does, not the creation, whose file is the same bytes for every warehouse a process makes
+ * (`WarehouseFile.ts`).
+ */
+export const stampCreation = (conn: DuckDBConnection): Promise<unknown> =>
+  conn.run(`INSERT INTO _meta SELECT 'created_at', CAST(now() AS VARCHAR) WHERE NOT EXISTS (SELECT 1 FROM _meta WHERE key = 'created_at')`)
+
 export const initialise = async (conn: DuckDBConnection, path: string): Promise<void> => {
   const { names, version } = await checkFormat(conn, path)
   if (version === FORMAT_VERSION && BOOKKEEPING_TABLES.every((t) => names.has(t))) return
@@ -199,8 +207,7 @@ export const initialise = async (conn: DuckDBConnection, path: string): Promise<
     for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
     if (!names.has("_meta")) {
       await conn.run(
-        `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}'),
-         ('created_at', CAST(now() AS VARCHAR)) ON CONFLICT DO NOTHING`
+        `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}') ON CONFLICT DO NOTHING`
       )
     } else if (version !== undefined && version < FORMAT_VERSION) {
       await conn.run(`UPDATE _meta SET value = '${FORMAT_VERSION}' WHERE key = 'format_version'`)

@@ -22,7 +22,7 @@
 import { Context, Effect, Layer } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { checkFormat, initialise } from "./Bookkeeping.js"
+import { checkFormat, initialise, stampCreation } from "./Bookkeeping.js"
 import { type Database, MEMORY, type OpenOptions, openDatabase } from "./Database.js"
 import { type LandingApi, makeWarehouseLanding } from "./Landing.js"
 import { makeLandingSettings } from "./LandingSettings.js"
@@ -105,7 +105,12 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
           })
         }
       })
-    } else yield* db.use("Cannot initialise the warehouse", (conn) => initialise(conn, db.path))
+    } else {
+      yield* db.use("Cannot initialise the warehouse", async (conn) => {
+        await initialise(conn, db.path)
+        await stampCreation(conn)
+      })
+    }
     const rawRoot =
       options.rawDir === false || options.readOnly
         ? undefined

@@ -12,6 +12,12 @@
  * file: the second opens the first's. Temporary files of dead processes are removed by the next
  * open to write.
  *
+ * A process makes the empty warehouse once: the bytes of its first creation (closed, no WAL, its
+ * creation time written by the first open, not here) are written under the temporary name of each
+ * later one, synced, then linked the same way. DuckDB building the same bookkeeping tables again
+ * cost ~60 ms of CPU a warehouse (an instance, the DDL, a checkpoint, a close), most of the fixed
+ * cost of a small run in a process that makes many (tests, scratch warehouses of a notebook).
+ *
  * A file that an older toolkit (or DuckDB used directly) left cut short at the name is
  * recognised: DuckDB cannot open it, it is at most the 12 KiB of header blocks, empty, zeros or
  * starting with DuckDB's magic, and no WAL lies beside it (so it holds no data). Opening to write
@@ -84,6 +90,49 @@ export const isCutShort = (path: string): boolean => {
   }
 }
 
+/** The bytes of the empty warehouse this process created first (see the module comment). */
+let emptyWarehouse: Buffer | undefined
+
+/** Writes `bytes` to a new file at `file` and syncs it (before its link makes it a warehouse); a failure leaves no file. */
+const writeSynced = (file: string, bytes: Buffer) => {
+  fs.mkdirSync(nodePath.dirname(file), { recursive: true })
+  const fd = fs.openSync(file, "wx")
+  try {
+    fs.writeSync(fd, bytes)
+    fs.fsyncSync(fd)
+  } catch (e) {
+    fs.rmSync(file, { force: true })
+    throw e
+  } finally {
+    fs.closeSync(fd)
+  }
+}
+
+/** Makes the empty warehouse at the temporary name `temp`: DuckDB builds it, or its bytes are copied. */
+const makeEmpty = (temp: string, path: string) =>
+  emptyWarehouse !== undefined
+    ? Effect.try({
+        try: () => writeSynced(temp, emptyWarehouse!),
+        catch: (cause) =>
+          new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
+      })
+    : Effect.scoped(
+        Effect.flatMap(openDatabase(temp), (db) =>
+          db.use(`Cannot create the warehouse ${path}`, async (conn) => {
+            await initialise(conn, path)
+            // everything into the file itself: the name is given to a file that needs no WAL
+            await conn.run("CHECKPOINT")
+          })
+        )
+      ).pipe(
+        Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))),
+        Effect.tap(() =>
+          Effect.sync(() => {
+            if (!fs.existsSync(`${temp}.wal`)) emptyWarehouse = fs.readFileSync(temp)
+          })
+        )
+      )
+
 /**
  * Creates the warehouse at `path` whole (see the module comment): when nothing is there, or
  * over a creation cut short (`replace`). Another process that created it meanwhile wins.
@@ -93,15 +142,7 @@ export const createWarehouseFile = (path: string, replace: boolean) =>
     const dir = nodePath.dirname(path)
     const temp = nodePath.join(dir, `${tempPrefix(path)}${process.pid}-${Math.random().toString(36).slice(2, 10)}`)
     removeDeadTemps(path)
-    yield* Effect.scoped(
-      Effect.flatMap(openDatabase(temp), (db) =>
-        db.use(`Cannot create the warehouse ${path}`, async (conn) => {
-          await initialise(conn, path)
-          // everything into the file itself: the name is given to a file that needs no WAL
-          await conn.run("CHECKPOINT")
-        })
-      )
-    ).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))))
+    yield* makeEmpty(temp, path)
     yield* Effect.try({
       try: () => {
         try {

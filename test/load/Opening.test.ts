@@ -235,6 +235,51 @@ describe("opening the warehouse", () => {
     })
   )
 
+  it.scoped("warehouses a process makes one after another are each whole and their own: tables, rows, creation time", () =>
+    Effect.gen(function* () {
+      const dir = tempDir()
+      const [first, second] = [nodePath.join(dir, "a.duckdb"), nodePath.join(dir, "b", "b.duckdb")]
+      const createdAt = (path: string) =>
+        Effect.promise(async () => {
+          const db = await DuckDBInstance.create(path, { access_mode: "READ_ONLY" })
+          const conn = await db.connect()
+          try {
+            const rows = (await conn.runAndReadAll(`SELECT key, value FROM _meta ORDER BY key`)).getRowObjectsJS()
+            const at = await conn.runAndReadAll(`SELECT epoch_ms(CAST(value AS TIMESTAMPTZ)) AS ms FROM _meta WHERE key = 'created_at'`)
+            return { keys: rows.map((r) => r.key), at: Number(at.getRowObjectsJS()[0]!.ms) }
+          } finally {
+            conn.closeSync()
+            db.closeSync()
+          }
+        })
+      yield* Effect.scoped(
+        Effect.flatMap(makeWarehouse({ path: first }), (wh) =>
+          Effect.zipRight(wh.ensureTables([plots]), wh.query(`INSERT INTO plots (id, country) VALUES ('p1', 'DE')`))
+        )
+      )
+      const a = yield* createdAt(first)
+      const before = Date.now()
+      // opened while the first is open too: two files, not one
+      const counts = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const wa = yield* makeWarehouse({ path: first })
+          const wb = yield* makeWarehouse({ path: second })
+          yield* wb.ensureTables([plots])
+          yield* wb.query(`INSERT INTO plots (id, country) VALUES ('p2', 'ES'), ('p3', 'ES')`)
+          return [yield* wa.tableCounts(), yield* wb.tableCounts()]
+        })
+      )
+      expect(counts).toEqual([{ plots: 1 }, { plots: 2 }])
+      const b = yield* createdAt(second)
+      expect(b.keys).toEqual(["created_at", "format", "format_version"])
+      // its own creation time, not the first one's
+      expect(b.at).toBeGreaterThanOrEqual(before)
+      expect(a.at).toBeLessThanOrEqual(before)
+      expect(fs.existsSync(`${second}.wal`)).toBe(false)
+      expect(fs.readdirSync(nodePath.dirname(second)).filter((f) => f.includes("creating"))).toEqual([])
+    })
+  )
+
   it.scoped("a new warehouse gets its name whole, and temporary files of dead creators are removed", () =>
     Effect.gen(function* () {
       const dir = tempDir()
