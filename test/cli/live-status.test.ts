@@ -21,12 +21,12 @@ import { parseProm } from "../monitor/support.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
-/** Resolves once the child's stderr holds `marker` (its JSON progress lines). */
-const seen = (child: ChildProcess, marker: string) =>
+/** Resolves once the child's stderr (or stdout) holds `marker` (e.g. its JSON progress lines). */
+const seen = (child: ChildProcess, marker: string, stream: "stderr" | "stdout" = "stderr") =>
   new Promise<void>((resolve, reject) => {
     let text = ""
     const timer = setTimeout(() => reject(new Error(`no ${marker} within 60 s: ${text.slice(-500)}`)), 60_000)
-    child.stderr!.on("data", (d) => {
+    child[stream]!.on("data", (d) => {
       text += String(d)
       if (text.includes(marker)) {
         clearTimeout(timer)
@@ -57,8 +57,7 @@ describe("a run watched from outside", () => {
   let sandbox: Sandbox
   let dir: string
   beforeAll(async () => {
-    // 4 platform calls a second: 80 pages last about 20 s
-    sandbox = await startTestSandbox({ world: { properties: 4000 }, rateLimit: { platform: { quota: 4, windowSeconds: 1 } } })
+    sandbox = await startTestSandbox({ world: { properties: 4000 } })
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "estate-live-"))
   })
   afterAll(async () => {
@@ -66,7 +65,14 @@ describe("a run watched from outside", () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
+  /**
+   * Every platform answer 400 ms late: 80 pages would take 32 s, long enough for what watches the
+   * run; `hurry` lifts the delay once they have seen it, and the run ends in a moment.
+   */
+  const slow = () => sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 400 })
+  const hurry = () => sandbox.control.setFaults("platform", { slowRate: 0 })
   const setup = () => {
+    slow()
     const d = fs.mkdtempSync(path.join(dir, "run-"))
     const config = remoteConfig(d, sandbox, {
       pipelines: {
@@ -122,6 +128,8 @@ describe("a run watched from outside", () => {
     // these wait for the run to end while the checks below run
     const waiting = spawnCli(["query", "--config", config, "--wait", "--json", "SELECT count(*) AS n FROM sourcing_properties"])
     const watching = spawnCli(["status", "--config", config, "--watch"])
+    const [waitingDone, watchingDone] = [collect(waiting), collect(watching)]
+    const sawRun = Promise.all([seen(waiting, "waiting for the warehouse"), seen(watching, "sourcing-search:", "stdout")])
     const held = await runCli(["query", "--config", config, "SELECT count(*) AS n FROM sourcing_properties"])
     expect(held.code).toBe(2)
     expect(held.stderr.trim().split("\n")).toHaveLength(1)
@@ -148,10 +156,13 @@ describe("a run watched from outside", () => {
     expect(copy.stderr.trim()).toMatch(/^error: query: reads only: a COPY statement is refused/)
     expect(fs.readFileSync(victim).equals(before)).toBe(true)
 
+    // the waiting query and the watch have seen the run: it may end now
+    await sawRun
+    hurry()
     const [run, waited, watched] = await Promise.all([
       within(done, child, "the run", 90_000),
-      within(collect(waiting), waiting, "query --wait", 90_000),
-      within(collect(watching), watching, "status --watch", 90_000)
+      within(waitingDone, waiting, "query --wait", 90_000),
+      within(watchingDone, watching, "status --watch", 90_000)
     ])
     expect(run.code, run.stderr.slice(-2000)).toBe(0)
     expect(waited.code, waited.stderr).toBe(0)

@@ -102,8 +102,9 @@ describe("crash and resume from the CLI", () => {
     const second = await runCli(["run", "sourcing-search", "--config", config, "--lock-wait", "1s"], sandboxEnv())
     expect(second.code, second.stderr).toBe(2)
     expect(second.stderr).toMatch(/in use|locked/i)
-    const r = await firstDone
+    // the first run held long enough: the rest of it at the file's pace
     sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 40 })
+    const r = await firstDone
     expect(r.code).toBe(0)
     const [row] = await readWarehouse(
       path.join(d, "warehouse.duckdb"),
