@@ -23,8 +23,8 @@ type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 /** `make chaos` (CHAOS=full) runs the issue's 50; `make test` runs the lock waits only (vitest.config.ts). */
 const RUNS = 50
 
-/** A process that opens the DuckDB file and holds it until killed, or for `ms`. */
-const holder = (file: string, ms?: number) =>
+/** A process that opens the DuckDB file and holds it until killed. */
+const holder = (file: string) =>
   new Promise<ChildProcess>((resolve, reject) => {
     const child = spawn(
       process.execPath,
@@ -33,9 +33,9 @@ const holder = (file: string, ms?: number) =>
         "-e",
         `import { DuckDBInstance } from "@duckdb/node-api"
          const db = await DuckDBInstance.create(${JSON.stringify(file)})
-         const c = await db.connect()
+         await db.connect()
          console.log("ready")
-         ${ms === undefined ? "setInterval(() => {}, 1000)" : `setTimeout(() => { c.closeSync(); db.closeSync(); process.exit(0) }, ${ms})`}`
+         setInterval(() => {}, 1000)`
       ],
       { cwd: path.resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] }
     )
@@ -174,9 +174,20 @@ describe("one warehouse, several processes", () => {
     const { config, warehouse } = setup()
     expect((await runCli(["run", "references", "--config", config], sandboxEnv())).code).toBe(0)
 
-    // a holder that lets go after 8 s (the run's start takes a few of them on a busy machine): the run waits and lands
-    const brief = await holder(warehouse, 8_000)
-    const waited = await runCli(["run", "references", "--config", config, "--lock-wait", "20s"], sandboxEnv())
+    // a holder that lets go once the run says it waits: the run then takes the warehouse and lands
+    const brief = await holder(warehouse)
+    const waiting = spawnCli(["run", "references", "--config", config, "--lock-wait", "20s"], sandboxEnv())
+    const done = collect(waiting)
+    await new Promise<void>((resolve) => {
+      let text = ""
+      waiting.stderr!.on("data", (d) => {
+        text += String(d)
+        if (text.includes('"type":"waiting"')) resolve()
+      })
+      waiting.on("close", () => resolve())
+    })
+    brief.kill("SIGKILL")
+    const waited = await done
     expect(waited.code, waited.stderr).toBe(0)
     const lines = waited.stderr.split("\n").filter((l) => l.includes('"type":"waiting"'))
     expect(lines).toHaveLength(1)
