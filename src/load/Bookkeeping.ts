@@ -183,11 +183,6 @@ const migrateBill = async (conn: DuckDBConnection, names: ReadonlySet<string>) =
 }
 
 /**
- * Makes sure the open file is a warehouse of this toolkit: an empty database is initialised, an
- * older format version is migrated, a database with tables but no `_meta` marker (or another
- * format, or a newer version) is refused as `Foreign`.
- */
-/**
  * Writes the warehouse's creation time (`_meta.created_at`) unless it has one: the first open to
  * write does, not the creation, whose file is the same bytes for every warehouse a process makes
  * (`WarehouseFile.ts`).
@@ -195,6 +190,11 @@ const migrateBill = async (conn: DuckDBConnection, names: ReadonlySet<string>) =
 export const stampCreation = (conn: DuckDBConnection): Promise<unknown> =>
   conn.run(`INSERT INTO _meta SELECT 'created_at', CAST(now() AS VARCHAR) WHERE NOT EXISTS (SELECT 1 FROM _meta WHERE key = 'created_at')`)
 
+/**
+ * Makes sure the open file is a warehouse of this toolkit: an empty database is initialised, an
+ * older format version is migrated, a database with tables but no `_meta` marker (or another
+ * format, or a newer version) is refused as `Foreign`.
+ */
 export const initialise = async (conn: DuckDBConnection, path: string): Promise<void> => {
   const { names, version } = await checkFormat(conn, path)
   if (version === FORMAT_VERSION && BOOKKEEPING_TABLES.every((t) => names.has(t))) return
