@@ -173,9 +173,10 @@ export const DuckDbSection = Schema.Struct({
    */
   memoryLimit: Schema.optional(Size),
   /**
-   * DuckDB's checkpoint_threshold (the WAL size that triggers a checkpoint), e.g. `64MB`, for
-   * everything when set. Default: 64MB while a run lands pages (`LANDING_CHECKPOINT_THRESHOLD`,
-   * measured cheaper), DuckDB's own (16MB) otherwise.
+   * The WAL size that triggers a checkpoint, e.g. `64MB`, for everything when set. Default: 64MB
+   * while a run lands pages (`LANDING_CHECKPOINT_THRESHOLD`, measured cheaper), DuckDB's own
+   * checkpoint_threshold (16MB) otherwise. While a run lands, the toolkit checkpoints between
+   * groups itself (a checkpoint short of memory inside a commit is fatal in DuckDB).
    */
   checkpointThreshold: Schema.optional(Size),
   /**

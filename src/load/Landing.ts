@@ -102,7 +102,9 @@ export const makeWarehouseLanding = (
                 return out
               })
             )
-            return yield* settings.withMemoryToLand(land)
+            const landed = yield* settings.withMemoryToLand(land)
+            yield* settings.checkpointIfDue
+            return landed
           })
         )
         .pipe(Effect.ensuring(dropStages(groups.map((g) => g.stage))))

@@ -14,13 +14,20 @@
  *   spill was 18 MB and cost ~10% more CPU; at 32MB a checkpoint failed ("failed to pin block").
  *   Then 80MB, together with the checkpoint threshold below: 10-11 MB less peak RSS than 96MB with
  *   16MB checkpoints (stop 24, docs/BENCHMARKS.md), up to ~38 MB written to `<warehouse>.tmp`.
- * - checkpoint_threshold 64MB (DuckDB's default 16MB): every checkpoint compresses again the table's
- *   last, still growing row group, so checkpoints every 16MB of WAL cost the 207,071-property run
- *   about 1.0 s of CPU in its commits; at 64MB 0.35 s (measured on the thread running DuckDB), and
- *   the run's CPU 7-9% less. The rest is checkpointed when the warehouse closes, as before.
+ * - checkpoints every 64MB of WAL (`LANDING_CHECKPOINT_THRESHOLD`; DuckDB's default 16MB): every
+ *   checkpoint compresses again the table's last, still growing row group, so checkpoints every
+ *   16MB of WAL cost the 207,071-property run about 1.0 s of CPU in its commits; at 64MB 0.35 s
+ *   (measured on the thread running DuckDB), and the run's CPU 7-9% less. The rest is
+ *   checkpointed when the warehouse closes, as before.
+ * - the checkpoints are the toolkit's, not DuckDB's: DuckDB's automatic one (checkpoint_threshold
+ *   set out of reach while landing) runs inside a group's `COMMIT` at the landing limit, and a
+ *   checkpoint that cannot pin a block is fatal in DuckDB ("Failed to create checkpoint", the
+ *   database invalidated, the run exit 1: a 30-day alerts backlog at a 48MB limit under load 12).
+ *   `checkpointIfDue` runs it after a group, with the limit raised for it (below).
  */
+import * as fs from "node:fs"
 import { Effect } from "effect"
-import { type Database, literal, type OpenOptions, rowsOf } from "./Database.js"
+import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
 import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
 
 export const LANDING_THREADS = 1
@@ -38,6 +45,23 @@ export const LANDING_MEMORY_LIMIT = `${LANDING_MEMORY_LIMIT_MB}MB`
  */
 export const LANDING_MEMORY_CEILING_MB = 1280
 export const LANDING_CHECKPOINT_THRESHOLD = "64MB"
+/** DuckDB's automatic checkpoint while landing: never (the toolkit checkpoints, `checkpointIfDue`). */
+const NO_AUTOMATIC_CHECKPOINT = "1000TB"
+/**
+ * The memory limit a checkpoint gets while landing, when the limit is the toolkit's: a checkpoint
+ * that runs out is fatal, so it gets the most a group commit may take. DuckDB takes only what the
+ * checkpoint pins; the landing limit is set back after it.
+ */
+const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
+
+const UNITS: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 }
+
+/** The bytes of a size the settings allow (`256MB`, `2 GiB`; DuckDB's units: KB = 1000, KiB = 1024). */
+export const sizeBytes = (size: string): number => {
+  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B)$/i.exec(size.trim())
+  if (m === null) throw new Error(`not a size: ${size}`)
+  return Number(m[1]) * UNITS[m[2]!.toLowerCase()]!
+}
 
 /**
  * The landing settings of one open warehouse: `enter` when a run starts (the first sets them),
@@ -54,8 +78,10 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
   const settings = [
     ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
     ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : []),
-    ...(options.checkpointThreshold === undefined ? [["checkpoint_threshold", `'${LANDING_CHECKPOINT_THRESHOLD}'`]] : [])
+    ["checkpoint_threshold", `'${NO_AUTOMATIC_CHECKPOINT}'`]
   ]
+  const checkpointBytes = sizeBytes(options.checkpointThreshold ?? LANDING_CHECKPOINT_THRESHOLD)
+  const wal = db.path === MEMORY ? undefined : `${db.path}.wal`
   const mode = (delta: 1 | -1) =>
     settings.length === 0 || options.readOnly
       ? Effect.void
@@ -91,5 +117,29 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
         )
     )
 
-  return { enter: mode(1), leave: mode(-1), withMemoryToLand } as const
+  /**
+   * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
+   * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the memory limit
+   * raised to `CHECKPOINT_MEMORY_MB` for it unless the settings set the limit. A checkpoint DuckDB
+   * declines (another transaction in the way) is tried again after the next group.
+   */
+  const checkpointIfDue = Effect.suspend(() => {
+    if (landing === 0 || options.readOnly || wal === undefined) return Effect.void
+    const size = fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0
+    if (size < checkpointBytes) return Effect.void
+    return db.use("Cannot checkpoint the warehouse", async (conn) => {
+      const raise = options.memoryLimit === undefined && landingLimitMb < CHECKPOINT_MEMORY_MB
+      if (raise) await conn.run(`SET memory_limit = '${CHECKPOINT_MEMORY_MB}MB'`)
+      try {
+        await conn.run("CHECKPOINT")
+      } catch (e) {
+        if (/FATAL|invalidated/i.test(String(e))) throw e
+      } finally {
+        // DuckDB evicts down to the landing limit again (or keeps what it cannot evict until it can)
+        if (raise) await conn.run(`SET memory_limit = '${landingLimitMb}MB'`).catch(() => undefined)
+      }
+    })
+  })
+
+  return { enter: mode(1), leave: mode(-1), withMemoryToLand, checkpointIfDue } as const
 }
