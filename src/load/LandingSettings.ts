@@ -1,12 +1,12 @@
 /**
  * DuckDB's settings while a run lands pages (each unless the options set it: then that value holds
- * throughout); exports and queries between runs get DuckDB's own defaults back.
+ * throughout, the checkpoint threshold being the toolkit's to apply while landing); exports and
+ * queries between runs get DuckDB's own defaults back.
  *
  * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
  *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
  *   same wall time);
- * - memory_limit (`LANDING_MEMORY_LIMIT`, 256MB since a backlog failed at 80MB: see below). The
- *   history of the value: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
+ * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
  *   the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
  *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
  *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
@@ -32,12 +32,15 @@ import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js
 
 export const LANDING_THREADS = 1
 /**
- * 256MB since a 30-day alerts backlog (50,010 alerts, ~100,000 rows landed in one run, 1000-row
- * pages) ran DuckDB out of memory at 80MB under load, sometimes fatally (the database
- * invalidated mid-run, exit 1): 128MB and 256MB landed it 3 of 3 times under the same load. The
- * RSS figures above were measured at 80MB (`make bench` measures the current value).
+ * 80MB. It was 256MB for a while: a 30-day alerts backlog (50,010 alerts, ~100,000 rows landed in
+ * one run, 1000-row pages) under load died at 80MB with the database invalidated (exit 1). The
+ * cause was DuckDB's automatic checkpoint inside a group's commit, short of memory (fatal); the
+ * toolkit's own checkpoint now gets a raised limit, and the backlog landed 8 of 8 times at 48MB
+ * under load 12 (docs/BENCHMARKS.md). Peak RSS of the 207,071-property run: 287-290 MB at 80MB,
+ * 339-342 at 256MB, CPU within the noise. A group that does not fit is landed again with the
+ * limit doubled (`withMemoryToLand`).
  */
-export const LANDING_MEMORY_LIMIT_MB = 256
+export const LANDING_MEMORY_LIMIT_MB = 80
 export const LANDING_MEMORY_LIMIT = `${LANDING_MEMORY_LIMIT_MB}MB`
 /**
  * How far a group commit that runs out of memory at the landing limit may raise it (doubling).

@@ -22,13 +22,14 @@ export interface LandingPolicy extends PageQueueOptions {
 
 /**
  * The defaults: 32 pages or 8,000 records a transaction, a part-full group landed after 1 s, room
- * for two groups. The record bound keeps large pages in small transactions (at the old 80MB landing limit
- * 7 pages of 500 alerts did not fit; at 256MB a 30-day backlog of 1000-row pages lands 8 pages a
- * group, and a group that still does not fit is landed again with more memory). It was 4,000 until
- * issue 33, and counted every table's rows (a sourcing page of 200 records makes ~400): that split
- * sourcing's 32 pages of 200 in two or three groups, and every group joins the whole target table,
- * so CPU per row of a 207,071-property pull rose from 101 to 133-158 us (measured, A/B of the
- * bundle with only the bound changed; docs/BENCHMARKS.md).
+ * for two groups. The record bound keeps large pages in small transactions (at the 80MB landing
+ * limit 7 pages of 500 alerts did not fit; a 30-day backlog of 1000-row pages lands 8 pages a
+ * group, and a group that does not fit is landed again with the limit doubled, which then holds
+ * for the rest of the run). It was 4,000 until issue 33, and counted every table's rows (a
+ * sourcing page of 200 records makes ~400): that split sourcing's 32 pages of 200 in two or three
+ * groups, and every group joins the whole target table, so CPU per row of a 207,071-property pull
+ * rose from 101 to 133-158 us (measured, A/B of the bundle with only the bound changed;
+ * docs/BENCHMARKS.md).
  */
 export const DEFAULT_LANDING_POLICY: LandingPolicy = {
   capacity: 64,
