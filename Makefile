@@ -87,7 +87,7 @@ spend: $(DEPS)
 ## (`make test` runs the dialect matrix's share and none of the rest: vitest.config.ts)
 chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
-	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/reliability/chaos-paged.test.ts test/reliability/chaos-fanout.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts
+	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/reliability/chaos-paged.test.ts test/reliability/chaos-fanout.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts test/cli/backlog.test.ts
 
 ## Scheduled runs; CONFIG selects the settings file. `nightly` buys what changed (Monday to
 ## Saturday); `weekly` is the full pull (Sunday): --full-refresh forgets the incremental
