@@ -136,7 +136,8 @@ export const rateLimitLines = (rounds: ReadonlyArray<RateRound>): ReadonlyArray<
         baseline: `policy ${r.quota}/s`,
         ratio: use,
         target: ">= 0.95",
-        met: use >= 0.95
+        met: use >= 0.95,
+        why: `the rate follows the exchange time with one paid call in flight (budget.paidInFlight): ${pacingNote(r) || "no pacing figures"}; slots left idle mean no request was ready, a machine short of CPU for the CLI and the sandbox`
       },
       {
         group: "rate limit",

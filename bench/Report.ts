@@ -15,6 +15,8 @@ export interface Line {
   readonly spread?: string
   readonly target: string
   readonly met: boolean | undefined
+  /** Why the target is not met, as measured (printed under the table when it is not). */
+  readonly why?: string
 }
 
 export const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })
@@ -35,5 +37,13 @@ export const markdown = (lines: ReadonlyArray<Line>): string => {
   const head = ["group", "measure", "value", "baseline", "ratio", "target", ""]
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
-  return [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...rows.map(line)].join("\n")
+  const notes = lines.flatMap((l) =>
+    l.met === false && l.why ? [`- ${l.group}, ${l.measure.split(":")[0]}, target ${l.target}: ${l.why}`] : []
+  )
+  return [
+    line(head),
+    `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,
+    ...rows.map(line),
+    ...(notes.length > 0 ? ["", "Not met, and why (measured; docs/BENCHMARKS.md has the figures):", ...notes] : [])
+  ].join("\n")
 }

@@ -135,6 +135,10 @@ export const sourcingRounds = async (
   return out
 }
 
+/** The measured reason the CPU ratios miss their targets (docs/BENCHMARKS.md, issue 33). */
+const CPU_WHY =
+  "the toolkit writes guarantees the guarded loader leaves out (request log, history and slice keys, its own checkpoints: about 30% of the gap, on DuckDB's thread), and JS on the main thread with the GC it drives (about 70%: Effect's runtime, exact JSON, the per-page work, spread thin, no function above 3%); docs/BENCHMARKS.md, \"Why the CPU ratios are not met\""
+
 const rowsPerSecond = (m: Measured) => (m.rows * 1000) / m.wallMs
 const usPerRow = (m: Measured) => (m.cpuMs * 1000) / m.rows
 const show = (s: Spread, digits = 0, unit = "") => `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
@@ -159,7 +163,8 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       ratio: cpuRatio.median,
       spread: showRatio(cpuRatio),
       target: "<= 2.0",
-      met: cpuRatio.median <= 2.0
+      met: cpuRatio.median <= 2.0,
+      why: CPU_WHY
     },
     {
       group: "throughput",
@@ -178,8 +183,9 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       baseline: `guarded ${show(spread(r.guarded.map(usPerRow)), 1, " µs")}`,
       ratio: aroundRatio.median,
       spread: showRatio(aroundRatio),
-      target: "",
-      met: undefined
+      target: "<= 1.10",
+      met: aroundRatio.median <= 1.1,
+      why: CPU_WHY
     },
     {
       group: "throughput",
@@ -189,7 +195,8 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       ratio: e2eRatio.median,
       spread: showRatio(e2eRatio),
       target: ">= 0.5",
-      met: e2eRatio.median >= 0.5
+      met: e2eRatio.median >= 0.5,
+      why: "the run is CPU-bound (the CLI and the sandbox share the cores), so it follows the CPU per row above"
     },
     {
       group: "throughput",
@@ -208,7 +215,8 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       baseline: `hand ${show(spread(r.hand.map((m) => m.peakRssMb)), 0, " MB")}`,
       ratio: undefined,
       target: "<= 300 MB",
-      met: rss.median <= 300
+      met: rss.median <= 300,
+      why: "DuckDB's landing limit (80MB; a limit set in the settings holds instead) and V8's heap: docs/BENCHMARKS.md, \"Peak RSS against DuckDB's landing limit\""
     }
   ]
 }
