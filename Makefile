@@ -83,8 +83,9 @@ spend: $(DEPS)
 
 ## The nightly-style suite: 50 SIGKILLs per source, figures in data/chaos.json; then kills aimed
 ## at every instant of a warehouse's creation and migration, 10 kills and resumes of two sources,
-## 50 runs sharing a warehouse with the webhook receiver, and every pipeline in every dialect
-## (`make test` runs the dialect matrix's share and none of the rest: vitest.config.ts)
+## 50 runs sharing a warehouse with the webhook receiver, every pipeline in every dialect, and
+## the 30-day alerts backlog of a 50,000-property world (`make test` runs the dialect matrix's
+## share and the backlog of a 10,000-property world, none of the rest: vitest.config.ts)
 chaos: $(BUILT)
 	$(NODE_BIN)/tsx tools/chaos.ts --kills 50
 	CHAOS=full $(NODE_BIN)/vitest run test/reliability/creation-chaos.test.ts test/reliability/chaos-paged.test.ts test/reliability/chaos-fanout.test.ts test/cli/shared-warehouse.test.ts test/reliability/dialects.test.ts test/cli/backlog.test.ts

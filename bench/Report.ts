@@ -37,9 +37,12 @@ export const markdown = (lines: ReadonlyArray<Line>): string => {
   const head = ["group", "measure", "value", "baseline", "ratio", "target", ""]
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)))
   const line = (cells: ReadonlyArray<string>) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`
-  const notes = lines.flatMap((l) =>
-    l.met === false && l.why ? [`- ${l.group}, ${l.measure.split(":")[0]}, target ${l.target}: ${l.why}`] : []
-  )
+  // one note per reason, naming each line it holds for
+  const reasons = new Map<string, Array<string>>()
+  for (const l of lines)
+    if (l.met === false && l.why)
+      reasons.set(l.why, [...(reasons.get(l.why) ?? []), `${l.group}, ${l.measure.split(":")[0]}, target ${l.target}`])
+  const notes = [...reasons].map(([why, which]) => `- ${which.join("; ")}: ${why}`)
   return [
     line(head),
     `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`,

@@ -9,6 +9,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
+import { LANDING_MEMORY_LIMIT } from "../src/load/LandingSettings.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../src/sandbox/Credentials.js"
 import { type ChildFigures, measured, spread, type Spread } from "./ChildRun.js"
 import type { PlaceSet } from "./Places.js"
@@ -216,7 +217,7 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       ratio: undefined,
       target: "<= 300 MB",
       met: rss.median <= 300,
-      why: "DuckDB's landing limit (80MB; a limit set in the settings holds instead) and V8's heap: docs/BENCHMARKS.md, \"Peak RSS against DuckDB's landing limit\""
+      why: `DuckDB's landing limit (${LANDING_MEMORY_LIMIT}; a limit set in the settings holds instead) and V8's heap: docs/BENCHMARKS.md, "Peak RSS against DuckDB's landing limit"`
     }
   ]
 }

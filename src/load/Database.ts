@@ -30,7 +30,11 @@ export interface OpenOptions {
   readonly onLocked?: ((held: WarehouseError) => Effect.Effect<void, WarehouseError>) | undefined
   /** DuckDB's `memory_limit` (e.g. `"256MB"`). Default DuckDB's own: 80% of the machine's RAM. */
   readonly memoryLimit?: string | undefined
-  /** DuckDB's `checkpoint_threshold`, the WAL size that triggers a checkpoint (e.g. `"64MB"`). Default DuckDB's own: 16MB. */
+  /**
+   * The WAL size that triggers a checkpoint (e.g. `"64MB"`): DuckDB's `checkpoint_threshold`, and
+   * while a run lands the toolkit's own between groups (`LandingSettings.ts`). Default DuckDB's own
+   * (16MB), and 64MB while landing.
+   */
   readonly checkpointThreshold?: string | undefined
   /** DuckDB's worker threads. Default DuckDB's own: one per core. */
   readonly threads?: number | undefined

@@ -74,40 +74,40 @@ export const makeWarehouseLanding = (
 
     /**
      * Lands groups of staged pages (one group per run, in order) in one transaction: all of them
-     * or none. Raw bodies are archived first. The groups' staging tables are dropped after, landed or not.
+     * or none. Raw bodies are archived first. The groups' staging tables are dropped after, landed or not;
+     * then the warehouse is checkpointed if its WAL is due (`LandingSettings.checkpointIfDue`).
      */
     const landStaged = (groups: ReadonlyArray<{ readonly stage: Stage; readonly pages: ReadonlyArray<StagedPage> }>) =>
-      commitLock
-        .withPermits(1)(
-          Effect.gen(function* () {
-            const at = yield* now
-            const commits = groups.flatMap((g) => g.pages)
-            const runs = new Map<string, RunCounters>()
-            for (const commit of commits)
-              if (!runs.has(commit.runId))
-                runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
-            const raws = yield* archiveBodies(commits, runs)
-            // sealed after the archive: a page that cannot land still leaves its body on disk
-            for (const g of groups)
-              yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
-            const land = db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
-              inTransaction(conn, async () => {
-                const out: Array<PageSummary> = []
-                let i = 0
-                for (const { stage, pages } of groups) {
-                  const runId = pages[0]!.runId
-                  out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
-                  i += pages.length
-                }
-                return out
-              })
-            )
-            const landed = yield* settings.withMemoryToLand(land)
-            yield* settings.checkpointIfDue
-            return landed
-          })
+      commitLock.withPermits(1)(
+        Effect.gen(function* () {
+          const at = yield* now
+          const commits = groups.flatMap((g) => g.pages)
+          const runs = new Map<string, RunCounters>()
+          for (const commit of commits)
+            if (!runs.has(commit.runId)) runs.set(commit.runId, yield* db.use("Cannot read the run", (conn) => readRun(conn, commit.runId)))
+          const raws = yield* archiveBodies(commits, runs)
+          // sealed after the archive: a page that cannot land still leaves its body on disk
+          for (const g of groups)
+            yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
+          const land = db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
+            inTransaction(conn, async () => {
+              const out: Array<PageSummary> = []
+              let i = 0
+              for (const { stage, pages } of groups) {
+                const runId = pages[0]!.runId
+                out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
+                i += pages.length
+              }
+              return out
+            })
+          )
+          return yield* settings.withMemoryToLand(land)
+        }).pipe(
+          Effect.ensuring(dropStages(groups.map((g) => g.stage))),
+          // after the staging tables are gone: the checkpoint has their memory too
+          Effect.tap(() => settings.checkpointIfDue)
         )
-        .pipe(Effect.ensuring(dropStages(groups.map((g) => g.stage))))
+      )
 
     /** A new, empty staging group for pages of run `runId` (`Stage.ts`); `commitStaged` lands it. */
     const openStage = (runId: string) => stager.open(runId)
@@ -186,22 +186,27 @@ export const makeWarehouseLanding = (
       }
     ) {
       const at = yield* now
+      // the finish joins the run's keys with the tables (history closing): at a million keys that
+      // needs more than the landing limit, and it is not landed again like a group (its commit
+      // failing short of memory left rows behind), so it gets the room up front
       const closed = yield* commitLock.withPermits(1)(
-        db.use(`Cannot finish run ${runId}`, (conn) =>
-          inTransaction(conn, async () => {
-            const run = await readRun(conn, runId)
-            if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
-            const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
-            // a done run never resumes: the keys its pages brought live on in its slices' members
-            if (history && status === "done") await forgetHistoryKeys(conn, runId)
-            await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
-              status,
-              at,
-              error ?? null,
-              runId
-            ])
-            return closed
-          })
+        settings.withRoomToFinish(
+          db.use(`Cannot finish run ${runId}`, (conn) =>
+            inTransaction(conn, async () => {
+              const run = await readRun(conn, runId)
+              if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
+              const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
+              // a done run never resumes: the keys its pages brought live on in its slices' members
+              if (history && status === "done") await forgetHistoryKeys(conn, runId)
+              await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
+                status,
+                at,
+                error ?? null,
+                runId
+              ])
+              return closed
+            })
+          )
         )
       )
       yield* settings.leave

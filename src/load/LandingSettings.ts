@@ -6,8 +6,8 @@
  * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
  *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
  *   same wall time);
- * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing keeps nothing in DuckDB's cache it needs again, but DuckDB keeps
- *   the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
+ * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing
+ *   keeps nothing in DuckDB's cache it needs again, but DuckDB keeps the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
  *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
  *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
  *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
@@ -28,7 +28,7 @@
 import * as fs from "node:fs"
 import { Effect } from "effect"
 import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
-import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
+import { causeMessage, isFatal, isOutOfMemory, sqlError, type WarehouseError } from "./WarehouseError.js"
 
 export const LANDING_THREADS = 1
 /**
@@ -47,29 +47,41 @@ export const LANDING_MEMORY_LIMIT = `${LANDING_MEMORY_LIMIT_MB}MB`
  * Measured: a 24-day alerts backlog (80,039 alerts, 7 pages in a group) did not fit 80MB.
  */
 export const LANDING_MEMORY_CEILING_MB = 1280
-export const LANDING_CHECKPOINT_THRESHOLD = "64MB"
+export const LANDING_CHECKPOINT_THRESHOLD_MB = 64
+export const LANDING_CHECKPOINT_THRESHOLD = `${LANDING_CHECKPOINT_THRESHOLD_MB}MB`
 /** DuckDB's automatic checkpoint while landing: never (the toolkit checkpoints, `checkpointIfDue`). */
 const NO_AUTOMATIC_CHECKPOINT = "1000TB"
 /**
- * The memory limit a checkpoint gets while landing, when the limit is the toolkit's: a checkpoint
- * that runs out is fatal, so it gets the most a group commit may take. DuckDB takes only what the
- * checkpoint pins; the landing limit is set back after it.
+ * Assumed: the memory limit a checkpoint gets while landing, when the limit is the toolkit's. A
+ * checkpoint that runs out is fatal, so it gets the most a group commit may take. Nothing is
+ * evicted while the limit is up, so DuckDB's cache may grow during the checkpoint; measured, the
+ * 207,071-property run (two checkpoints) peaked at 284-291 MB, against 287-290 with DuckDB's own
+ * checkpoints at the same landing limit. The landing limit is set back after it.
  */
 const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
+/**
+ * Assumed: the memory limit a run's finish gets (its history closing joins every key of the run
+ * with the table), the most a group may take. A 1,034,151-property pull finished at 256MB (peak
+ * RSS 458 MB) and at 1280MB (480 MB); 80MB and 160MB did not.
+ */
+const FINISH_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 
-const UNITS: Record<string, number> = { kb: 1e3, mb: 1e6, gb: 1e9, tb: 1e12, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40 }
+const SHOWN_UNITS: Record<string, number> = { bytes: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, pib: 2 ** 50 }
 
-/** The bytes of a size the settings allow (`256MB`, `2 GiB`; DuckDB's units: KB = 1000, KiB = 1024). */
-export const sizeBytes = (size: string): number => {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGT]i?B)$/i.exec(size.trim())
-  if (m === null) throw new Error(`not a size: ${size}`)
-  return Number(m[1]) * UNITS[m[2]!.toLowerCase()]!
+/**
+ * The bytes of a size as DuckDB shows it (`current_setting`: "61.0 MiB", "16 bytes"), whatever
+ * spelling it was set with (`64MB`, `64M`, `64 megabytes`); undefined if not such a text.
+ */
+export const shownBytes = (shown: string): number | undefined => {
+  const m = /^(\d+(?:\.\d+)?)\s*(bytes|KiB|MiB|GiB|TiB|PiB)$/i.exec(shown.trim())
+  return m === null ? undefined : Number(m[1]) * SHOWN_UNITS[m[2]!.toLowerCase()]!
 }
 
 /**
  * The landing settings of one open warehouse: `enter` when a run starts (the first sets them),
  * `leave` when it ends (the last sets back what was there), `withMemoryToLand` around a group
- * commit.
+ * commit and the reads that grow with a run, `withRoomToFinish` around a run's finish,
+ * `checkpointIfDue` after a group.
  *
  * Not `RESET` when leaving: on DuckDB 1.5 `RESET memory_limit` changes the setting shown but leaves
  * the buffer manager at the landing limit, so an export after a run ran out of memory at that limit.
@@ -78,32 +90,39 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
   let landing = 0
   let landingLimitMb = LANDING_MEMORY_LIMIT_MB
   let before: ReadonlyArray<readonly [string, string]> = []
+  // the WAL size the toolkit checkpoints at: the settings' (as DuckDB read it at open), or its own
+  let checkpointBytes = LANDING_CHECKPOINT_THRESHOLD_MB * 1e6
   const settings = [
     ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
     ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : []),
     ["checkpoint_threshold", `'${NO_AUTOMATIC_CHECKPOINT}'`]
   ]
-  const checkpointBytes = sizeBytes(options.checkpointThreshold ?? LANDING_CHECKPOINT_THRESHOLD)
   const wal = db.path === MEMORY ? undefined : `${db.path}.wal`
+  /** What to set back when the last run ends: a value the settings gave as they gave it, else what DuckDB showed. */
+  const restore = (name: string, shown: string) =>
+    name === "checkpoint_threshold" && options.checkpointThreshold !== undefined ? literal(options.checkpointThreshold) : literal(shown)
   const mode = (delta: 1 | -1) =>
-    settings.length === 0 || options.readOnly
+    options.readOnly
       ? Effect.void
       : db.use("Cannot set DuckDB's landing settings", async (conn) => {
           landing = Math.max(0, landing + delta)
           if (delta === 1 && landing === 1) {
             const shown = await rowsOf(conn, `SELECT ${settings.map(([n]) => `current_setting('${n}')::VARCHAR AS ${n}`).join(", ")}`)
             before = settings.map(([name]) => [name, String(shown[0]![name!])] as const)
+            if (options.checkpointThreshold !== undefined)
+              checkpointBytes = shownBytes(String(shown[0]!.checkpoint_threshold)) ?? checkpointBytes
             for (const [name, value] of settings) await conn.run(`SET ${name} = ${value}`)
             landingLimitMb = LANDING_MEMORY_LIMIT_MB
           }
-          if (delta === -1 && landing === 0) for (const [name, value] of before) await conn.run(`SET ${name} = ${literal(value)}`)
+          if (delta === -1 && landing === 0) for (const [name, value] of before) await conn.run(`SET ${name} = ${restore(name, value)}`)
         })
 
   /**
    * A group that does not fit the landing limit (a backlog of large pages: DuckDB keeps a
    * transaction's rows and the keys it checks in memory) is landed again, the transaction having
    * rolled back whole, with the limit doubled, up to `LANDING_MEMORY_CEILING_MB`; the limit stays
-   * raised for the rest of the run. A limit the settings set is never changed.
+   * raised for the rest of the run. The same holds for the reads that grow with a run (a resumed
+   * run's keys). A limit the settings set is never changed.
    */
   const withMemoryToLand = <A>(land: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
     Effect.catchIf(
@@ -121,28 +140,69 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     )
 
   /**
+   * A run's finish with the memory limit raised to `FINISH_MEMORY_MB` for it (unless the settings
+   * set the limit), then the landing limit again. Its history closing joins every key of the run
+   * with the table: a 1,034,151-property pull ran out at 80MB, and landed again with the limit
+   * doubled its commit failed at 160MB with some of the first attempt's rows left behind (a
+   * duplicate key), so the finish gets its room before it starts instead of after a failure.
+   */
+  const withRoomToFinish = <A>(finish: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
+    Effect.suspend(() => {
+      if (landing === 0 || options.memoryLimit !== undefined || options.readOnly) return finish
+      const set = (mb: number) => db.use("Cannot set DuckDB's memory limit", (conn) => conn.run(`SET memory_limit = '${mb}MB'`))
+      return Effect.zipRight(
+        set(Math.max(FINISH_MEMORY_MB, landingLimitMb)),
+        Effect.ensuring(
+          finish,
+          // as after a checkpoint: a limit DuckDB cannot evict down to stays the one in force
+          Effect.catchAll(
+            Effect.suspend(() => set(landingLimitMb)),
+            () => Effect.sync(() => void (landingLimitMb = Math.max(FINISH_MEMORY_MB, landingLimitMb)))
+          )
+        )
+      )
+    })
+
+  /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
    * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the memory limit
-   * raised to `CHECKPOINT_MEMORY_MB` for it unless the settings set the limit. A checkpoint DuckDB
-   * declines (another transaction in the way) is tried again after the next group.
+   * raised to `CHECKPOINT_MEMORY_MB` for it unless the settings set the limit. Only a fatal error
+   * fails (the database is gone); a checkpoint DuckDB declines or cannot start (another write
+   * transaction in the way, the limit not raised) is logged and tried again after the next group:
+   * the group before it has landed either way.
    */
   const checkpointIfDue = Effect.suspend(() => {
     if (landing === 0 || options.readOnly || wal === undefined) return Effect.void
     const size = fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0
     if (size < checkpointBytes) return Effect.void
-    return db.use("Cannot checkpoint the warehouse", async (conn) => {
-      const raise = options.memoryLimit === undefined && landingLimitMb < CHECKPOINT_MEMORY_MB
-      if (raise) await conn.run(`SET memory_limit = '${CHECKPOINT_MEMORY_MB}MB'`)
-      try {
-        await conn.run("CHECKPOINT")
-      } catch (e) {
-        if (/FATAL|invalidated/i.test(String(e))) throw e
-      } finally {
-        // DuckDB evicts down to the landing limit again (or keeps what it cannot evict until it can)
-        if (raise) await conn.run(`SET memory_limit = '${landingLimitMb}MB'`).catch(() => undefined)
-      }
-    })
+    return db
+      .use("Cannot checkpoint the warehouse", async (conn): Promise<string | undefined> => {
+        const raise = options.memoryLimit === undefined && landingLimitMb < CHECKPOINT_MEMORY_MB
+        try {
+          if (raise) await conn.run(`SET memory_limit = '${CHECKPOINT_MEMORY_MB}MB'`)
+          await conn.run("CHECKPOINT")
+          return undefined
+        } catch (e) {
+          if (isFatal(sqlError("Cannot checkpoint the warehouse", e))) throw e
+          return causeMessage(e)
+        } finally {
+          if (raise) {
+            // DuckDB refuses a lower limit it cannot evict down to: then the raised one is the
+            // limit in force, and the rest of the run lands under it
+            await conn.run(`SET memory_limit = '${landingLimitMb}MB'`).catch(() => {
+              landingLimitMb = CHECKPOINT_MEMORY_MB
+            })
+          }
+        }
+      })
+      .pipe(
+        Effect.flatMap((declined) =>
+          declined === undefined
+            ? Effect.void
+            : Effect.logWarning(`The warehouse's checkpoint waits for the next group (the WAL is ${size} bytes): ${declined}`)
+        )
+      )
   })
 
-  return { enter: mode(1), leave: mode(-1), withMemoryToLand, checkpointIfDue } as const
+  return { enter: mode(1), leave: mode(-1), withMemoryToLand, withRoomToFinish, checkpointIfDue } as const
 }

@@ -41,7 +41,15 @@ const toRawPageRecord = (r: Record<string, unknown>): RawPageRecord => ({
   operation: r.operation === null || r.operation === undefined ? undefined : String(r.operation)
 })
 
-export const makeRunLog = (db: Database) => {
+/**
+ * `withMemory` wraps the reads that grow with a run (its slices' keys, the archived answers), which
+ * a resumed run makes while DuckDB is held at the landing limit: one that does not fit is read
+ * again with more memory (`LandingSettings.withMemoryToLand`).
+ */
+export const makeRunLog = (
+  db: Database,
+  withMemory: <A>(read: Effect.Effect<A, WarehouseError>) => Effect.Effect<A, WarehouseError> = (read) => read
+) => {
   const read = <A>(what: string, sql: string, params: ReadonlyArray<string | number>, f: (rows: Array<Record<string, unknown>>) => A) =>
     Effect.map(
       db.use(what, (conn) => rowsOf(conn, sql, params)),
@@ -98,7 +106,7 @@ export const makeRunLog = (db: Database) => {
       ),
 
     /** The key hashes each slice of a run read (`SliceKeys.ts`), for a resumed run. */
-    sliceKeys: (runId: string) => db.use("Cannot read _slice_keys", (conn) => readSliceKeys(conn, runId)),
+    sliceKeys: (runId: string) => withMemory(db.use("Cannot read _slice_keys", (conn) => readSliceKeys(conn, runId))),
 
     /**
      * Pages per slice of `pipeline`'s last complete full pull that read each slice (`_full_pulls`;
@@ -107,7 +115,7 @@ export const makeRunLog = (db: Database) => {
     lastFullRead: (pipeline: string) => db.use("Cannot read the last full pull", (conn) => readLastFullRead(conn, pipeline)),
 
     /** Paid answers archived with their request since `sinceIso` (`service/PaidAnswers.ts`), newest first. */
-    reusableAnswers: (sinceIso: string) => db.use("Cannot read _raw_pages", (conn) => readReusableAnswers(conn, sinceIso))
+    reusableAnswers: (sinceIso: string) => withMemory(db.use("Cannot read _raw_pages", (conn) => readReusableAnswers(conn, sinceIso)))
   } as const
 }
 

@@ -120,8 +120,9 @@ export const makeWarehouse = (options: WarehouseOptions = {}) =>
     const journal = options.journal === false || options.readOnly || path === MEMORY ? undefined : makePageJournal(`${db.path}.journal`)
 
     const registry = yield* loadTableRegistry(db)
-    const landing = yield* makeWarehouseLanding(db, registry, makeLandingSettings(db, options), { archive, journal, rawRoot })
-    return { ...landing, ...makeRunLog(db), ...makeTableReads(db, registry) } as const
+    const settings = makeLandingSettings(db, options)
+    const landing = yield* makeWarehouseLanding(db, registry, settings, { archive, journal, rawRoot })
+    return { ...landing, ...makeRunLog(db, settings.withMemoryToLand), ...makeTableReads(db, registry) } as const
   })
 
 /** What an open warehouse offers (the `Warehouse` service's shape): its three faces over one file. */

@@ -89,11 +89,14 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
 /**
  * DuckDB could not allocate within its memory_limit (the transaction rolled back): a statement's
  * `Out of Memory Error`, or a commit's `TransactionContext Error: Failed to commit: could not
- * allocate block of size ...`, which does not say "Out of Memory" (seen landing a 30-day alerts
- * backlog at a 48MB limit: the run paused where a doubled limit lands it).
+ * allocate block of size ...` or `... failed to allocate data of size ...`, which do not say "Out
+ * of Memory" (seen landing a 30-day alerts backlog at a 48MB limit, and finishing a
+ * 1,034,151-property pull at 160MB: the run paused where a doubled limit lands it).
  */
 export const isOutOfMemory = (e: WarehouseError): boolean =>
-  /Out of Memory Error|Failed to commit: (could not allocate|failed to pin) block/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
+  /Out of Memory Error|Failed to commit: (could not allocate block|failed to pin block|failed to allocate data)/i.test(
+    `${e.detail ?? ""} ${causeMessage(e.cause)}`
+  )
 
 /** DuckDB invalidated the database (a fatal error): nothing more runs on it in this process. */
 export const isFatal = (e: WarehouseError): boolean =>

@@ -7,8 +7,14 @@
  * `CHAOS=full npx vitest run test/cli/backlog.test.ts` with that limit lands it).
  */
 import { DuckDBInstance } from "@duckdb/node-api"
+import { it as effectIt } from "@effect/vitest"
+import { Effect } from "effect"
+import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
+import { rowsOf } from "../../src/load/Database.js"
+import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
+import { page, plotRow, plots, tempDir } from "./fixtures.js"
 
 /** The error DuckDB (the installed version) gives a statement that does not fit `limit`. */
 const statementOutOfMemory = async (limit: string): Promise<unknown> => {
@@ -44,9 +50,41 @@ describe("out of memory, as DuckDB says it", () => {
       )
     ).toBe(true)
     expect(isOutOfMemory(commit("TransactionContext Error: Failed to commit: failed to pin block of size 256.0 KiB"))).toBe(true)
+    // the wording met finishing a 1,034,151-property pull at 160MB
+    expect(
+      isOutOfMemory(
+        commit("TransactionContext Error: Failed to commit: failed to allocate data of size 512.0 KiB (152.2 MiB/152.5 MiB used)")
+      )
+    ).toBe(true)
     expect(isOutOfMemory(commit('Constraint Error: Duplicate key "id: 1" violates primary key constraint'))).toBe(false)
     expect(isOutOfMemory(commit("TransactionContext Error: Failed to commit: PRIMARY KEY or UNIQUE constraint violation"))).toBe(false)
     const fatal = commit("FATAL Error: Failed: database has been invalidated because of a previous fatal error")
     expect(isFatal(fatal)).toBe(true)
   })
+
+  effectIt.scoped(
+    "while landing, a group commit that runs DuckDB out of memory is landed again with the limit raised, and the run then finishes",
+    () =>
+      Effect.gen(function* () {
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+        yield* wh.ensureTables([plots])
+        yield* wh.startRun({ runId: "r", pipeline: "plots" })
+        // DuckDB held at what it holds already: any statement that needs a block more runs out of
+        // memory until the limit is raised
+        const squeeze = wh.withConnection("squeeze", async (conn) => {
+          const [held] = await rowsOf(conn, `SELECT sum(memory_usage_bytes)::BIGINT AS b FROM duckdb_memory()`)
+          await conn.run(`SET memory_limit = '${Math.max(Number(held!.b), 1 << 20)} bytes'`)
+        })
+        const limit = Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
+        yield* squeeze
+        const tight = yield* limit
+        yield* wh.commitPages([page("r", { plots: Array.from({ length: 2000 }, (_, i) => plotRow(i)) }, { key: "ES", value: 1 })])
+        expect(yield* wh.tableCounts()).toEqual({ plots: 2000 })
+        expect(yield* limit).not.toBe(tight)
+        yield* squeeze
+        yield* wh.finishRun("r", "done")
+        const [run] = yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)
+        expect(run!.status).toBe("done")
+      })
+  )
 })
