@@ -28,7 +28,7 @@
 import * as fs from "node:fs"
 import { Effect } from "effect"
 import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
-import { causeMessage, isFatal, isOutOfMemory, sqlError, type WarehouseError } from "./WarehouseError.js"
+import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
 
 export const LANDING_THREADS = 1
 /**
@@ -140,68 +140,53 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     )
 
   /**
-   * A run's finish with the memory limit raised to `FINISH_MEMORY_MB` for it (unless the settings
-   * set the limit), then the landing limit again. Its history closing joins every key of the run
-   * with the table: a 1,034,151-property pull ran out at 80MB, and landed again with the limit
-   * doubled its commit failed at 160MB with some of the first attempt's rows left behind (a
-   * duplicate key), so the finish gets its room before it starts instead of after a failure.
+   * `effect` with the memory limit raised to `mb` while landing (unless the settings set the limit
+   * or it is that high already), then the landing limit again. DuckDB refuses a lower limit it
+   * cannot evict down to: then the raised one is the limit in force for the rest of the run.
    */
-  const withRoomToFinish = <A>(finish: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
-    Effect.suspend(() => {
-      if (landing === 0 || options.memoryLimit !== undefined || options.readOnly) return finish
-      const set = (mb: number) => db.use("Cannot set DuckDB's memory limit", (conn) => conn.run(`SET memory_limit = '${mb}MB'`))
-      return Effect.zipRight(
-        set(Math.max(FINISH_MEMORY_MB, landingLimitMb)),
-        Effect.ensuring(
-          finish,
-          // as after a checkpoint: a limit DuckDB cannot evict down to stays the one in force
-          Effect.catchAll(
-            Effect.suspend(() => set(landingLimitMb)),
-            () => Effect.sync(() => void (landingLimitMb = Math.max(FINISH_MEMORY_MB, landingLimitMb)))
+  const withLimitRaisedTo =
+    (mb: number) =>
+    <A>(effect: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
+      Effect.suspend(() => {
+        if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= mb) return effect
+        const set = (to: number) => db.use("Cannot set DuckDB's memory limit", (conn) => conn.run(`SET memory_limit = '${to}MB'`))
+        return Effect.zipRight(
+          set(mb),
+          Effect.ensuring(
+            effect,
+            Effect.catchAll(
+              Effect.suspend(() => set(landingLimitMb)),
+              () => Effect.sync(() => void (landingLimitMb = mb))
+            )
           )
         )
-      )
-    })
+      })
+
+  /**
+   * A run's finish with the limit raised to `FINISH_MEMORY_MB`. Its history closing joins every
+   * key of the run with the table: a 1,034,151-property pull ran out at 80MB, and landed again with
+   * the limit doubled its commit failed at 160MB with some of the first attempt's rows left behind
+   * (a duplicate key), so the finish gets its room before it starts instead of after a failure.
+   */
+  const withRoomToFinish = withLimitRaisedTo(FINISH_MEMORY_MB)
 
   /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
-   * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the memory limit
-   * raised to `CHECKPOINT_MEMORY_MB` for it unless the settings set the limit. Only a fatal error
-   * fails (the database is gone); a checkpoint DuckDB declines or cannot start (another write
-   * transaction in the way, the limit not raised) is logged and tried again after the next group:
-   * the group before it has landed either way.
+   * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the limit raised to
+   * `CHECKPOINT_MEMORY_MB` for it. Only a fatal error fails (the database is gone); a checkpoint
+   * DuckDB declines or cannot start (another write transaction in the way, the limit not raised)
+   * is logged and tried again after the next group: the group before it has landed either way.
    */
   const checkpointIfDue = Effect.suspend(() => {
-    if (landing === 0 || options.readOnly || wal === undefined) return Effect.void
+    if (landing === 0 || wal === undefined) return Effect.void
     const size = fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0
     if (size < checkpointBytes) return Effect.void
-    return db
-      .use("Cannot checkpoint the warehouse", async (conn): Promise<string | undefined> => {
-        const raise = options.memoryLimit === undefined && landingLimitMb < CHECKPOINT_MEMORY_MB
-        try {
-          if (raise) await conn.run(`SET memory_limit = '${CHECKPOINT_MEMORY_MB}MB'`)
-          await conn.run("CHECKPOINT")
-          return undefined
-        } catch (e) {
-          if (isFatal(sqlError("Cannot checkpoint the warehouse", e))) throw e
-          return causeMessage(e)
-        } finally {
-          if (raise) {
-            // DuckDB refuses a lower limit it cannot evict down to: then the raised one is the
-            // limit in force, and the rest of the run lands under it
-            await conn.run(`SET memory_limit = '${landingLimitMb}MB'`).catch(() => {
-              landingLimitMb = CHECKPOINT_MEMORY_MB
-            })
-          }
-        }
-      })
-      .pipe(
-        Effect.flatMap((declined) =>
-          declined === undefined
-            ? Effect.void
-            : Effect.logWarning(`The warehouse's checkpoint waits for the next group (the WAL is ${size} bytes): ${declined}`)
-        )
+    return withLimitRaisedTo(CHECKPOINT_MEMORY_MB)(db.use("Cannot checkpoint the warehouse", (conn) => conn.run("CHECKPOINT"))).pipe(
+      Effect.catchIf(
+        (e) => !isFatal(e),
+        (e) => Effect.logWarning(`The warehouse's checkpoint waits for the next group (the WAL is ${size} bytes): ${e.detail}`)
       )
+    )
   })
 
   return { enter: mode(1), leave: mode(-1), withMemoryToLand, withRoomToFinish, checkpointIfDue } as const

@@ -12,7 +12,8 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { rowsOf } from "../../src/load/Database.js"
-import { makeWarehouse } from "../../src/load/Warehouse.js"
+import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
+import type { TableSpec } from "../../src/normalize/Table.js"
 import { isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
 
@@ -31,6 +32,16 @@ const statementOutOfMemory = async (limit: string): Promise<unknown> => {
     db.closeSync()
   }
 }
+
+/**
+ * DuckDB held at what it holds already: any statement that needs a block more runs out of memory
+ * until the limit is raised.
+ */
+const squeeze = (wh: WarehouseApi) =>
+  wh.withConnection("squeeze", async (conn) => {
+    const [held] = await rowsOf(conn, `SELECT sum(memory_usage_bytes)::BIGINT AS b FROM duckdb_memory()`)
+    await conn.run(`SET memory_limit = '${Math.max(Number(held!.b), 1 << 20)} bytes'`)
+  })
 
 describe("out of memory, as DuckDB says it", () => {
   it("a statement over the limit (DuckDB's own error, raised here) is out of memory, not fatal", async () => {
@@ -69,22 +80,51 @@ describe("out of memory, as DuckDB says it", () => {
         const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
         yield* wh.ensureTables([plots])
         yield* wh.startRun({ runId: "r", pipeline: "plots" })
-        // DuckDB held at what it holds already: any statement that needs a block more runs out of
-        // memory until the limit is raised
-        const squeeze = wh.withConnection("squeeze", async (conn) => {
-          const [held] = await rowsOf(conn, `SELECT sum(memory_usage_bytes)::BIGINT AS b FROM duckdb_memory()`)
-          await conn.run(`SET memory_limit = '${Math.max(Number(held!.b), 1 << 20)} bytes'`)
-        })
+
         const limit = Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
-        yield* squeeze
+        yield* squeeze(wh)
         const tight = yield* limit
         yield* wh.commitPages([page("r", { plots: Array.from({ length: 2000 }, (_, i) => plotRow(i)) }, { key: "ES", value: 1 })])
         expect(yield* wh.tableCounts()).toEqual({ plots: 2000 })
         expect(yield* limit).not.toBe(tight)
-        yield* squeeze
+        yield* squeeze(wh)
         yield* wh.finishRun("r", "done")
         const [run] = yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)
         expect(run!.status).toBe("done")
+      })
+  )
+
+  effectIt.scoped(
+    "while landing, a run's finish (its history closing) gets room before it starts: squeezed to what DuckDB holds, it ends done",
+    () =>
+      Effect.gen(function* () {
+        const history: TableSpec = { ...plots, disposition: "history" }
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+        yield* wh.ensureTables([history])
+        yield* wh.startRun({ runId: "r", pipeline: "plots", params: { scope: "a" } })
+        for (let p = 0; p < 10; p++)
+          yield* wh.commitPages([
+            page(
+              "r",
+              { plots: Array.from({ length: 2000 }, (_, i) => plotRow(p * 2000 + i)) },
+              { key: "A", value: p, done: p === 9 },
+              {
+                slice: { key: "A", received: 2000, landed: 2000, rejected: 0, done: p === 9 }
+              }
+            )
+          ])
+        yield* squeeze(wh)
+        yield* wh.finishRun("r", "done", undefined, {
+          pipeline: "plots",
+          scope: "a",
+          full: true,
+          shard: undefined,
+          closeAt: new Date().toISOString(),
+          scopeOfRun: (params) => (params as { scope?: string } | null)?.scope,
+          tables: [history]
+        })
+        expect(yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)).toEqual([{ status: "done" }])
+        expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _history_members`)).toEqual([{ n: 20_000 }])
       })
   )
 })
