@@ -28,8 +28,13 @@ import { WarehouseError } from "./WarehouseError.js"
  *   (what a refresh saved). Older warehouses gain both columns in place (NULL for earlier rows);
  *   the version is bumped because a toolkit of format 3 writes `_ledger` by position and would
  *   fail on the extra column: it now refuses the file with a clear message instead.
+ * - 5: `_history_members` has no primary key. DuckDB keeps such an index in memory, and a run's
+ *   finish inserted every key of its slices under it in one transaction (104 MB for 1,034,151
+ *   keys, out of memory at the landing limit); members are now added by an anti-join. Older
+ *   warehouses have the table rebuilt in place, rows kept; the version is bumped because a toolkit
+ *   of format 4 inserts with `ON CONFLICT DO NOTHING`, which DuckDB refuses on a table without a key.
  */
-export const FORMAT_VERSION = 4
+export const FORMAT_VERSION = 5
 export const FORMAT_NAME = "estate-etl-warehouse"
 
 /**
@@ -40,6 +45,10 @@ const LEDGER_DDL = (name: string) =>
   `CREATE TABLE IF NOT EXISTS ${name} (request_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
      operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL, units_remaining DOUBLE,
      PRIMARY KEY (run_id, request_id))`
+
+const MEMBERS_DDL = (name: string) =>
+  `CREATE TABLE IF NOT EXISTS ${name} (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+     table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL)`
 
 export const BOOKKEEPING_DDL = [
   `CREATE TABLE IF NOT EXISTS _meta (key VARCHAR PRIMARY KEY, value VARCHAR)`,
@@ -85,8 +94,8 @@ export const BOOKKEEPING_DDL = [
      "key" VARCHAR NOT NULL)`,
   // ... the keys each slice of a pipeline has listed under a scope (its parameters but the paging
   // ones), since the last complete full pull of that slice, ...
-  `CREATE TABLE IF NOT EXISTS _history_members (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
-     table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`,
+  // (format 5: no primary key, its index held every member in memory; inserts are anti-joins)
+  MEMBERS_DDL("_history_members"),
   // ... and each complete full pull: a done run whose every slice read to the service's end,
   // nothing incremental, no cap (what `plan` prices a full pull from, per slice), its shard if it
   // ran one (`i/n`: it closes nothing), and the history rows it closed per table
@@ -182,6 +191,16 @@ const migrateBill = async (conn: DuckDBConnection, names: ReadonlySet<string>) =
   if (names.has("_runs")) await conn.run(`ALTER TABLE _runs ADD COLUMN IF NOT EXISTS units_full DOUBLE`)
 }
 
+/** Version 4 -> 5: `_history_members` rebuilt without its primary key (DuckDB cannot drop one in place), rows kept. */
+const migrateMembers = async (conn: DuckDBConnection, names: ReadonlySet<string>) => {
+  if (!names.has("_history_members")) return
+  await conn.run(`DROP TABLE IF EXISTS _history_members_v5`)
+  await conn.run(MEMBERS_DDL("_history_members_v5"))
+  await conn.run(`INSERT INTO _history_members_v5 SELECT pipeline, scope, slice, table_name, "key" FROM _history_members`)
+  await conn.run(`DROP TABLE _history_members`)
+  await conn.run(`ALTER TABLE _history_members_v5 RENAME TO _history_members`)
+}
+
 /**
  * Writes the warehouse's creation time (`_meta.created_at`) unless it has one: the first open to
  * write does, not the creation, whose file is the same bytes for every warehouse a process makes
@@ -204,6 +223,7 @@ export const initialise = async (conn: DuckDBConnection, path: string): Promise<
     if (version !== undefined && version < 2 && names.has("_ledger")) await migrateLedger(conn)
     if (version !== undefined && version < 3) await migrateReuse(conn, names)
     if (version !== undefined && version < 4) await migrateBill(conn, names)
+    if (version !== undefined && version < 5) await migrateMembers(conn, names)
     for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
     if (!names.has("_meta")) {
       await conn.run(

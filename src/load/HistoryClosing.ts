@@ -77,6 +77,18 @@ export interface HistoryEnding {
   readonly closeAt: string
 }
 
+/**
+ * Adds the members `rows` selects (pipeline, scope, slice, table, key) that the scope does not hold
+ * yet, each once: `_history_members` has no key to conflict on (format 5), and an `EXCEPT`
+ * spills to disk where an index over every member stayed in memory.
+ */
+const addMembers = (conn: DuckDBConnection, ending: HistoryEnding, rows: string) =>
+  conn.run(
+    `INSERT INTO _history_members ${rows}
+     EXCEPT SELECT pipeline, scope, slice, table_name, "key" FROM _history_members
+       WHERE pipeline = ${literal(ending.pipeline)} AND scope = ${literal(ending.scope)}`
+  )
+
 const count = async (conn: DuckDBConnection, sql: string): Promise<number> => Number((await rowsOf(conn, sql))[0]?.n ?? 0)
 
 /**
@@ -116,10 +128,12 @@ const bootstrapMembers = async (
   if (foreign > 0) return false
   // the slice is unknown per row: each current key joins every slice this pull read (all of them
   // are read again by the next full pull, so the next membership is exact)
-  await conn.run(
-    `INSERT INTO _history_members SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, _sl.slice, ${t}, CAST(_t.${ident(spec.primaryKey[0]!)} AS VARCHAR)
+  await addMembers(
+    conn,
+    ending,
+    `SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, _sl.slice, ${t}, CAST(_t.${ident(spec.primaryKey[0]!)} AS VARCHAR)
      FROM ${ident(spec.name)} AS _t, (SELECT slice FROM _slices WHERE run_id = ${literal(runId)}) AS _sl
-     WHERE _t.${before} ON CONFLICT DO NOTHING`
+     WHERE _t.${before}`
   )
   return true
 }
@@ -173,9 +187,10 @@ export const endHistory = async (
            AND _k.table_name = _history_members.table_name AND _k."key" = _history_members."key")`
     )
   }
-  await conn.run(
-    `INSERT INTO _history_members SELECT DISTINCT ${literal(ending.pipeline)}, ${literal(ending.scope)}, slice, table_name, "key"
-     FROM _history_keys WHERE run_id = ${run} ON CONFLICT DO NOTHING`
+  await addMembers(
+    conn,
+    ending,
+    `SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, slice, table_name, "key" FROM _history_keys WHERE run_id = ${run}`
   )
   if (ending.full) {
     await conn.run(

@@ -108,7 +108,10 @@ const copyBookkeeping = async (conn: DuckDBConnection, alias: string) => {
   // which slice listed which history keys (`HistoryClosing.ts`): the target's next complete full
   // pull closes by them (a shard warehouse older than them has none)
   if (await hasTable(conn, alias, "_history_members"))
-    await conn.run(`INSERT INTO _history_members SELECT * FROM ${src("_history_members")} ON CONFLICT DO NOTHING`)
+    await conn.run(
+      `INSERT INTO _history_members SELECT pipeline, scope, slice, table_name, "key" FROM ${src("_history_members")}
+       EXCEPT SELECT pipeline, scope, slice, table_name, "key" FROM _history_members`
+    )
   // each run's slices, unknown keys and calls, by name (a shard older than one of them has none)
   for (const table of RUN_RECORDS) if (await hasTable(conn, alias, table)) await conn.run(`${await byName(table)} ON CONFLICT DO NOTHING`)
 }

@@ -3,11 +3,13 @@
  * pages land, a run that is no complete full pull closing nothing (its keys joining the members),
  * a complete full pull closing only its own scope's members of the slices it read, and a
  * warehouse older than membership closing its stale rows at its first full pull when nothing
- * else wrote the table.
+ * else wrote the table; a format 4 warehouse's members (under a primary key) migrated.
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
+import { DuckDBInstance } from "@duckdb/node-api"
+import { FORMAT_VERSION } from "../../src/load/Bookkeeping.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
@@ -53,6 +55,17 @@ const pull = (
 
 const current = (wh: WarehouseApi) =>
   Effect.map(wh.query(`SELECT id FROM plots_current ORDER BY id`), (rows) => rows.map((r) => String(r.id)))
+/** Statements on a closed warehouse file, outside the toolkit (what an older toolkit left). */
+const sql = async (file: string, statements: ReadonlyArray<string>) => {
+  const db = await DuckDBInstance.create(file)
+  const conn = await db.connect()
+  try {
+    for (const s of statements) await conn.run(s)
+  } finally {
+    conn.closeSync()
+    db.closeSync()
+  }
+}
 const ids = (...n: Array<number>) => n.map((i) => `plot_${i}`).sort()
 
 describe("closing what a full pull no longer sees", () => {
@@ -91,6 +104,15 @@ describe("closing what a full pull no longer sees", () => {
       // a record that comes back starts a new version
       yield* pull(wh, "r6", "2026-11-05T02:00:00.000Z", { A: [1, 2] }, { scope: "a", full: true })
       expect(yield* current(wh)).toEqual(ids(1, 2, 4, 5))
+      // members are kept once each without a key to conflict on (format 5): a repeat adds nothing
+      yield* pull(wh, "r7", "2026-11-06T02:00:00.000Z", { A: [1, 2], B: [4] }, { scope: "a", full: false })
+      expect(yield* wh.query(`SELECT scope, slice, "key" FROM _history_members ORDER BY scope, slice, "key"`)).toEqual([
+        { scope: "a", slice: "A", key: "plot_1" },
+        { scope: "a", slice: "A", key: "plot_2" },
+        { scope: "a", slice: "B", key: "plot_4" },
+        { scope: "a", slice: "B", key: "plot_5" },
+        { scope: "b", slice: "A", key: "plot_1" }
+      ])
     })
   )
 
@@ -108,6 +130,45 @@ describe("closing what a full pull no longer sees", () => {
       yield* other.query(`UPDATE _runs SET pipeline = 'another' WHERE run_id = 'o1'`)
       expect(yield* pull(other, "n1", T[1]!, { A: [1, 2] }, { scope: "a", full: true })).toEqual({ plots: 0 })
       expect(yield* current(other)).toEqual(ids(1, 2, 3))
+    })
+  )
+
+  it.effect("a format 4 warehouse (members under a primary key) is rebuilt without the key, members kept, and closes by them", () =>
+    Effect.gen(function* () {
+      const file = nodePath.join(tempDir(), "w4.duckdb")
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const wh = yield* makeWarehouse({ path: file })
+          yield* wh.ensureTables([history])
+          yield* pull(wh, "r1", T[0]!, { A: [1, 2, 3], B: [4] }, { scope: "a", full: true })
+        })
+      )
+      // what format 4 wrote: the same members under the primary key it had
+      yield* Effect.promise(() =>
+        sql(file, [
+          `CREATE TABLE _m4 (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+             table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`,
+          `INSERT INTO _m4 SELECT * FROM _history_members`,
+          `DROP TABLE _history_members`,
+          `ALTER TABLE _m4 RENAME TO _history_members`,
+          `UPDATE _meta SET value = '4' WHERE key = 'format_version'`
+        ])
+      )
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          const wh = yield* makeWarehouse({ path: file })
+          expect(yield* wh.query(`SELECT value FROM _meta WHERE key = 'format_version'`)).toEqual([{ value: String(FORMAT_VERSION) }])
+          expect(
+            yield* wh.query(
+              `SELECT count(*)::INTEGER AS n FROM duckdb_constraints() WHERE table_name = '_history_members' AND constraint_type = 'PRIMARY KEY'`
+            )
+          ).toEqual([{ n: 0 }])
+          expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _history_members`)).toEqual([{ n: 4 }])
+          // the members written under format 4 are what the next full pull of A closes by
+          expect(yield* pull(wh, "r2", T[1]!, { A: [1] }, { scope: "a", full: true })).toEqual({ plots: 2 })
+          expect(yield* current(wh)).toEqual(ids(1, 4))
+        })
+      )
     })
   )
 })
