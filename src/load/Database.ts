@@ -12,7 +12,7 @@ import { duckdb } from "./DuckDbApi.js"
 import { Duration, Effect, Schedule } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { causeMessage, damagedError, isDamaged, openError, sqlError, WarehouseError } from "./WarehouseError.js"
+import { causeMessage, damagedError, isDamaged, isFailedCommit, openError, sqlError, WarehouseError } from "./WarehouseError.js"
 
 export interface OpenOptions {
   /** How long to wait for another holder of the file to let go before failing `Locked`. Default 0. */
@@ -203,12 +203,44 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
         )
     )
     const mutex = yield* Effect.makeSemaphore(1)
+    // after a failed commit: what every later use fails with (see `refuseAfter`)
+    let refused: WarehouseError | undefined
+    /**
+     * A `COMMIT` DuckDB failed (`isFailedCommit`) leaves keys of rows it never wrote in the table's
+     * in-memory index, which the next commit and checkpoint would make permanent. So nothing more
+     * runs on this database in this process, and it is closed without its checkpoint: the next
+     * open replays the WAL (every transaction that did commit) into indexes read from the file.
+     */
+    const refuseAfter = async (failed: WarehouseError) => {
+      await conn.run("PRAGMA disable_checkpoint_on_shutdown").catch(() => undefined)
+      refused = new WarehouseError({
+        reason: "Sql",
+        path,
+        cause: failed.cause,
+        detail:
+          `${failed.detail}. DuckDB failed to commit, and may keep index entries of the rows it did not write: ${path} takes nothing ` +
+          `more in this process (nothing of that transaction landed). Run again: the run resumes where it stopped and reuses the pages it paid for`
+      })
+      return refused
+    }
     const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
       mutex.withPermits(1)(
-        Effect.tryPromise({
-          try: () => f(conn),
-          catch: (cause) => (isDamaged(cause) && !(cause instanceof WarehouseError) ? damagedError(path, cause) : sqlError(what, cause))
-        }).pipe(Effect.uninterruptible)
+        Effect.suspend(() =>
+          refused !== undefined
+            ? Effect.fail(refused)
+            : Effect.tryPromise({
+                try: () => f(conn),
+                catch: (cause) =>
+                  isDamaged(cause) && !(cause instanceof WarehouseError) ? damagedError(path, cause) : sqlError(what, cause)
+              }).pipe(
+                Effect.catchIf(isFailedCommit, (e) =>
+                  Effect.flatMap(
+                    Effect.promise(() => refuseAfter(e)),
+                    Effect.fail
+                  )
+                )
+              )
+        ).pipe(Effect.uninterruptible)
       )
     const openStaging = async () => {
       const c = await instance.connect()

@@ -5,6 +5,7 @@
  * order they are handed over; raw bodies are archived before their group commits, and the page
  * journal (when the file keeps one) is the runner's to write before that.
  */
+import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect } from "effect"
 import type { TableSpec } from "../normalize/Table.js"
 import { TS } from "./Bookkeeping.js"
@@ -43,6 +44,28 @@ export const makeWarehouseLanding = (
       )
       for (const spec of list) registry.declare(spec)
     })
+
+    /**
+     * One transaction of a run's landing (a group, a run's finish): its statements at the landing
+     * limit, landed again with the limit doubled if one of them runs out (the transaction rolled
+     * back whole), its `COMMIT` with room raised up front (a failed commit cannot be landed again:
+     * `isFailedCommit`).
+     */
+    const transact = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
+      settings.withMemoryToLand(
+        db.use(what, async (conn) => {
+          let setBack: (() => Promise<void>) | undefined
+          try {
+            return await inTransaction(conn, async () => {
+              const a = await f(conn)
+              setBack = await settings.roomToCommit(conn)
+              return a
+            })
+          } finally {
+            await setBack?.()
+          }
+        })
+      )
 
     /** Raw bodies of `commits` archived, numbered in commit order within their run, one file per run of consecutive pages. */
     const archiveBodies = (commits: ReadonlyArray<StagedPage>, runs: Map<string, RunCounters>) =>
@@ -89,19 +112,16 @@ export const makeWarehouseLanding = (
           // sealed after the archive: a page that cannot land still leaves its body on disk
           for (const g of groups)
             yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
-          const land = db.use(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, (conn) =>
-            inTransaction(conn, async () => {
-              const out: Array<PageSummary> = []
-              let i = 0
-              for (const { stage, pages } of groups) {
-                const runId = pages[0]!.runId
-                out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
-                i += pages.length
-              }
-              return out
-            })
-          )
-          return yield* settings.withMemoryToLand(land)
+          return yield* transact(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, async (conn) => {
+            const out: Array<PageSummary> = []
+            let i = 0
+            for (const { stage, pages } of groups) {
+              const runId = pages[0]!.runId
+              out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
+              i += pages.length
+            }
+            return out
+          })
         }).pipe(
           Effect.ensuring(dropStages(groups.map((g) => g.stage))),
           // after the staging tables are gone: the checkpoint has their memory too
@@ -186,28 +206,23 @@ export const makeWarehouseLanding = (
       }
     ) {
       const at = yield* now
-      // the finish joins the run's keys with the tables (history closing): at a million keys that
-      // needs more than the landing limit, and it is not landed again like a group (its commit
-      // failing short of memory left rows behind), so it gets the room up front
+      // the finish joins the run's keys with the tables (history closing): at a million keys its
+      // statements spill at the landing limit, and it is landed again like a group if one runs out
       const closed = yield* commitLock.withPermits(1)(
-        settings.withRoomToFinish(
-          db.use(`Cannot finish run ${runId}`, (conn) =>
-            inTransaction(conn, async () => {
-              const run = await readRun(conn, runId)
-              if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
-              const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
-              // a done run never resumes: the keys its pages brought live on in its slices' members
-              if (history && status === "done") await forgetHistoryKeys(conn, runId)
-              await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
-                status,
-                at,
-                error ?? null,
-                runId
-              ])
-              return closed
-            })
-          )
-        )
+        transact(`Cannot finish run ${runId}`, async (conn) => {
+          const run = await readRun(conn, runId)
+          if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
+          const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
+          // a done run never resumes: the keys its pages brought live on in its slices' members
+          if (history && status === "done") await forgetHistoryKeys(conn, runId)
+          await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
+            status,
+            at,
+            error ?? null,
+            runId
+          ])
+          return closed
+        })
       )
       yield* settings.leave
       return closed

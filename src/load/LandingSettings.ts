@@ -25,6 +25,7 @@
  *   database invalidated, the run exit 1: a 30-day alerts backlog at a 48MB limit under load 12).
  *   `checkpointIfDue` runs it after a group, with the limit raised for it (below).
  */
+import type { DuckDBConnection } from "@duckdb/node-api"
 import * as fs from "node:fs"
 import { Effect } from "effect"
 import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
@@ -60,11 +61,12 @@ const NO_AUTOMATIC_CHECKPOINT = "1000TB"
  */
 const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 /**
- * Assumed: the memory limit a run's finish gets (its history closing joins every key of the run
- * with the table), the most a group may take. A 1,034,151-property pull finished at 256MB (peak
- * RSS 458 MB) and at 1280MB (480 MB); 80MB and 160MB did not.
+ * Assumed: the memory limit a landing transaction's `COMMIT` gets (a group's, a run's finish; its
+ * statements run at the landing limit), the most a group may take. A commit that fails short of memory cannot be landed
+ * again in the same process (`isFailedCommit`), so it gets its room before it starts; it appends
+ * one group's rows, a few MB.
  */
-const FINISH_MEMORY_MB = LANDING_MEMORY_CEILING_MB
+const COMMIT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 
 const SHOWN_UNITS: Record<string, number> = { bytes: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, pib: 2 ** 50 }
 
@@ -80,8 +82,8 @@ export const shownBytes = (shown: string): number | undefined => {
 /**
  * The landing settings of one open warehouse: `enter` when a run starts (the first sets them),
  * `leave` when it ends (the last sets back what was there), `withMemoryToLand` around a group
- * commit and the reads that grow with a run, `withRoomToFinish` around a run's finish,
- * `checkpointIfDue` after a group.
+ * commit or a run's finish and the reads that grow with a run, `roomToCommit` before their
+ * `COMMIT`, `checkpointIfDue` after a group.
  *
  * Not `RESET` when leaving: on DuckDB 1.5 `RESET memory_limit` changes the setting shown but leaves
  * the buffer manager at the landing limit, so an export after a run ran out of memory at that limit.
@@ -118,9 +120,9 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
         })
 
   /**
-   * A group that does not fit the landing limit (a backlog of large pages: DuckDB keeps a
+   * A group whose statements do not fit the landing limit (a backlog of large pages: DuckDB keeps a
    * transaction's rows and the keys it checks in memory) is landed again, the transaction having
-   * rolled back whole, with the limit doubled, up to `LANDING_MEMORY_CEILING_MB`; the limit stays
+   * rolled back whole, with the limit doubled (never a failed commit: `isFailedCommit`), up to `LANDING_MEMORY_CEILING_MB`; the limit stays
    * raised for the rest of the run. The same holds for the reads that grow with a run (a resumed
    * run's keys). A limit the settings set is never changed.
    */
@@ -163,12 +165,22 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
       })
 
   /**
-   * A run's finish with the limit raised to `FINISH_MEMORY_MB`. Its history closing joins every
-   * key of the run with the table: a 1,034,151-property pull ran out at 80MB, and landed again with
-   * the limit doubled its commit failed at 160MB with some of the first attempt's rows left behind
-   * (a duplicate key), so the finish gets its room before it starts instead of after a failure.
+   * Inside a landing transaction, just before its `COMMIT`: the limit raised to `COMMIT_MEMORY_MB`
+   * (unless the settings set the limit or it is that high already). Returns what sets the landing
+   * limit back, to run once the transaction ended, committed or not; if DuckDB refuses the lower
+   * limit, the raised one stays in force for the rest of the run.
    */
-  const withRoomToFinish = withLimitRaisedTo(FINISH_MEMORY_MB)
+  const roomToCommit = async (conn: DuckDBConnection): Promise<() => Promise<void>> => {
+    if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= COMMIT_MEMORY_MB) return async () => undefined
+    await conn.run(`SET memory_limit = '${COMMIT_MEMORY_MB}MB'`)
+    return async () => {
+      try {
+        await conn.run(`SET memory_limit = '${landingLimitMb}MB'`)
+      } catch {
+        landingLimitMb = COMMIT_MEMORY_MB
+      }
+    }
+  }
 
   /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
@@ -189,5 +201,5 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     )
   })
 
-  return { enter: mode(1), leave: mode(-1), withMemoryToLand, withRoomToFinish, checkpointIfDue } as const
+  return { enter: mode(1), leave: mode(-1), withMemoryToLand, roomToCommit, checkpointIfDue } as const
 }

@@ -1,20 +1,23 @@
 /**
- * What counts as DuckDB running out of memory (`isOutOfMemory`): a group commit that does is landed
- * again with the landing limit doubled (`LandingSettings.withMemoryToLand`), anything else is not.
- * DuckDB words it two ways: a statement fails with `Out of Memory Error`, a commit with
- * `TransactionContext Error: Failed to commit: could not allocate block ...`, which a 30-day alerts
- * backlog met at a 48MB landing limit (the run paused until the commit's wording was recognised;
- * `CHAOS=full npx vitest run test/cli/backlog.test.ts` with that limit lands it).
+ * DuckDB running out of memory, as it says it. A statement that does (`isOutOfMemory`) fails
+ * inside its transaction, which rolls back whole: a group commit or a run's finish is landed again
+ * with the landing limit doubled (`LandingSettings.withMemoryToLand`). A `COMMIT` that fails
+ * (`isFailedCommit`: `TransactionContext Error: Failed to commit: could not allocate block ...`,
+ * met by a 30-day alerts backlog at a 48MB landing limit and a 1,034,151-property finish at
+ * 160MB) is never landed again in the same process: DuckDB keeps the keys of the rows it did not
+ * write in its in-memory index. A landing transaction's `COMMIT` gets its room up front
+ * (`roomToCommit`), and a warehouse whose commit failed anyway takes nothing more until reopened.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
-import { rowsOf } from "../../src/load/Database.js"
+import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
+import { makeLandingSettings } from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
-import { isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
+import { isFailedCommit, isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
 
 /** The error DuckDB (the installed version) gives a statement that does not fit `limit`. */
@@ -52,26 +55,109 @@ describe("out of memory, as DuckDB says it", () => {
     expect(isFatal(e)).toBe(false)
   })
 
-  it("a commit that cannot allocate a block is out of memory; other commit failures and a fatal error are not retried as such", () => {
+  it("a commit that fails is a failed commit, never out of memory (not landed again); a fatal error is neither", () => {
     const commit = (message: string) => sqlError("Cannot commit 1 page(s) of run r", new Error(message))
-    // the wording met landing the backlog at 48MB (DuckDB 1.5)
-    expect(
-      isOutOfMemory(
-        commit("TransactionContext Error: Failed to commit: could not allocate block of size 256.0 KiB (45.6 MiB/45.7 MiB used)")
-      )
-    ).toBe(true)
-    expect(isOutOfMemory(commit("TransactionContext Error: Failed to commit: failed to pin block of size 256.0 KiB"))).toBe(true)
-    // the wording met finishing a 1,034,151-property pull at 160MB
-    expect(
-      isOutOfMemory(
-        commit("TransactionContext Error: Failed to commit: failed to allocate data of size 512.0 KiB (152.2 MiB/152.5 MiB used)")
-      )
-    ).toBe(true)
+    const failed = [
+      // the wording met landing the backlog at 48MB (DuckDB 1.5)
+      "TransactionContext Error: Failed to commit: could not allocate block of size 256.0 KiB (45.6 MiB/45.7 MiB used)",
+      "TransactionContext Error: Failed to commit: failed to pin block of size 256.0 KiB",
+      // the wording met finishing a 1,034,151-property pull at 160MB
+      "TransactionContext Error: Failed to commit: failed to allocate data of size 512.0 KiB (152.2 MiB/152.5 MiB used)",
+      "TransactionContext Error: Failed to commit: PRIMARY KEY or UNIQUE constraint violation"
+    ]
+    for (const message of failed) {
+      expect(isFailedCommit(commit(message)), message).toBe(true)
+      expect(isOutOfMemory(commit(message)), message).toBe(false)
+    }
     expect(isOutOfMemory(commit('Constraint Error: Duplicate key "id: 1" violates primary key constraint'))).toBe(false)
-    expect(isOutOfMemory(commit("TransactionContext Error: Failed to commit: PRIMARY KEY or UNIQUE constraint violation"))).toBe(false)
+    expect(isFailedCommit(commit('Constraint Error: Duplicate key "id: 1" violates primary key constraint'))).toBe(false)
     const fatal = commit("FATAL Error: Failed: database has been invalidated because of a previous fatal error")
     expect(isFatal(fatal)).toBe(true)
   })
+
+  effectIt.effect(
+    "a COMMIT DuckDB fails: the warehouse takes nothing more in this process, by name; reopened, the rows of that commit are absent and land",
+    () =>
+      Effect.gen(function* () {
+        const file = nodePath.join(tempDir(), "warehouse.duckdb")
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const wh = yield* makeWarehouse({ path: file, rawDir: false })
+            yield* wh.ensureTables([plots])
+            yield* wh.startRun({ runId: "r", pipeline: "plots" })
+            yield* wh.commitPages([page("r", { plots: [plotRow(0)] }, { key: "ES", value: 1 })])
+            // a transaction whose statements ran with room and whose COMMIT DuckDB fails short of
+            // memory (a page's rows and charges; the limit lowered between them, as a busy machine would)
+            const failed = yield* Effect.flip(
+              wh.withConnection("a squeezed commit", async (conn) => {
+                await conn.run(`SET memory_limit = '1GB'`)
+                await conn.run("BEGIN")
+                await conn.run(
+                  `INSERT INTO plots (id, country, extra) SELECT 'plot_' || i, 'ES', to_json(repeat('y', 200)) FROM range(1, 300001) r(i)`
+                )
+                await conn.run(
+                  `INSERT INTO _ledger (request_id, run_id, pipeline, operation, units, "at")
+                   SELECT 'req-' || i, 'r', 'plots', 'plots.search', 1, now()::TIMESTAMP FROM range(1, 300001) r(i)`
+                )
+                await conn.run(`SET memory_limit = '20MB'`)
+                await conn.run("COMMIT")
+              })
+            )
+            expect(isFailedCommit(failed), failed.detail).toBe(true)
+            expect(failed.detail).toMatch(/takes nothing\s+more in this process \(nothing of that transaction landed\)\. Run again/)
+            // what comes after is refused with the same words, before DuckDB sees it
+            const next = yield* Effect.flip(wh.commitPages([page("r", { plots: [plotRow(1)] }, { key: "ES", value: 2 })]))
+            expect(next.detail).toBe(failed.detail)
+            expect((yield* Effect.flip(wh.tableCounts())).detail).toBe(failed.detail)
+          })
+        )
+        // reopened: the commit that landed is there, the failed one is not, and its rows and
+        // charges land (the WAL replayed into indexes read from the file)
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const wh = yield* makeWarehouse({ path: file, rawDir: false })
+            yield* wh.ensureTables([plots])
+            expect(yield* wh.tableCounts()).toEqual({ plots: 1 })
+            expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _ledger WHERE request_id LIKE 'req-%'`)).toEqual([{ n: 0 }])
+            yield* wh.startRun({ runId: "r", pipeline: "plots" })
+            const rows = { plots: Array.from({ length: 2000 }, (_, i) => plotRow(i)) }
+            const ledger = [{ requestId: "req-1", operation: "plots.search", units: 1, at: "2026-11-21T10:00:00.000Z" }]
+            yield* wh.commitPages([page("r", rows, { key: "ES", value: 2 }, { ledger })])
+            yield* wh.finishRun("r", "done")
+            expect(yield* wh.tableCounts()).toEqual({ plots: 2000 })
+            expect(yield* wh.query(`SELECT request_id, units FROM _ledger WHERE request_id = 'req-1'`)).toEqual([
+              { request_id: "req-1", units: 1 }
+            ])
+          })
+        )
+      })
+  )
+
+  effectIt.scoped(
+    "while landing, a COMMIT gets its room up front: squeezed the same way, it lands, and the landing limit is set back",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* openDatabase(nodePath.join(tempDir(), "warehouse.duckdb"))
+        const settings = makeLandingSettings(db, {})
+        yield* settings.enter
+        const limits = yield* db.use("the squeezed commit, with room", async (conn) => {
+          await conn.run(`CREATE TABLE t (id VARCHAR PRIMARY KEY, extra VARCHAR)`)
+          const limit = async () => String((await rowsOf(conn, `SELECT current_setting('memory_limit') AS m`))[0]!.m)
+          const landing = await limit()
+          await conn.run(`SET memory_limit = '1GB'`)
+          let setBack: (() => Promise<void>) | undefined
+          await inTransaction(conn, async () => {
+            await conn.run(`INSERT INTO t SELECT 'k' || i, repeat('y', 200) FROM range(300000) r(i)`)
+            await conn.run(`SET memory_limit = '20MB'`)
+            setBack = await settings.roomToCommit(conn)
+          })
+          const committing = await limit()
+          await setBack!()
+          return { landing, committing, after: await limit(), rows: Number((await rowsOf(conn, `SELECT count(*) AS n FROM t`))[0]!.n) }
+        })
+        expect(limits).toEqual({ landing: "76.2 MiB", committing: "1.1 GiB", after: "76.2 MiB", rows: 300000 })
+      })
+  )
 
   effectIt.scoped(
     "while landing, a group commit that runs DuckDB out of memory is landed again with the limit raised, and the run then finishes",
