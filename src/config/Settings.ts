@@ -169,9 +169,9 @@ const Size = Schema.String.pipe(
 export const DuckDbSection = Schema.Struct({
   /**
    * DuckDB's memory_limit, e.g. `256MB` or `2GB`, for everything when set. Default: 80MB while a
-   * run lands pages (`LANDING_MEMORY_LIMIT`, doubled for a group that does not fit, raised for
-   * the toolkit's checkpoints and the run's finish), DuckDB's own (80% of RAM) for exports and
-   * queries.
+   * run lands pages (`LANDING_MEMORY_LIMIT`, doubled for a group or a run's finish whose
+   * statements do not fit, raised for each commit and the toolkit's checkpoints), DuckDB's own
+   * (80% of RAM) for exports and queries.
    */
   memoryLimit: Schema.optional(Size),
   /**
