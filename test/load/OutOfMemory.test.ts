@@ -181,7 +181,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    "while landing, a run's finish (its history closing) gets room before it starts: squeezed to what DuckDB holds, it ends done",
+    "while landing, a run's finish (its history closing) squeezed to what DuckDB holds is landed again with the limit raised, and ends done",
     () =>
       Effect.gen(function* () {
         const history: TableSpec = { ...plots, disposition: "history" }
