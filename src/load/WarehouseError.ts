@@ -91,7 +91,8 @@ export const openError = (path: string, cause: unknown): WarehouseError => {
  * failed inside its transaction, which rolls back whole, so the work can be done again with more
  * memory. A commit that fails short of memory is not this (see `isFailedCommit`).
  */
-export const isOutOfMemory = (e: WarehouseError): boolean => /Out of Memory Error/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
+export const isOutOfMemory = (e: WarehouseError): boolean =>
+  /Out of Memory Error/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`) && !isFailedCommit(e)
 
 /**
  * DuckDB failed a `COMMIT` itself (`TransactionContext Error: Failed to commit: ...`: short of
