@@ -4,7 +4,6 @@
  * table, shard merges and exports of the current rows, and warehouses whose hashes are of an older
  * recipe (`v1`, or another DuckDB version's `v2`) landing the same records without new versions.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fs from "node:fs"
@@ -13,7 +12,7 @@ import { exportParquet } from "../../src/export/ParquetExport.js"
 import { mergeWarehouses } from "../../src/load/MergeWarehouses.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { Row, TableSpec } from "../../src/normalize/Table.js"
-import { page, plotRow, plots, tempDir } from "./fixtures.js"
+import { onFile, page, plotRow, plots, tempDir } from "./fixtures.js"
 import { exportedNames } from "../support/exportedNames.js"
 import { hashedColumns } from "../../src/load/HistoryTable.js"
 import { ident, literal } from "../../src/load/Database.js"
@@ -52,17 +51,6 @@ const versions = (wh: WarehouseApi, where = "TRUE") =>
 const open = (path?: string) => makeWarehouse({ path: path ?? nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
 
 /** Runs `sql` on the warehouse file directly (closed by the toolkit first), as another program would. */
-const onFile = (path: string, ...sql: ReadonlyArray<string>) =>
-  Effect.promise(async () => {
-    const db = await DuckDBInstance.create(path)
-    const conn = await db.connect()
-    try {
-      for (const s of sql) await conn.run(s)
-    } finally {
-      conn.closeSync()
-      db.closeSync()
-    }
-  })
 
 /** The `v1` recipe as the toolkit wrote it until issue 33 (frozen here: warehouses still hold it). */
 const v1HashSql = (spec: TableSpec) => {

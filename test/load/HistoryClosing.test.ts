@@ -8,11 +8,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as nodePath from "node:path"
-import { DuckDBInstance } from "@duckdb/node-api"
 import { FORMAT_VERSION } from "../../src/load/Bookkeeping.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
-import { page, plotRow, plots, tempDir } from "./fixtures.js"
+import { onFile, page, plotRow, plots, tempDir } from "./fixtures.js"
 
 const history: TableSpec = { ...plots, disposition: "history" }
 const T = ["2026-11-01T02:00:00.000Z", "2026-11-02T02:00:00.000Z", "2026-11-03T02:00:00.000Z", "2026-11-04T02:00:00.000Z"]
@@ -55,17 +54,6 @@ const pull = (
 
 const current = (wh: WarehouseApi) =>
   Effect.map(wh.query(`SELECT id FROM plots_current ORDER BY id`), (rows) => rows.map((r) => String(r.id)))
-/** Statements on a closed warehouse file, outside the toolkit (what an older toolkit left). */
-const sql = async (file: string, statements: ReadonlyArray<string>) => {
-  const db = await DuckDBInstance.create(file)
-  const conn = await db.connect()
-  try {
-    for (const s of statements) await conn.run(s)
-  } finally {
-    conn.closeSync()
-    db.closeSync()
-  }
-}
 const ids = (...n: Array<number>) => n.map((i) => `plot_${i}`).sort()
 
 describe("closing what a full pull no longer sees", () => {
@@ -144,15 +132,14 @@ describe("closing what a full pull no longer sees", () => {
         })
       )
       // what format 4 wrote: the same members under the primary key it had
-      yield* Effect.promise(() =>
-        sql(file, [
-          `CREATE TABLE _m4 (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
-             table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`,
-          `INSERT INTO _m4 SELECT * FROM _history_members`,
-          `DROP TABLE _history_members`,
-          `ALTER TABLE _m4 RENAME TO _history_members`,
-          `UPDATE _meta SET value = '4' WHERE key = 'format_version'`
-        ])
+      yield* onFile(
+        file,
+        `CREATE TABLE _m4 (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+           table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`,
+        `INSERT INTO _m4 SELECT * FROM _history_members`,
+        `DROP TABLE _history_members`,
+        `ALTER TABLE _m4 RENAME TO _history_members`,
+        `UPDATE _meta SET value = '4' WHERE key = 'format_version'`
       )
       yield* Effect.scoped(
         Effect.gen(function* () {

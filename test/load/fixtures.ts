@@ -1,4 +1,6 @@
 /** Shared fixtures of the load tests: temp folders, table specs and page builders. */
+import { DuckDBInstance } from "@duckdb/node-api"
+import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as nodePath from "node:path"
@@ -88,3 +90,16 @@ export const page = (
   retries: 0,
   ...extra
 })
+
+/** Statements on a closed warehouse file, outside the toolkit (what an older toolkit, or a hand, left). */
+export const onFile = (path: string, ...sql: ReadonlyArray<string>) =>
+  Effect.promise(async () => {
+    const db = await DuckDBInstance.create(path)
+    const conn = await db.connect()
+    try {
+      for (const s of sql) await conn.run(s)
+    } finally {
+      conn.closeSync()
+      db.closeSync()
+    }
+  })
