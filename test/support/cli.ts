@@ -9,9 +9,11 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import type { SandboxHandle } from "../../src/sandbox/Sandbox.js"
-import { expect } from "vitest"
-
-const expectFile = (): string => path.relative(ROOT, expect.getState().testPath ?? "")
+/**
+ * The test file running now, for ESTATE_SPAWN_LOG. Vitest is imported only then: importing it at
+ * the top fails outside vitest, and `tools/chaos.ts` (`make chaos`) imports these helpers.
+ */
+const expectFile = async (): Promise<string> => path.relative(ROOT, (await import("vitest")).expect.getState().testPath ?? "")
 
 const ROOT = path.resolve(import.meta.dirname, "../..")
 const MAIN = path.join(ROOT, "dist/bundle/main.js")
@@ -75,7 +77,10 @@ export const collect = (child: ChildProcess): Promise<CliResult> =>
       const started = Date.now()
       const file = expectFile()
       const args = child.spawnargs.slice(2, 5).join(" ")
-      child.on("close", () => fs.appendFileSync(SPAWN_LOG, `${file}\t${((Date.now() - started) / 1000).toFixed(2)}\t${args}\n`))
+      child.on("close", () => {
+        const seconds = ((Date.now() - started) / 1000).toFixed(2)
+        void file.then((f) => fs.appendFileSync(SPAWN_LOG, `${f}\t${seconds}\t${args}\n`))
+      })
     }
     let stdout = ""
     let stderr = ""
