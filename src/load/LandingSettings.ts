@@ -62,9 +62,9 @@ const NO_AUTOMATIC_CHECKPOINT = "1000TB"
 const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 /**
  * Assumed: the memory limit a landing transaction's `COMMIT` gets (a group's, a run's finish; its
- * statements run at the landing limit), the most a group may take. A commit that fails short of memory cannot be landed
- * again in the same process (`isFailedCommit`), so it gets its room before it starts; it appends
- * one group's rows, a few MB.
+ * statements run at the landing limit), the most a group may take. A commit that fails short of
+ * memory cannot be landed again in the same process (`isFailedCommit`), so it gets its room before
+ * it starts; it appends one group's rows, a few MB.
  */
 const COMMIT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 
@@ -120,10 +120,10 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
         })
 
   /**
-   * A group whose statements do not fit the landing limit (a backlog of large pages: DuckDB keeps a
-   * transaction's rows and the keys it checks in memory) is landed again, the transaction having
-   * rolled back whole, with the limit doubled (never a failed commit: `isFailedCommit`), up to `LANDING_MEMORY_CEILING_MB`; the limit stays
-   * raised for the rest of the run. The same holds for the reads that grow with a run (a resumed
+   * A group whose statements do not fit the landing limit (a backlog of large pages: DuckDB keeps
+   * a transaction's rows and the keys it checks in memory) is landed again, the transaction having
+   * rolled back whole, with the limit doubled (never a failed commit: `isFailedCommit`), up to
+   * `LANDING_MEMORY_CEILING_MB`; the limit stays raised for the rest of the run. The same holds for the reads that grow with a run (a resumed
    * run's keys). A limit the settings set is never changed.
    */
   const withMemoryToLand = <A>(land: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
