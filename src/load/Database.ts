@@ -211,18 +211,26 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
      * runs on this database in this process, and it is closed without its checkpoint: the next
      * open replays the WAL (every transaction that did commit) into indexes read from the file.
      */
-    const refuseAfter = async (failed: WarehouseError) => {
-      await conn.run("PRAGMA disable_checkpoint_on_shutdown").catch(() => undefined)
-      refused = new WarehouseError({
-        reason: "Sql",
-        path,
-        cause: failed.cause,
-        detail:
-          `${failed.detail}. DuckDB failed to commit, and may keep index entries of the rows it did not write: ${path} takes nothing ` +
-          `more in this process (nothing of that transaction landed). Run again: the run resumes where it stopped and reuses the pages it paid for`
+    const refuseAfter = (failed: WarehouseError) =>
+      Effect.gen(function* () {
+        const unsure = yield* Effect.promise(() =>
+          conn.run("PRAGMA disable_checkpoint_on_shutdown").then(
+            () => undefined,
+            (e: unknown) => causeMessage(e)
+          )
+        )
+        if (unsure !== undefined) yield* Effect.logWarning(`${path} may be checkpointed when it closes: ${unsure}`)
+        refused = new WarehouseError({
+          reason: failed.reason,
+          path,
+          cause: failed.cause,
+          detail:
+            `${failed.detail}. DuckDB failed to commit, and may keep index entries of the rows it did not write: ${path} takes nothing ` +
+            `more in this process (nothing of that transaction landed). Run again: the run resumes where it stopped ` +
+            `(the pages its journal kept are not paid again)`
+        })
+        return yield* Effect.fail(refused)
       })
-      return refused
-    }
     const use = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
       mutex.withPermits(1)(
         Effect.suspend(() =>
@@ -232,14 +240,7 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
                 try: () => f(conn),
                 catch: (cause) =>
                   isDamaged(cause) && !(cause instanceof WarehouseError) ? damagedError(path, cause) : sqlError(what, cause)
-              }).pipe(
-                Effect.catchIf(isFailedCommit, (e) =>
-                  Effect.flatMap(
-                    Effect.promise(() => refuseAfter(e)),
-                    Effect.fail
-                  )
-                )
-              )
+              }).pipe(Effect.catchIf(isFailedCommit, refuseAfter))
         ).pipe(Effect.uninterruptible)
       )
     const openStaging = async () => {

@@ -18,7 +18,7 @@
  *   checkpoint compresses again the table's last, still growing row group, so checkpoints every
  *   16MB of WAL cost the 207,071-property run about 1.0 s of CPU in its commits; at 64MB 0.35 s
  *   (measured on the thread running DuckDB), and the run's CPU 7-9% less. The rest is
- *   checkpointed when the warehouse closes, as before.
+ *   checkpointed when the warehouse closes, as before (not after a failed commit: `Database.use`).
  * - the checkpoints are the toolkit's, not DuckDB's: DuckDB's automatic one (checkpoint_threshold
  *   set out of reach while landing) runs inside a group's `COMMIT` at the landing limit, and a
  *   checkpoint that cannot pin a block is fatal in DuckDB ("Failed to create checkpoint", the

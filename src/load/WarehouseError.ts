@@ -103,7 +103,9 @@ export const isOutOfMemory = (e: WarehouseError): boolean =>
  * followed by a checkpoint writes those keys into the file for good (reproduced). So such a
  * database takes no more work in this process (`Database.use`).
  */
-export const isFailedCommit = (e: WarehouseError): boolean => /Failed to commit/i.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
+export const isFailedCommit = (e: WarehouseError): boolean =>
+  /TransactionContext Error: Failed to commit/.test(causeMessage(e.cause)) ||
+  /TransactionContext Error: Failed to commit/.test(e.detail ?? "")
 
 /** DuckDB invalidated the database (a fatal error): nothing more runs on it in this process. */
 export const isFatal = (e: WarehouseError): boolean =>

@@ -183,7 +183,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    "while landing, a run's finish (its history closing) squeezed to what DuckDB holds is landed again with the limit raised, and ends done",
+    "while landing, a run's finish (its history closing) squeezed to what DuckDB holds still ends done",
     () =>
       Effect.gen(function* () {
         const history: TableSpec = { ...plots, disposition: "history" }
