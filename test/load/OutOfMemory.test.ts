@@ -182,37 +182,35 @@ describe("out of memory, as DuckDB says it", () => {
       })
   )
 
-  effectIt.scoped(
-    "while landing, a run's finish (its history closing) squeezed to what DuckDB holds still ends done",
-    () =>
-      Effect.gen(function* () {
-        const history: TableSpec = { ...plots, disposition: "history" }
-        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
-        yield* wh.ensureTables([history])
-        yield* wh.startRun({ runId: "r", pipeline: "plots", params: { scope: "a" } })
-        for (let p = 0; p < 10; p++)
-          yield* wh.commitPages([
-            page(
-              "r",
-              { plots: Array.from({ length: 2000 }, (_, i) => plotRow(p * 2000 + i)) },
-              { key: "A", value: p, done: p === 9 },
-              {
-                slice: { key: "A", received: 2000, landed: 2000, rejected: 0, done: p === 9 }
-              }
-            )
-          ])
-        yield* squeeze(wh)
-        yield* wh.finishRun("r", "done", undefined, {
-          pipeline: "plots",
-          scope: "a",
-          full: true,
-          shard: undefined,
-          closeAt: new Date().toISOString(),
-          scopeOfRun: (params) => (params as { scope?: string } | null)?.scope,
-          tables: [history]
-        })
-        expect(yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)).toEqual([{ status: "done" }])
-        expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _history_members`)).toEqual([{ n: 20_000 }])
+  effectIt.scoped("while landing, a run's finish (its history closing) squeezed to what DuckDB holds still ends done", () =>
+    Effect.gen(function* () {
+      const history: TableSpec = { ...plots, disposition: "history" }
+      const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+      yield* wh.ensureTables([history])
+      yield* wh.startRun({ runId: "r", pipeline: "plots", params: { scope: "a" } })
+      for (let p = 0; p < 10; p++)
+        yield* wh.commitPages([
+          page(
+            "r",
+            { plots: Array.from({ length: 2000 }, (_, i) => plotRow(p * 2000 + i)) },
+            { key: "A", value: p, done: p === 9 },
+            {
+              slice: { key: "A", received: 2000, landed: 2000, rejected: 0, done: p === 9 }
+            }
+          )
+        ])
+      yield* squeeze(wh)
+      yield* wh.finishRun("r", "done", undefined, {
+        pipeline: "plots",
+        scope: "a",
+        full: true,
+        shard: undefined,
+        closeAt: new Date().toISOString(),
+        scopeOfRun: (params) => (params as { scope?: string } | null)?.scope,
+        tables: [history]
       })
+      expect(yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)).toEqual([{ status: "done" }])
+      expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _history_members`)).toEqual([{ n: 20_000 }])
+    })
   )
 })
