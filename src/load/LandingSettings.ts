@@ -7,7 +7,8 @@
  *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
  *   same wall time);
  * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing
- *   keeps nothing in DuckDB's cache it needs again, but DuckDB keeps the blocks of every table it wrote until the limit (its default is 80% of RAM), so a run's
+ *   keeps nothing in DuckDB's cache it needs again, but DuckDB keeps the blocks of every table it
+ *   wrote until the limit (its default is 80% of RAM), so a run's
  *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
  *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
  *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
@@ -123,8 +124,9 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
    * A group whose statements do not fit the landing limit (a backlog of large pages: DuckDB keeps
    * a transaction's rows and the keys it checks in memory) is landed again, the transaction having
    * rolled back whole, with the limit doubled (never a failed commit: `isFailedCommit`), up to
-   * `LANDING_MEMORY_CEILING_MB`; the limit stays raised for the rest of the run. The same holds for the reads that grow with a run (a resumed
-   * run's keys). A limit the settings set is never changed.
+   * `LANDING_MEMORY_CEILING_MB`; the limit stays raised for the rest of the run. The same holds
+   * for the reads that grow with a run (a resumed run's keys). A limit the settings set is never
+   * changed.
    */
   const withMemoryToLand = <A>(land: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
     Effect.catchIf(
@@ -142,45 +144,25 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     )
 
   /**
-   * `effect` with the memory limit raised to `mb` while landing (unless the settings set the limit
-   * or it is that high already), then the landing limit again. DuckDB refuses a lower limit it
-   * cannot evict down to: then the raised one is the limit in force for the rest of the run.
+   * On `conn`, while landing: the memory limit raised to `mb` (unless the settings set the limit or
+   * it is that high already). Returns what sets the landing limit back, to run once the work that
+   * needed the room ended, well or not; if DuckDB refuses the lower limit (it cannot evict down to
+   * it), the raised one stays in force for the rest of the run.
    */
-  const withLimitRaisedTo =
-    (mb: number) =>
-    <A>(effect: Effect.Effect<A, WarehouseError>): Effect.Effect<A, WarehouseError> =>
-      Effect.suspend(() => {
-        if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= mb) return effect
-        const set = (to: number) => db.use("Cannot set DuckDB's memory limit", (conn) => conn.run(`SET memory_limit = '${to}MB'`))
-        return Effect.zipRight(
-          set(mb),
-          Effect.ensuring(
-            effect,
-            Effect.catchAll(
-              Effect.suspend(() => set(landingLimitMb)),
-              () => Effect.sync(() => void (landingLimitMb = mb))
-            )
-          )
-        )
-      })
-
-  /**
-   * Inside a landing transaction, just before its `COMMIT`: the limit raised to `COMMIT_MEMORY_MB`
-   * (unless the settings set the limit or it is that high already). Returns what sets the landing
-   * limit back, to run once the transaction ended, committed or not; if DuckDB refuses the lower
-   * limit, the raised one stays in force for the rest of the run.
-   */
-  const roomToCommit = async (conn: DuckDBConnection): Promise<() => Promise<void>> => {
-    if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= COMMIT_MEMORY_MB) return async () => undefined
-    await conn.run(`SET memory_limit = '${COMMIT_MEMORY_MB}MB'`)
+  const raiseTo = async (conn: DuckDBConnection, mb: number): Promise<() => Promise<void>> => {
+    if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= mb) return async () => undefined
+    await conn.run(`SET memory_limit = '${mb}MB'`)
     return async () => {
       try {
         await conn.run(`SET memory_limit = '${landingLimitMb}MB'`)
       } catch {
-        landingLimitMb = COMMIT_MEMORY_MB
+        landingLimitMb = mb
       }
     }
   }
+
+  /** Inside a landing transaction, just before its `COMMIT`: room for it (`raiseTo` `COMMIT_MEMORY_MB`). */
+  const roomToCommit = (conn: DuckDBConnection) => raiseTo(conn, COMMIT_MEMORY_MB)
 
   /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
@@ -193,12 +175,21 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     if (landing === 0 || wal === undefined) return Effect.void
     const size = fs.statSync(wal, { throwIfNoEntry: false })?.size ?? 0
     if (size < checkpointBytes) return Effect.void
-    return withLimitRaisedTo(CHECKPOINT_MEMORY_MB)(db.use("Cannot checkpoint the warehouse", (conn) => conn.run("CHECKPOINT"))).pipe(
-      Effect.catchIf(
-        (e) => !isFatal(e),
-        (e) => Effect.logWarning(`The warehouse's checkpoint waits for the next group (the WAL is ${size} bytes): ${e.detail}`)
+    return db
+      .use("Cannot checkpoint the warehouse", async (conn) => {
+        const setBack = await raiseTo(conn, CHECKPOINT_MEMORY_MB)
+        try {
+          await conn.run("CHECKPOINT")
+        } finally {
+          await setBack()
+        }
+      })
+      .pipe(
+        Effect.catchIf(
+          (e) => !isFatal(e),
+          (e) => Effect.logWarning(`The warehouse's checkpoint waits for the next group (the WAL is ${size} bytes): ${e.detail}`)
+        )
       )
-    )
   })
 
   return { enter: mode(1), leave: mode(-1), withMemoryToLand, roomToCommit, checkpointIfDue } as const
