@@ -14,7 +14,7 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
-import { makeLandingSettings } from "../../src/load/LandingSettings.js"
+import { LANDING_MEMORY_CEILING_MB, LANDING_MEMORY_LIMIT, makeLandingSettings } from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
 import { isFailedCommit, isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
@@ -212,5 +212,35 @@ describe("out of memory, as DuckDB says it", () => {
       expect(yield* wh.query(`SELECT status FROM _runs WHERE run_id = 'r'`)).toEqual([{ status: "done" }])
       expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _history_members`)).toEqual([{ n: 20_000 }])
     })
+  )
+
+  effectIt.scoped(
+    "every landing transaction (each group, the run's finish) gets its COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows",
+    () =>
+      Effect.gen(function* () {
+        // a 1KB threshold: the toolkit checkpoints after every group
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false, checkpointThreshold: "1KB" })
+        yield* wh.ensureTables([plots])
+        yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+        yield* wh.startRun({ runId: "r", pipeline: "plots" })
+        yield* wh.commitPages([page("r", { plots: [plotRow(1), plotRow(2)] }, { key: "ES", value: 1 })])
+        yield* wh.commitPages([page("r", { plots: [plotRow(3)] }, { key: "ES", value: 2 })])
+        yield* wh.finishRun("r", "done")
+        const log = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`)).map((r) =>
+          String(r.message).replace(/\s+/g, " ")
+        )
+        const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
+        const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
+        // the landing transactions: the two groups (their counters) and the finish (the run's status)
+        const landings = log.flatMap((m, i) => (/^UPDATE _runs SET (pages|status) /.test(m) ? [i] : []))
+        expect(landings).toHaveLength(3)
+        for (const at of landings) {
+          const commit = log.indexOf("COMMIT", at)
+          expect(log.slice(commit - 1, commit + 2), log.slice(at, commit + 2).join("\n")).toEqual([raise, "COMMIT", setBack])
+        }
+        const checkpoints = log.flatMap((m, i) => (m === "CHECKPOINT" ? [i] : []))
+        expect(checkpoints.length).toBeGreaterThanOrEqual(2)
+        for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
+      })
   )
 })
