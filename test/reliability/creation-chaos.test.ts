@@ -11,8 +11,10 @@
  *   after), the checkpoint and close of the new file, the link that gives it its name, the first
  *   opening under that name, the first tables' COMMIT, the first landing's COMMIT and the
  *   checkpoint when the run closes the warehouse, plus kills at random instants of a first run;
- * - a format 1 warehouse (the ledger keyed by request id alone) opened by this version: the
- *   statements of its migration to the current format, its COMMIT and the checkpoint after.
+ * - a format 1 warehouse (the ledger keyed by request id alone, the history members under format
+ *   4's primary key) opened by this version: the statements of its migration to the current
+ *   format (format 5's rebuild of the members' table among them), its COMMIT and the checkpoint
+ *   after.
  *
  * After every kill the warehouse path holds nothing or a whole warehouse (of the old or the new
  * format, never between), and a later run and a `--full-refresh` run both exit 0.
@@ -47,6 +49,8 @@ const CREATION_CORE = [
   '{"at":"random","afterMs":'
 ]
 // the old format before the COMMIT, and the new one after it: both must be seen
+/** Members of an earlier pull in the format 4 table a migration rebuilds (kept whole, whatever the kill). */
+const MEMBERS = 1000
 const MIGRATION_CORE = ['"match":"^ALTER TABLE _raw_pages"', '"match":"^COMMIT$","nth":1,"phase":"after"']
 /** The aims this run kills at: all of them under CHAOS=full, else those matching `core` (the first of each). */
 const chosen = <A extends object>(aims: ReadonlyArray<A>, core: ReadonlyArray<string>): ReadonlyArray<A> =>
@@ -278,6 +282,11 @@ describe("crash-safe creation and migration", () => {
     await conn.run(`INSERT INTO _ledger_v1 SELECT request_id, run_id, pipeline, operation, units, "at" FROM _ledger`)
     await conn.run(`DROP TABLE _ledger`)
     await conn.run(`ALTER TABLE _ledger_v1 RENAME TO _ledger`)
+    // and the history members under format 4's primary key (format 5 dropped it), with members of a pull
+    await conn.run(`DROP TABLE _history_members`)
+    await conn.run(`CREATE TABLE _history_members (pipeline VARCHAR NOT NULL, scope VARCHAR NOT NULL, slice VARCHAR NOT NULL,
+      table_name VARCHAR NOT NULL, "key" VARCHAR NOT NULL, PRIMARY KEY (pipeline, scope, slice, table_name, "key"))`)
+    await conn.run(`INSERT INTO _history_members SELECT 'format-4-pull', 'all', 'DE', 'plots', 'plot_' || i FROM range(${MEMBERS}) r(i)`)
     await conn.run(`UPDATE _meta SET value = '1' WHERE key = 'format_version'`)
     const charges = Number((await conn.runAndReadAll(`SELECT count(*) AS n FROM _ledger`)).getRowObjectsJS()[0]!.n)
     conn.closeSync()
@@ -295,6 +304,10 @@ describe("crash-safe creation and migration", () => {
       sql("^CREATE TABLE IF NOT EXISTS _ledger_v2", "before"),
       sql("^ALTER TABLE _ledger_v2 RENAME", "before"),
       sql("^ALTER TABLE _raw_pages", "before"),
+      // format 4 -> 5: the members' table rebuilt without its primary key
+      sql("^INSERT INTO _history_members_v5", "before"),
+      sql("^DROP TABLE _history_members$", "after"),
+      sql("^ALTER TABLE _history_members_v5 RENAME", "before"),
       sql("^UPDATE _meta", "before"),
       sql("^COMMIT$", "before"),
       sql("^COMMIT$", "during", 0),
@@ -322,7 +335,9 @@ describe("crash-safe creation and migration", () => {
                     AND len(constraint_column_names) = 2) AS run_keyed,
                  (SELECT count(*) FROM duckdb_tables() WHERE table_name = '_slice_keys') AS slice_keys,
                  (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_raw_pages' AND column_name = 'request_key') AS request_key,
-                 (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_ledger' AND column_name = 'units_remaining') AS remaining`
+                 (SELECT count(*) FROM duckdb_columns() WHERE table_name = '_ledger' AND column_name = 'units_remaining') AS remaining,
+                 (SELECT count(*) FROM _history_members WHERE pipeline = 'format-4-pull') AS members,
+                 (SELECT count(*) FROM duckdb_constraints() WHERE table_name = '_history_members' AND constraint_type = 'PRIMARY KEY') AS members_keyed`
             )
           )
         )
@@ -333,7 +348,15 @@ describe("crash-safe creation and migration", () => {
       expect([what, state.version, layout[0]]).toEqual([
         what,
         v3 ? FORMAT_VERSION : 1,
-        { charges: expect.any(Number), run_keyed: v3 ? 1 : 0, slice_keys: v3 ? 1 : 0, request_key: v3 ? 1 : 0, remaining: v3 ? 1 : 0 }
+        {
+          charges: expect.any(Number),
+          run_keyed: v3 ? 1 : 0,
+          slice_keys: v3 ? 1 : 0,
+          request_key: v3 ? 1 : 0,
+          remaining: v3 ? 1 : 0,
+          members: MEMBERS,
+          members_keyed: v3 ? 0 : 1
+        }
       ])
       await laterRunsWork(w, what)
       expect((await stateOf(w.file)) as { version: number }).toMatchObject({ version: FORMAT_VERSION })
