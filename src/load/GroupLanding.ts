@@ -6,11 +6,12 @@
  *
  * Why literals and not parameters: DuckDB prepares a parameterised statement on every call
  * (about 3 ms each, measured; about 0.5 ms for the same statement with literals), and this is the
- * hot path of every run (docs/BENCHMARKS.md). Every value goes through `sqlValue`, which quotes
- * strings and refuses anything that is not a finite number, a boolean, a string or null.
+ * hot path of every run (docs/BENCHMARKS.md). The inserts of many rows (checkpoints, ledger,
+ * rejects, raw pages, slices, calls, slice keys, missing keys) carry them as one JSON literal
+ * (`BookkeepingRows.ts`): DuckDB binds every value of a `VALUES` list on its own. A single value
+ * goes through `sqlValue`. Both quote strings and refuse a number that is not finite.
  */
 import type { DuckDBConnection } from "@duckdb/node-api"
-import { TS } from "./Bookkeeping.js"
 import { literal, rowsOf } from "./Database.js"
 import { attemptsOf, checkpointOf, ledgerOf, rawBodyOf, type SliceProgress, sliceProgressOf, type StagedPage } from "./PageCommit.js"
 import type { Checkpoint } from "../extract/Page.js"
@@ -18,6 +19,18 @@ import { castedSelect, landSql } from "./PageStager.js"
 import { closable, historyKeysSql } from "./HistoryClosing.js"
 import type { StagedTable } from "./Stage.js"
 import { WarehouseError } from "./WarehouseError.js"
+import type { Cell } from "./JsonRows.js"
+import {
+  CALL_COLUMNS,
+  CHECKPOINT_COLUMNS,
+  insertInto,
+  LEDGER_COLUMNS,
+  MISSING_COLUMNS,
+  RAW_PAGE_COLUMNS,
+  REJECT_COLUMNS,
+  SLICE_COLUMNS,
+  SLICE_KEY_COLUMNS
+} from "./BookkeepingRows.js"
 
 /** Rows landed by one commit, per table (input rows, duplicates included). */
 export type PageSummary = Record<string, number>
@@ -37,8 +50,6 @@ export const sqlValue = (v: string | number | boolean | null | undefined): strin
   if (Number.isFinite(v)) return String(v)
   throw new WarehouseError({ reason: "BadValue", detail: `A bookkeeping number must be finite, got ${v}` })
 }
-
-const tuple = (values: ReadonlyArray<string>) => `(${values.join(", ")})`
 
 /** Key hashes (`SeenKeys.keyHash`, below 2^53) as the hex of their little-endian doubles. */
 const hashesHex = (keys: ArrayLike<number>): string => {
@@ -102,26 +113,15 @@ export const landGroup = async (
     rowsPerTable[table] = (rowsPerTable[table] ?? 0) + staged.rows
   }
 
-  const atTs = TS(sqlValue(at))
   const checkpoints = new Map<string, Checkpoint>()
   for (const c of pages) {
     const cp = checkpointOf(c)
     if (cp) checkpoints.set(cp.key, cp)
   }
   if (checkpoints.size > 0) {
+    const rows = [...checkpoints.values()].map((cp) => [pipeline, runId, cp.key, JSON.stringify(cp.value ?? null), cp.done, at])
     await conn.run(
-      `INSERT INTO _checkpoints VALUES ${[...checkpoints.values()]
-        .map((cp) =>
-          tuple([
-            sqlValue(pipeline),
-            sqlValue(runId),
-            sqlValue(cp.key),
-            sqlValue(JSON.stringify(cp.value ?? null)),
-            sqlValue(cp.done),
-            atTs
-          ])
-        )
-        .join(", ")}
+      `${insertInto("_checkpoints", CHECKPOINT_COLUMNS, rows)}
        ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
     )
   }
@@ -132,21 +132,10 @@ export const landGroup = async (
   const ledger = [...new Map(pages.flatMap(ledgerOf).map((l) => [l.requestId, l])).values()]
   let units = 0
   if (ledger.length > 0) {
+    const rows = ledger.map((l) => [l.requestId, runId, pipeline, l.operation, l.units, l.at, l.remaining ?? null])
     const inserted = await rowsOf(
       conn,
-      `INSERT INTO _ledger (request_id, run_id, pipeline, operation, units, "at", units_remaining) VALUES ${ledger
-        .map((l) =>
-          tuple([
-            sqlValue(l.requestId),
-            sqlValue(runId),
-            sqlValue(pipeline),
-            sqlValue(l.operation),
-            sqlValue(l.units),
-            TS(sqlValue(l.at)),
-            sqlValue(l.remaining ?? null)
-          ])
-        )
-        .join(", ")} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
+      `${insertInto("_ledger", LEDGER_COLUMNS, rows)} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
     )
     for (const r of inserted) units += Number(r.units)
   }
@@ -154,9 +143,11 @@ export const landGroup = async (
   const rejects = pages.flatMap((c) => c.rejects)
   if (rejects.length > 0) {
     await conn.run(
-      `INSERT INTO _rejects VALUES ${rejects
-        .map((r) => tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(r.table), sqlValue(r.reason), sqlValue(r.raw), atTs]))
-        .join(", ")}`
+      insertInto(
+        "_rejects",
+        REJECT_COLUMNS,
+        rejects.map((r) => [runId, pipeline, r.table, r.reason, r.raw, at])
+      )
     )
   }
 
@@ -165,26 +156,20 @@ export const landGroup = async (
     return raws[i] && body ? [{ raw: raws[i]!, pageKey: body.pageKey, request: body.request }] : []
   })
   if (archived.length > 0) {
-    await conn.run(
-      `INSERT OR REPLACE INTO _raw_pages (run_id, pipeline, seq, page_key, path, bytes, "at", operation, request_key, bought_at, units)
-       VALUES ${archived
-         .map(({ raw, pageKey, request }) =>
-           tuple([
-             sqlValue(runId),
-             sqlValue(pipeline),
-             sqlValue(raw.seq),
-             sqlValue(pageKey),
-             sqlValue(raw.path),
-             sqlValue(raw.bytes),
-             atTs,
-             sqlValue(request?.operation),
-             sqlValue(request?.key),
-             request ? TS(sqlValue(request.boughtAt)) : "NULL",
-             sqlValue(request?.units)
-           ])
-         )
-         .join(", ")}`
-    )
+    const rows = archived.map(({ raw, pageKey, request }) => [
+      runId,
+      pipeline,
+      raw.seq,
+      pageKey,
+      raw.path,
+      raw.bytes,
+      at,
+      request?.operation,
+      request?.key,
+      request?.boughtAt,
+      request?.units
+    ])
+    await conn.run(insertInto("_raw_pages", RAW_PAGE_COLUMNS, rows, "INSERT OR REPLACE INTO"))
   }
 
   type SliceTotals = Omit<SliceProgress, "key" | "fresh" | "freshKeys"> & { distinct: number; pages: number }
@@ -215,27 +200,23 @@ export const landGroup = async (
     })
   }
   if (slices.size > 0) {
+    const rows = [...slices].map(([key, s]) => [
+      runId,
+      pipeline,
+      key,
+      s.declared,
+      s.received,
+      s.landed,
+      s.rejected,
+      s.pages,
+      s.end?.kind,
+      s.end?.detail,
+      s.done,
+      at,
+      s.distinct
+    ])
     await conn.run(
-      `INSERT INTO _slices (run_id, pipeline, slice, declared, received, landed, rejected, pages, ended_by, end_detail, done,
-         updated_at, distinct_keys) VALUES ${[...slices]
-           .map(([key, s]) =>
-             tuple([
-               sqlValue(runId),
-               sqlValue(pipeline),
-               sqlValue(key),
-               sqlValue(s.declared),
-               sqlValue(s.received),
-               sqlValue(s.landed),
-               sqlValue(s.rejected),
-               sqlValue(s.pages),
-               sqlValue(s.end?.kind),
-               sqlValue(s.end?.detail),
-               sqlValue(s.done),
-               atTs,
-               sqlValue(s.distinct)
-             ])
-           )
-           .join(", ")}
+      `${insertInto("_slices", SLICE_COLUMNS, rows)}
        ON CONFLICT (run_id, slice) DO UPDATE SET declared = coalesce(EXCLUDED.declared, _slices.declared),
          received = _slices.received + EXCLUDED.received, landed = _slices.landed + EXCLUDED.landed,
          rejected = _slices.rejected + EXCLUDED.rejected, pages = _slices.pages + EXCLUDED.pages,
@@ -248,27 +229,24 @@ export const landGroup = async (
   // each fetched page as a call of its slice (a page landed again from the journal keeps its first row)
   const calls = pages.flatMap((c) => (c.entry ? [c.entry] : []))
   if (calls.length > 0) {
-    await conn.run(
-      `INSERT INTO _calls VALUES ${calls
-        .map(({ seq, page }) => {
-          const { charges, operation, request } = page.fetched
-          return tuple([
-            sqlValue(runId),
-            sqlValue(pipeline),
-            sqlValue(seq),
-            sqlValue(page.slice),
-            sqlValue(page.seq),
-            sqlValue(operation ?? charges[0]?.operation ?? request?.operation),
-            sqlValue(charges[0]?.requestId),
-            sqlValue(page.attempts.requests),
-            sqlValue(page.attempts.retries),
-            sqlValue(charges.reduce((u, l) => u + l.units, 0)),
-            page.timing ? TS(sqlValue(page.timing.startedAt)) : "NULL",
-            sqlValue(page.timing?.ms)
-          ])
-        })
-        .join(", ")} ON CONFLICT (run_id, seq) DO NOTHING`
-    )
+    const rows = calls.map(({ seq, page }): Array<Cell> => {
+      const { charges, operation, request } = page.fetched
+      return [
+        runId,
+        pipeline,
+        seq,
+        page.slice,
+        page.seq,
+        operation ?? charges[0]?.operation ?? request?.operation,
+        charges[0]?.requestId,
+        page.attempts.requests,
+        page.attempts.retries,
+        charges.reduce((u, l) => u + l.units, 0),
+        page.timing?.startedAt,
+        page.timing?.ms
+      ]
+    })
+    await conn.run(`${insertInto("_calls", CALL_COLUMNS, rows)} ON CONFLICT (run_id, seq) DO NOTHING`)
   }
 
   // the keys each page brought its slice (a group lands once: its rows are appended once)
@@ -278,19 +256,18 @@ export const landGroup = async (
   })
   if (keyed.length > 0) {
     await conn.run(
-      `INSERT INTO _slice_keys VALUES ${keyed.map((k) => tuple([sqlValue(runId), sqlValue(k.slice), `from_hex('${hashesHex(k.keys)}')`])).join(", ")}`
+      insertInto(
+        "_slice_keys",
+        SLICE_KEY_COLUMNS,
+        keyed.map((k) => [runId, k.slice, hashesHex(k.keys)])
+      )
     )
   }
 
   const missing = calls.flatMap(({ page }) => (page.missing ? [page.missing] : []))
   if (missing.length > 0) {
-    await conn.run(
-      `INSERT OR REPLACE INTO _missing VALUES ${missing
-        .map((m) =>
-          tuple([sqlValue(runId), sqlValue(pipeline), sqlValue(m.key), sqlValue(m.status), sqlValue(m.requestId), sqlValue(m.detail), atTs])
-        )
-        .join(", ")}`
-    )
+    const rows = missing.map((m) => [runId, pipeline, m.key, m.status, m.requestId, m.detail, at])
+    await conn.run(insertInto("_missing", MISSING_COLUMNS, rows, "INSERT OR REPLACE INTO"))
   }
 
   const sum = (f: (c: StagedPage) => number) => pages.reduce((s, c) => s + f(c), 0)

@@ -1,0 +1,98 @@
+/**
+ * The bookkeeping tables' columns as a landing group writes them (`GroupLanding.ts`), each with
+ * its JSON type and, where the table wants another, the expression that makes it, and the insert
+ * of many rows as one JSON literal (`JsonRows.ts`). The tables themselves: `Bookkeeping.ts`.
+ */
+import { TS } from "./Bookkeeping.js"
+import { type Cell, columnList, type RowColumn, selectRows } from "./JsonRows.js"
+
+const text = (name: string): RowColumn => ({ name, type: "VARCHAR" })
+const whole = (name: string): RowColumn => ({ name, type: "BIGINT" })
+const real = (name: string): RowColumn => ({ name, type: "DOUBLE" })
+const flag = (name: string): RowColumn => ({ name, type: "BOOLEAN" })
+/** A timestamp, given as its ISO text (UTC wall time, as `TS` writes it). */
+const time = (name: string): RowColumn => ({ name, type: "VARCHAR", as: TS })
+
+export const CHECKPOINT_COLUMNS = [
+  text("pipeline"),
+  text("run_id"),
+  text("key"),
+  { name: "value", type: "VARCHAR", as: (f) => `CAST(${f} AS JSON)` },
+  flag("done"),
+  time("updated_at")
+] satisfies Array<RowColumn>
+export const LEDGER_COLUMNS = [
+  text("request_id"),
+  text("run_id"),
+  text("pipeline"),
+  text("operation"),
+  real("units"),
+  time("at"),
+  real("units_remaining")
+]
+export const REJECT_COLUMNS = [text("run_id"), text("pipeline"), text("table_name"), text("reason"), text("raw"), time("at")]
+export const RAW_PAGE_COLUMNS = [
+  text("run_id"),
+  text("pipeline"),
+  whole("seq"),
+  text("page_key"),
+  text("path"),
+  whole("bytes"),
+  time("at"),
+  text("operation"),
+  text("request_key"),
+  time("bought_at"),
+  real("units")
+]
+export const SLICE_COLUMNS = [
+  text("run_id"),
+  text("pipeline"),
+  text("slice"),
+  whole("declared"),
+  whole("received"),
+  whole("landed"),
+  whole("rejected"),
+  whole("pages"),
+  text("ended_by"),
+  text("end_detail"),
+  flag("done"),
+  time("updated_at"),
+  whole("distinct_keys")
+]
+export const CALL_COLUMNS = [
+  text("run_id"),
+  text("pipeline"),
+  whole("seq"),
+  text("slice"),
+  whole("slice_seq"),
+  text("operation"),
+  text("request_id"),
+  whole("requests"),
+  whole("retries"),
+  real("units"),
+  time("started_at"),
+  real("ms")
+]
+/** The key hashes as hex (`hashesHex`), stored as their bytes. */
+export const SLICE_KEY_COLUMNS = [
+  text("run_id"),
+  text("slice"),
+  { name: "keys", type: "VARCHAR", as: (f) => `from_hex(${f})` }
+] satisfies Array<RowColumn>
+export const MISSING_COLUMNS = [
+  text("run_id"),
+  text("pipeline"),
+  text("key"),
+  whole("status"),
+  text("request_id"),
+  text("detail"),
+  time("at")
+]
+
+/** An insert of `rows` into a bookkeeping table (`JsonRows.ts`: one JSON literal, not a `VALUES` list). */
+export const insertInto = (
+  table: string,
+  columns: ReadonlyArray<RowColumn>,
+  rows: ReadonlyArray<ReadonlyArray<Cell>>,
+  verb = "INSERT INTO"
+) => `${verb} ${table} ${columnList(columns)} ${selectRows(columns, rows)}`

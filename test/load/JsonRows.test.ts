@@ -1,0 +1,88 @@
+/**
+ * Bookkeeping rows carried as one JSON literal (`JsonRows.ts`): what goes in comes back out of a
+ * real DuckDB, whatever the text holds, and what `sqlValue` refuses is still refused.
+ */
+import { DuckDBInstance } from "@duckdb/node-api"
+import { describe, expect, it } from "vitest"
+import { TS } from "../../src/load/Bookkeeping.js"
+import { CALL_COLUMNS, insertInto, LEDGER_COLUMNS } from "../../src/load/BookkeepingRows.js"
+import { rowsOf } from "../../src/load/Database.js"
+import { type Cell, columnList, type RowColumn, selectRows } from "../../src/load/JsonRows.js"
+import { WarehouseError } from "../../src/load/WarehouseError.js"
+
+const withDb = async <A>(f: (conn: Awaited<ReturnType<DuckDBInstance["connect"]>>) => Promise<A>): Promise<A> => {
+  const db = await DuckDBInstance.create(":memory:")
+  const conn = await db.connect()
+  try {
+    await conn.run("SET TimeZone = 'UTC'")
+    return await f(conn)
+  } finally {
+    conn.closeSync()
+    db.closeSync()
+  }
+}
+
+const columns: Array<RowColumn> = [
+  { name: "s", type: "VARCHAR" },
+  { name: "n", type: "BIGINT" },
+  { name: "x", type: "DOUBLE" },
+  { name: "b", type: "BOOLEAN" },
+  { name: "at", type: "VARCHAR", as: TS },
+  { name: "key", type: "VARCHAR", as: (f) => `from_hex(${f})` }
+]
+
+describe("bookkeeping rows as one JSON literal", () => {
+  it("every string comes back as it went in: quotes, backslashes, line breaks, JSON of its own, emoji; null and missing are NULL", async () => {
+    const strings = [
+      `it's "quoted"`,
+      "back\\slash \\u0041 and \\n literally",
+      "line\nbreak\ttab\r",
+      '{"a":[1,2],"b":null}',
+      "émoji 🏠 ünï",
+      "",
+      "'; DROP TABLE t; --"
+    ]
+    const rows: Array<Array<Cell>> = strings.map((s, i) => [s, 2 ** 40 + i, 0.1 + i, i % 2 === 0, "2026-11-27T17:01:17.123Z", "00ff10"])
+    rows.push([null, undefined, null, null, undefined, null])
+    const back = await withDb(async (conn) => {
+      await conn.run(`CREATE TABLE t (s VARCHAR, n BIGINT, x DOUBLE, b BOOLEAN, "at" TIMESTAMP, "key" BLOB)`)
+      await conn.run(`INSERT INTO t ${columnList(columns)} ${selectRows(columns, rows)}`)
+      return rowsOf(conn, `SELECT s, n, x, b, CAST("at" AS VARCHAR) AS at, hex("key") AS key FROM t ORDER BY n NULLS LAST`)
+    })
+    expect(back.map((r) => r.s)).toEqual([...strings, null])
+    expect(back.map((r) => r.n)).toEqual([...strings.map((_, i) => BigInt(2 ** 40 + i)), null])
+    expect(back.map((r) => r.x)).toEqual([...strings.map((_, i) => 0.1 + i), null])
+    expect(back.map((r) => r.b)).toEqual([...strings.map((_, i) => i % 2 === 0), null])
+    expect(back[0]).toMatchObject({ at: "2026-11-27 17:01:17.123", key: "00FF10" })
+    expect(back.at(-1)).toMatchObject({ at: null, key: null })
+  })
+
+  it("a lone surrogate is stored as U+FFFD, as a VALUES literal would store it", async () => {
+    const back = await withDb(async (conn) => {
+      await conn.run(`CREATE TABLE t (s VARCHAR)`)
+      await conn.run(`INSERT INTO t (s) ${selectRows([{ name: "s", type: "VARCHAR" }], [["a\uD800b"], ["c\uDC00"], ["ok \uD83C\uDFE0"]])}`)
+      return rowsOf(conn, `SELECT s FROM t ORDER BY s`)
+    })
+    expect(back.map((r) => r.s)).toEqual(["a\uFFFDb", "c\uFFFD", "ok \uD83C\uDFE0"])
+  })
+
+  it("refuses a number that is not finite and a row of the wrong width, before DuckDB sees them", () => {
+    for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
+      expect(() => selectRows(LEDGER_COLUMNS, [["req", "r", "p", "op", bad, "2026-11-27T00:00:00Z", null]])).toThrow(WarehouseError)
+    }
+    expect(() => selectRows(LEDGER_COLUMNS, [["req", "r"]])).toThrow(/2 values for 7 columns/)
+  })
+
+  it("a bookkeeping table's insert lands its rows and keeps its conflict clause (a call landed again keeps its first row)", async () => {
+    const call = (ms: number): Array<Cell> => ["r", "p", 1, "ES", 1, "op", "req-1", 1, 0, 1, "2026-11-27T00:00:00.000Z", ms]
+    const back = await withDb(async (conn) => {
+      await conn.run(`CREATE TABLE _calls (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
+        slice VARCHAR NOT NULL, slice_seq BIGINT NOT NULL, operation VARCHAR, request_id VARCHAR, requests BIGINT NOT NULL,
+        retries BIGINT NOT NULL, units DOUBLE NOT NULL, started_at TIMESTAMP, ms DOUBLE, PRIMARY KEY (run_id, seq))`)
+      await conn.run(`${insertInto("_calls", CALL_COLUMNS, [call(12.5)])} ON CONFLICT (run_id, seq) DO NOTHING`)
+      await conn.run(`${insertInto("_calls", CALL_COLUMNS, [call(99)])} ON CONFLICT (run_id, seq) DO NOTHING`)
+      return rowsOf(conn, `SELECT seq, ms, CAST(started_at AS VARCHAR) AS started_at FROM _calls`)
+    })
+    expect(back).toEqual([{ seq: 1n, ms: 12.5, started_at: "2026-11-27 00:00:00" }])
+  })
+})
