@@ -66,6 +66,36 @@ describe("bookkeeping rows as one JSON literal", () => {
     expect(back.map((r) => r.s)).toEqual(["a\uFFFDb", "c\uFFFD", "ok \uD83C\uDFE0"])
   })
 
+  it("apostrophes travel as JSON escapes: the statement's only quotes are its two literals' own, and every apostrophe comes back", async () => {
+    const raw = `{"street":"Rue de l'Église","note":"it's the owner's"}`
+    const rows = Array.from({ length: 500 }, (_, i) => [`${raw} #${i}`])
+    const sql = selectRows([{ name: "s", type: "VARCHAR" }], rows)
+    expect(sql.split("'")).toHaveLength(5)
+    const back = await withDb(async (conn) => {
+      await conn.run(`CREATE TABLE t (s VARCHAR)`)
+      await conn.run(`INSERT INTO t (s) ${sql}`)
+      return rowsOf(
+        conn,
+        `SELECT count(*)::INTEGER AS n, count(*) FILTER (WHERE s LIKE '${raw.replaceAll("'", "''")} #%')::INTEGER AS whole FROM t`
+      )
+    })
+    expect(back).toEqual([{ n: 500, whole: 500 }])
+  })
+
+  it("a value its column cannot hold is refused by name, as DuckDB refused it in a VALUES list, not read as NULL; halves round away from zero", async () => {
+    const count: Array<RowColumn> = [{ name: "declared", type: "BIGINT" }]
+    expect(() => selectRows(count, [["12"]])).toThrow(/declared takes a whole number, got string 12/)
+    expect(() => selectRows(count, [[1e20]])).toThrow(/declared takes a whole number within 2\^53/)
+    expect(() => selectRows([{ name: "units", type: "DOUBLE" }], [[true]])).toThrow(/units takes a number, got boolean/)
+    expect(() => selectRows([{ name: "done", type: "BOOLEAN" }], [["yes"]])).toThrow(/done takes a boolean/)
+    const back = await withDb(async (conn) => {
+      await conn.run(`CREATE TABLE t (declared BIGINT)`)
+      await conn.run(`INSERT INTO t (declared) ${selectRows(count, [[2.5], [3.4], [-2.5]])}`)
+      return rowsOf(conn, `SELECT declared FROM t ORDER BY declared`)
+    })
+    expect(back.map((r) => r.declared)).toEqual([-3n, 3n, 3n])
+  })
+
   it("refuses a number that is not finite and a row of the wrong width, before DuckDB sees them", () => {
     for (const bad of [Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(() => selectRows(LEDGER_COLUMNS, [["req", "r", "p", "op", bad, "2026-11-27T00:00:00Z", null]])).toThrow(WarehouseError)
