@@ -19,7 +19,7 @@ import { castedSelect, landSql } from "./PageStager.js"
 import { closable, historyKeysSql } from "./HistoryClosing.js"
 import type { StagedTable } from "./Stage.js"
 import { WarehouseError } from "./WarehouseError.js"
-import type { Cell } from "./JsonRows.js"
+import { type Cell, notFinite } from "./JsonRows.js"
 import {
   CALL_COLUMNS,
   CHECKPOINT_COLUMNS,
@@ -48,7 +48,7 @@ export const sqlValue = (v: string | number | boolean | null | undefined): strin
   if (typeof v === "string") return literal(v)
   if (typeof v === "boolean") return v ? "TRUE" : "FALSE"
   if (Number.isFinite(v)) return String(v)
-  throw new WarehouseError({ reason: "BadValue", detail: `A bookkeeping number must be finite, got ${v}` })
+  throw notFinite(v)
 }
 
 /** Key hashes (`SeenKeys.keyHash`, below 2^53) as the hex of their little-endian doubles. */

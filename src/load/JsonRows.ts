@@ -38,11 +38,12 @@ const refuse = (c: RowColumn, v: Cell, want: string) =>
     detail: `Bookkeeping column ${c.name} takes ${want}, got ${typeof v} ${String(v).slice(0, 40)}`
   })
 
+/** What a bookkeeping number that is not finite fails with, here and in `GroupLanding.sqlValue`. */
+export const notFinite = (v: number) => new WarehouseError({ reason: "BadValue", detail: `A bookkeeping number must be finite, got ${v}` })
+
 const cellOf = (c: RowColumn, v: Cell): string | number | boolean | null => {
   if (v === null || v === undefined) return null
-  if (typeof v === "number" && !Number.isFinite(v)) {
-    throw new WarehouseError({ reason: "BadValue", detail: `A bookkeeping number must be finite, got ${v}` })
-  }
+  if (typeof v === "number" && !Number.isFinite(v)) throw notFinite(v)
   switch (c.type) {
     case "VARCHAR":
       return typeof v === "string" ? v.replace(LONE_SURROGATE, "\uFFFD") : v

@@ -8,9 +8,9 @@
  *   same wall time);
  * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing
  *   keeps nothing in DuckDB's cache it needs again, but DuckDB keeps the blocks of every table it
- *   wrote until the limit (its default is 80% of RAM), so a run's
- *   memory grew with the table (measured: 507 MB peak at 967,537 properties against 369 MB at
- *   233,400; 429 against 384 at 128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
+ *   wrote until the limit (its default is 80% of RAM), so a run's memory grew with the table
+ *   (measured: 507 MB peak at 967,537 properties against 369 MB at 233,400; 429 against 384 at
+ *   128MB). 96MB: about 10 MB less peak RSS than 128MB, CPU within
  *   the noise, a few MB of a group's temporary tables written to `<warehouse>.tmp`. At 64MB that
  *   spill was 18 MB and cost ~10% more CPU; at 32MB a checkpoint failed ("failed to pin block").
  *   Then 80MB, together with the checkpoint threshold below: 10-11 MB less peak RSS than 96MB with

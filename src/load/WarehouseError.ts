@@ -104,8 +104,7 @@ export const isOutOfMemory = (e: WarehouseError): boolean =>
  * database takes no more work in this process (`Database.use`).
  */
 export const isFailedCommit = (e: WarehouseError): boolean =>
-  /TransactionContext Error: Failed to commit/.test(causeMessage(e.cause)) ||
-  /TransactionContext Error: Failed to commit/.test(e.detail ?? "")
+  /TransactionContext Error: Failed to commit/.test(`${e.detail ?? ""} ${causeMessage(e.cause)}`)
 
 /** DuckDB invalidated the database (a fatal error): nothing more runs on it in this process. */
 export const isFatal = (e: WarehouseError): boolean =>
