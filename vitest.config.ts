@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config"
+import { HeavyFirst } from "./test/support/HeavyFirst.js"
 
 /**
  * One project, one pool of at most two forks (the machines have two cores), for `make test`: the
@@ -86,6 +87,8 @@ export default defineConfig({
     pool: "forks",
     poolOptions: { forks: { maxForks: 2, minForks: 1 } },
     isolate: false,
+    // the slowest files first, so the two forks end together (a fresh clone has no timings)
+    sequence: { sequencer: HeavyFirst },
     reporters: ["default", "json"],
     outputFile: { json: ".vitest-report.json" },
     // the compiled CLI the child-process suites run (dist/, built once per run)
