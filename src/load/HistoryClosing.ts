@@ -78,15 +78,20 @@ export interface HistoryEnding {
 }
 
 /**
- * Adds the members `rows` selects (pipeline, scope, slice, table, key) that the scope does not hold
- * yet, each once: `_history_members` has no key to conflict on (format 5), and an `EXCEPT`
- * spills to disk where an index over every member stayed in memory.
+ * Adds the members `keys` selects (slice, table, key) that the scope does not hold yet, each once,
+ * under the ending's pipeline and scope: `_history_members` has no key to conflict on (format 5),
+ * and an `EXCEPT` spills to disk where an index over every member stayed in memory. The pipeline
+ * and scope are set after the `EXCEPT`, not compared in it: the scope is the run's parameters as
+ * JSON (hundreds of bytes with a list of places), and carried into every row of the set
+ * difference they made the 1,034,151-property finish run out of memory at the landing limit (a
+ * script, not kept: a 693-byte scope failed at 80MB, without it the same keys landed).
  */
-const addMembers = (conn: DuckDBConnection, ending: HistoryEnding, rows: string) =>
+const addMembers = (conn: DuckDBConnection, ending: HistoryEnding, keys: string) =>
   conn.run(
-    `INSERT INTO _history_members ${rows}
-     EXCEPT SELECT pipeline, scope, slice, table_name, "key" FROM _history_members
-       WHERE pipeline = ${literal(ending.pipeline)} AND scope = ${literal(ending.scope)}`
+    `INSERT INTO _history_members SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, slice, table_name, "key"
+     FROM (${keys}
+       EXCEPT SELECT slice, table_name, "key" FROM _history_members
+         WHERE pipeline = ${literal(ending.pipeline)} AND scope = ${literal(ending.scope)}) AS _new`
   )
 
 const count = async (conn: DuckDBConnection, sql: string): Promise<number> => Number((await rowsOf(conn, sql))[0]?.n ?? 0)
@@ -131,7 +136,7 @@ const bootstrapMembers = async (
   await addMembers(
     conn,
     ending,
-    `SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, _sl.slice, ${t}, CAST(_t.${ident(spec.primaryKey[0]!)} AS VARCHAR)
+    `SELECT _sl.slice, ${t} AS table_name, CAST(_t.${ident(spec.primaryKey[0]!)} AS VARCHAR) AS "key"
      FROM ${ident(spec.name)} AS _t, (SELECT slice FROM _slices WHERE run_id = ${literal(runId)}) AS _sl
      WHERE _t.${before}`
   )
@@ -187,11 +192,7 @@ export const endHistory = async (
            AND _k.table_name = _history_members.table_name AND _k."key" = _history_members."key")`
     )
   }
-  await addMembers(
-    conn,
-    ending,
-    `SELECT ${literal(ending.pipeline)}, ${literal(ending.scope)}, slice, table_name, "key" FROM _history_keys WHERE run_id = ${run}`
-  )
+  await addMembers(conn, ending, `SELECT slice, table_name, "key" FROM _history_keys WHERE run_id = ${run}`)
   if (ending.full) {
     await conn.run(
       `INSERT OR REPLACE INTO _full_pulls (run_id, pipeline, scope, shard, "at", closed) VALUES (${run}, ${literal(ending.pipeline)},

@@ -14,7 +14,12 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
-import { LANDING_MEMORY_CEILING_MB, LANDING_MEMORY_LIMIT, makeLandingSettings } from "../../src/load/LandingSettings.js"
+import {
+  CHECKPOINT_MB_PER_COLUMN,
+  LANDING_MEMORY_CEILING_MB,
+  LANDING_MEMORY_LIMIT,
+  makeLandingSettings
+} from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
 import { isFailedCommit, isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
@@ -214,14 +219,60 @@ describe("out of memory, as DuckDB says it", () => {
     })
   )
 
+  effectIt.scoped("a run's finish adds 300,000 members under a scope of 700 bytes at the landing limit, without raising it", () =>
+    Effect.gen(function* () {
+      const history: TableSpec = { ...plots, disposition: "history" }
+      const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+      yield* wh.ensureTables([history])
+      yield* wh.startRun({ runId: "r", pipeline: "plots" })
+      // a scope as long as a run's parameters with eleven places, carried by every member
+      const scope = JSON.stringify({
+        places: Array.from({ length: 11 }, (_, i) => ({ country: "ES", region: `Region ${i}`, city: `City ${i}` }))
+      })
+      expect(scope.length).toBeGreaterThan(500)
+      yield* wh.withConnection("the run's keys", async (conn) => {
+        await conn.run("CALL enable_logging('QueryLog')")
+        await conn.run(
+          `INSERT INTO _history_keys SELECT 'r', 'slice-' || (i % 11), 'plots', 'plot-' || md5(i::VARCHAR) FROM range(300000) r(i)`
+        )
+      })
+      yield* wh.finishRun("r", "done", undefined, {
+        pipeline: "plots",
+        scope,
+        full: false,
+        shard: undefined,
+        closeAt: new Date().toISOString(),
+        scopeOfRun: () => scope,
+        tables: [history]
+      })
+      expect(yield* wh.query(`SELECT count(*)::INTEGER AS n, count(DISTINCT scope)::INTEGER AS scopes FROM _history_members`)).toEqual([
+        { n: 300_000, scopes: 1 }
+      ])
+      // the members' set difference fitted the landing limit: the finish was not landed again with
+      // it doubled (the limits the toolkit sets in MB: the landing limit and the commit's room)
+      const limits = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND message LIKE 'SET memory_limit%'`))
+        .map((r) => String(r.message))
+        .filter((m) => /MB'$/.test(m))
+      expect(
+        limits.filter(
+          (m) => m !== `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'` && m !== `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
+        )
+      ).toEqual([])
+    })
+  )
+
   effectIt.scoped(
-    "every landing transaction (each group, the run's finish) gets its COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows",
+    "every landing transaction (each group, the run's finish) gets its COMMIT's room, and every checkpoint the room of the widest table, as DuckDB's own query log shows",
     () =>
       Effect.gen(function* () {
         // a 1KB threshold: the toolkit checkpoints after every group
         const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false, checkpointThreshold: "1KB" })
         yield* wh.ensureTables([plots])
         yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+        // a table of 40 columns, the widest: a checkpoint gets 40 x CHECKPOINT_MB_PER_COLUMN (CheckpointRoom.test.ts)
+        yield* wh.withConnection("a wide table", (conn) =>
+          conn.run(`CREATE TABLE wide (${Array.from({ length: 40 }, (_, i) => `c${i} VARCHAR`).join(", ")})`)
+        )
         yield* wh.startRun({ runId: "r", pipeline: "plots" })
         yield* wh.commitPages([page("r", { plots: [plotRow(1), plotRow(2)] }, { key: "ES", value: 1 })])
         yield* wh.commitPages([page("r", { plots: [plotRow(3)] }, { key: "ES", value: 2 })])
@@ -240,7 +291,8 @@ describe("out of memory, as DuckDB says it", () => {
         }
         const checkpoints = log.flatMap((m, i) => (m === "CHECKPOINT" ? [i] : []))
         expect(checkpoints.length).toBeGreaterThanOrEqual(2)
-        for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
+        const room = `SET memory_limit = '${40 * CHECKPOINT_MB_PER_COLUMN}MB'`
+        for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([room, "CHECKPOINT", setBack])
       })
   )
 })
