@@ -131,7 +131,7 @@ try {
       ratio: rss.median / rss200k,
       target,
       met: limit === undefined ? undefined : rss.median / rss200k <= limit,
-      why: "the toolkit's checkpoints: each one, with the limit raised so that it cannot fail (a checkpoint short of memory is fatal in DuckDB), takes about 100 MB more at a million rows, transient; the stream between them stays at 280-330 MB (docs/BENCHMARKS.md, the 1,034,151-property pull)"
+      why: "the peak is the run's finish, which adds the run's 1,000,000 keys to its slices' members (a set difference and as many rows appended in one transaction, at the landing limit): ~40 MB over the stream; the stream itself rises from ~280 to ~315 MB outside V8 (heap 58-67 MB, array buffers 10-23 MB throughout: native memory); the checkpoints add 10-20 MB since their room follows the widest table (docs/BENCHMARKS.md, the 1,034,151-property pull)"
     })
   }
   if (runs("memory")) await growth(small, "", undefined, 1)
