@@ -54,40 +54,20 @@ export const LANDING_CHECKPOINT_THRESHOLD = `${LANDING_CHECKPOINT_THRESHOLD_MB}M
 /** DuckDB's automatic checkpoint while landing: never (the toolkit checkpoints, `checkpointIfDue`). */
 const NO_AUTOMATIC_CHECKPOINT = "1000TB"
 /**
- * Assumed: the memory a checkpoint needs follows the width of the warehouse's widest table, and a
- * checkpoint while landing gets 3MB a column of it (nested types counted by their parts,
- * `columnWeight`), never less than the landing limit nor more than `LANDING_MEMORY_CEILING_MB`.
- * A checkpoint that runs out is fatal (the database invalidated), so it gets its room; not more,
- * because DuckDB evicts nothing below the limit and its cache grows to it during the checkpoint.
- * Measured on DuckDB 1.5.5 (a script, not kept: 6,400-row commits at 80MB, a checkpoint every 64MB
- * of WAL, RSS sampled every 20 ms): tables of 31 columns (two thirds text) failed at 30MB and
- * passed at 40MB, 90 columns failed at 80MB and passed at 120MB, 150 failed at 160MB and passed at
- * 240MB, so 1.0-1.6MB a column; three tables of 31 columns passed at 40MB (the widest counts, not
- * the sum). The room is what the spike is: the same 1,000,000 rows of 31 columns took RSS up by
- * ~200 MB a checkpoint at 1280MB (by ~800 MB with text that compresses badly), ~100 MB at 160MB
- * and under 5 MB at 40MB, and the checkpoints took 1.0-1.8 s at 40MB against 1.9-3.2 s at 1280MB.
- * The settings' `duckdb.memoryLimit` replaces all of this: a limit the user set is never changed.
+ * Assumed: the memory limit a checkpoint gets while landing, when the limit is the toolkit's. A
+ * checkpoint that runs out is fatal, so it gets the most a group commit may take. Nothing is
+ * evicted while the limit is up, so DuckDB's cache may grow during the checkpoint; measured, the
+ * 207,071-property run (two checkpoints) peaked at 284-291 MB, against 287-290 with DuckDB's own
+ * checkpoints at the same landing limit, and the 1,034,151-property pull's checkpoints take RSS up
+ * by 10-25 MB. The landing limit is set back after it.
+ *
+ * Not sized to the tables (measured at stop 43, DuckDB 1.5.5, docs/BENCHMARKS.md): a checkpoint
+ * needs 1.0-1.6MB a column of the widest table with short values (31 columns failed at 30MB, 150
+ * at 160MB), but more with long ones (a column of 51KB strings in 31 columns failed at 93MB and
+ * passed at 160MB: DuckDB reads 2,048 values at a time), so no room read from the catalog is
+ * safe, and a failure costs the run (exit 1) where the room costs transient RSS.
  */
-export const CHECKPOINT_MB_PER_COLUMN = 3
-
-/**
- * A column's parts as DuckDB stores them, read from its type: 1 for a scalar, and one more for
- * each field, element or value a nested type adds (`STRUCT(a VARCHAR, b VARCHAR)[]`: 4). An upper
- * bound (`DECIMAL(18,3)` counts 3): the checkpoint's room errs on the side of enough.
- */
-export const columnWeight = (type: string): number => 1 + (type.match(/[(,]|\[\]/g)?.length ?? 0)
-
-/** The memory (MB) a checkpoint gets for tables of these column types (`CHECKPOINT_MB_PER_COLUMN`). */
-export const checkpointRoomMb = (columns: ReadonlyArray<{ readonly table: string; readonly type: string }>): number => {
-  const widths = new Map<string, number>()
-  for (const c of columns) widths.set(c.table, (widths.get(c.table) ?? 0) + columnWeight(c.type))
-  const widest = Math.max(0, ...widths.values())
-  return Math.min(LANDING_MEMORY_CEILING_MB, Math.max(LANDING_MEMORY_LIMIT_MB, Math.ceil(widest * CHECKPOINT_MB_PER_COLUMN)))
-}
-
-/** Every column of the warehouse's own tables (not DuckDB's catalog views), for `checkpointRoomMb`. */
-const WAREHOUSE_COLUMNS = `SELECT schema_name || '.' || table_name AS "table", data_type AS "type" FROM duckdb_columns()
-  WHERE database_name = current_database() AND NOT internal`
+const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 /**
  * Assumed: the memory limit a landing transaction's `COMMIT` gets (a group's, a run's finish; its
  * statements run at the landing limit), the most a group may take. A commit that fails short of
@@ -193,8 +173,8 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
 
   /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
-   * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the limit raised for it
-   * to the room the warehouse's widest table needs (`checkpointRoomMb`). Only a fatal error fails (the database is gone); a checkpoint
+   * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the limit raised to
+   * `CHECKPOINT_MEMORY_MB` for it. Only a fatal error fails (the database is gone); a checkpoint
    * DuckDB declines or cannot start (another write transaction in the way, the limit not raised)
    * is logged and tried again after the next group: the group before it has landed either way.
    */
@@ -204,8 +184,7 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     if (size < checkpointBytes) return Effect.void
     return db
       .use("Cannot checkpoint the warehouse", async (conn) => {
-        const columns = (await rowsOf(conn, WAREHOUSE_COLUMNS)) as Array<{ table: string; type: string }>
-        const setBack = await raiseTo(conn, checkpointRoomMb(columns))
+        const setBack = await raiseTo(conn, CHECKPOINT_MEMORY_MB)
         try {
           await conn.run("CHECKPOINT")
         } finally {
