@@ -12,6 +12,14 @@ import { runOnce, type SandboxProc } from "./Procs.js"
 import { fmt, type Line, perSecond } from "./Report.js"
 import type { RunOnceOutput } from "./runOnce.js"
 
+/**
+ * Why a line of this file can miss its target: the reason the bench prints under the table.
+ * Measured: the plots-germany line gave 0.36, 0.43 and 0.45, market-time-series 0.40, 0.40 and
+ * 0.53, on the same code for their paths (stops 42 and 43).
+ */
+const THROUGHPUT_WHY =
+  "one run each (the floor, then the pipeline), not alternated: on the same code these lines gave 0.36-0.45 and 0.40-0.53 (docs/BENCHMARKS.md, stop 43), so a miss by a few hundredths is the machine; the pipeline is CPU-bound like sourcing-search and follows its CPU per row"
+
 /** plots-germany (all German plots of the world) end to end against its floor (offset pages of 100). */
 export const plotsThroughput = async (sandbox: SandboxProc, dir: string): Promise<{ lines: ReadonlyArray<Line>; run: RunOnceOutput }> => {
   const pageSize = 100
@@ -38,7 +46,8 @@ export const plotsThroughput = async (sandbox: SandboxProc, dir: string): Promis
         baseline: `floor ${fmt(floorRate)} records/s`,
         ratio: e2e / floorRate,
         target: ">= 0.40",
-        met: e2e / floorRate >= 0.4
+        met: e2e / floorRate >= 0.4,
+        why: THROUGHPUT_WHY
       }
     ]
   }
@@ -92,7 +101,8 @@ export const timeSeriesThroughput = async (
         baseline: `floor ${fmt(floorRate, 1)} requests/s`,
         ratio: e2e / floorRate,
         target: ">= 0.40",
-        met: e2e / floorRate >= 0.4
+        met: e2e / floorRate >= 0.4,
+        why: THROUGHPUT_WHY
       }
     ]
   }
