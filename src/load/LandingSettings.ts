@@ -59,7 +59,7 @@ const NO_AUTOMATIC_CHECKPOINT = "1000TB"
  * evicted while the limit is up, so DuckDB's cache may grow during the checkpoint; measured, the
  * 207,071-property run (two checkpoints) peaked at 284-291 MB, against 287-290 with DuckDB's own
  * checkpoints at the same landing limit, and the 1,034,151-property pull's checkpoints take RSS up
- * by 10-25 MB. The landing limit is set back after it.
+ * by 10-116 MB. The landing limit is set back after it.
  *
  * Not sized to the tables (measured at stop 43, DuckDB 1.5.5, docs/BENCHMARKS.md): a checkpoint
  * needs 1.0-1.6MB a column of the widest table with short values (31 columns failed at 30MB, 150
