@@ -12,7 +12,7 @@ import { TS } from "./Bookkeeping.js"
 import { type Database, inTransaction } from "./Database.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { endHistory, forgetHistoryKeys, type HistoryEnding } from "./HistoryClosing.js"
-import type { makeLandingSettings } from "./LandingSettings.js"
+import { type CommitSize, columnWeight, type makeLandingSettings } from "./LandingSettings.js"
 import { type PageCommit, rawBodyOf, type RunStatus, type StagedPage, type StartRun } from "./PageCommit.js"
 import type { PageJournal } from "./PageJournal.js"
 import type { RawArchive } from "./RawArchive.js"
@@ -49,16 +49,17 @@ export const makeWarehouseLanding = (
      * One transaction of a run's landing (a group, a run's finish): its statements at the landing
      * limit, landed again with the limit doubled if one of them runs out (the transaction rolled
      * back whole), its `COMMIT` with room raised up front (a failed commit cannot be landed again:
-     * `isFailedCommit`).
+     * `isFailedCommit`) unless it is a group of a `size` that commits at the landing limit
+     * (`LandingSettings.roomToCommit`).
      */
-    const transact = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>) =>
+    const transact = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>, size?: CommitSize) =>
       settings.withMemoryToLand(
         db.use(what, async (conn) => {
           let setBack: (() => Promise<void>) | undefined
           try {
             return await inTransaction(conn, async () => {
               const a = await f(conn)
-              setBack = await settings.roomToCommit(conn)
+              setBack = await settings.roomToCommit(conn, size)
               return a
             })
           } finally {
@@ -100,7 +101,10 @@ export const makeWarehouseLanding = (
      * or none. Raw bodies are archived first. The groups' staging tables are dropped after, landed or not;
      * then the warehouse is checkpointed if its WAL is due (`LandingSettings.checkpointIfDue`).
      */
-    const landStaged = (groups: ReadonlyArray<{ readonly stage: Stage; readonly pages: ReadonlyArray<StagedPage> }>) =>
+    const landStaged = (
+      groups: ReadonlyArray<{ readonly stage: Stage; readonly pages: ReadonlyArray<StagedPage> }>,
+      bytes: number | undefined
+    ) =>
       commitLock.withPermits(1)(
         Effect.gen(function* () {
           const at = yield* now
@@ -112,16 +116,29 @@ export const makeWarehouseLanding = (
           // sealed after the archive: a page that cannot land still leaves its body on disk
           for (const g of groups)
             yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
-          return yield* transact(`Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`, async (conn) => {
-            const out: Array<PageSummary> = []
-            let i = 0
-            for (const { stage, pages } of groups) {
-              const runId = pages[0]!.runId
-              out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
-              i += pages.length
+          let rows = 0
+          for (const commit of commits) for (const table in commit.counts) rows += commit.counts[table]!
+          let widest = 0
+          for (const { stage } of groups)
+            for (const { spec } of stage.tables.values()) {
+              let weight = 0
+              for (const c of spec.columns) weight += columnWeight(c.type)
+              widest = Math.max(widest, weight)
             }
-            return out
-          })
+          return yield* transact(
+            `Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`,
+            async (conn) => {
+              const out: Array<PageSummary> = []
+              let i = 0
+              for (const { stage, pages } of groups) {
+                const runId = pages[0]!.runId
+                out.push(...(await landGroup(conn, runId, runs.get(runId)!, pages, stage.tables, raws.slice(i, i + pages.length), at)))
+                i += pages.length
+              }
+              return out
+            },
+            { rows, bytes, widest }
+          )
         }).pipe(
           Effect.ensuring(dropStages(groups.map((g) => g.stage))),
           // after the staging tables are gone: the checkpoint has their memory too
@@ -138,7 +155,14 @@ export const makeWarehouseLanding = (
         yield* dropStages([stage])
         return [] as Array<PageSummary>
       }
-      return yield* landStaged([{ stage, pages }])
+      // the pages' bytes, for the commit's room: unknown if a page has no body
+      let bytes: number | undefined = 0
+      for (const page of pages) {
+        const body = rawBodyOf(page)?.body
+        bytes =
+          body === undefined || bytes === undefined ? undefined : bytes + (typeof body === "string" ? Buffer.byteLength(body) : body.length)
+      }
+      return yield* landStaged([{ stage, pages }], bytes)
     })
 
     /**
@@ -162,7 +186,12 @@ export const makeWarehouseLanding = (
         if (group) group.pages.push(page)
         else groups.push({ stage, pages: [page] })
       }
-      return yield* landStaged(groups)
+      // the rows' bytes (text as UTF-16 units, at most a third of its UTF-8 bytes: 3 a unit), for the commit's room
+      let bytes = 0
+      for (const commit of commits)
+        for (const list of commit.rows.values())
+          for (const row of list) for (const k in row) bytes += typeof row[k] === "string" ? 3 * (row[k] as string).length : 8
+      return yield* landStaged(groups, bytes)
     })
 
     const commitPage = (commit: PageCommit) => Effect.map(commitPages([commit]), (summaries) => summaries[0]!)

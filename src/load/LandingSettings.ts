@@ -69,12 +69,54 @@ const NO_AUTOMATIC_CHECKPOINT = "1000TB"
  */
 const CHECKPOINT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
 /**
- * Assumed: the memory limit a landing transaction's `COMMIT` gets (a group's, a run's finish; its
- * statements run at the landing limit), the most a group may take. A commit that fails short of
- * memory cannot be landed again in the same process (`isFailedCommit`), so it gets its room before
- * it starts; it appends one group's rows, a few MB.
+ * Assumed: the memory limit a landing transaction's `COMMIT` gets (a run's finish, a group that
+ * may not fit the landing limit: `COMMIT_ROOM`; its statements run at the landing limit), the most
+ * a group may take.
+ * A commit that fails short of memory cannot be landed again in the same process
+ * (`isFailedCommit`), so it gets its room before it starts.
  */
 const COMMIT_MEMORY_MB = LANDING_MEMORY_CEILING_MB
+/**
+ * A group commit's size, for its room (`roomToCommit`): rows staged (every table's), the bytes of
+ * its pages (undefined: not known), and the width of its widest table (`columnWeight`).
+ */
+export interface CommitSize {
+  readonly rows: number
+  readonly bytes: number | undefined
+  readonly widest: number
+}
+
+/**
+ * Assumed: a group commits at the landing limit, without the room above, when it stages at most
+ * `rows` rows and its widest table's weight (`columnWeight`) at `mbPerColumn` MB a unit plus its
+ * pages' bytes fit the limit; a run's finish, and a group of unknown bytes, always get the room.
+ * Why not always: every `SET memory_limit` makes DuckDB 1.5 purge its allocator and trim the
+ * process's `malloc` arenas (`BufferPool::SetLimit` -> `Allocator::FlushAll`: `madvise` on every
+ * free page, then page faults to use them again), and the room around each group's commit cost
+ * the 207,071-property run 3-5 s of its 20-28 s of CPU, most of it in the kernel (`perf`, an A/B
+ * of the bundle: docs/BENCHMARKS.md, stop 44). What a commit needs follows the widest table it
+ * appends to, like a checkpoint: without the room, the 30-day alerts backlog (`alerts`, 75
+ * columns, weight 118, pages of 1,000 alerts) failed to commit a page at 48MB (2 runs of 2, load
+ * ~4) and landed at 64MB, so 0.41-0.54MB a unit of weight; 1MB is about twice that. A long value
+ * is bounded by the bytes: no column of a group holds more than its pages brought. So a sourcing
+ * group (weight 25, ~4 MB of pages) commits at 80MB, and an alerts group gets its room (the
+ * backlog then landed at 48MB too).
+ */
+export const COMMIT_ROOM = { rows: 40_000, mbPerColumn: 1 } as const
+
+/**
+ * A column's parts as DuckDB stores them, read from its type: 1 for a scalar, and one more for
+ * each field, element or value a nested type adds (`STRUCT(a VARCHAR, b VARCHAR)[]`: 4). An upper
+ * bound (`DECIMAL(18,3)` counts 3): the commit's room errs on the side of enough.
+ */
+export const columnWeight = (type: string): number => 1 + (type.match(/[(,]|\[\]/g)?.length ?? 0)
+
+/** Whether a group of `size` commits at a limit of `limitMb` without more room (`COMMIT_ROOM`). */
+export const fitsWithoutRoom = (size: CommitSize | undefined, limitMb: number): boolean =>
+  size !== undefined &&
+  size.bytes !== undefined &&
+  size.rows <= COMMIT_ROOM.rows &&
+  size.widest * COMMIT_ROOM.mbPerColumn + size.bytes / 2 ** 20 <= limitMb
 
 const SHOWN_UNITS: Record<string, number> = { bytes: 1, kib: 2 ** 10, mib: 2 ** 20, gib: 2 ** 30, tib: 2 ** 40, pib: 2 ** 50 }
 
@@ -168,8 +210,13 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     }
   }
 
-  /** Inside a landing transaction, just before its `COMMIT`: room for it (`raiseTo` `COMMIT_MEMORY_MB`). */
-  const roomToCommit = (conn: DuckDBConnection) => raiseTo(conn, COMMIT_MEMORY_MB)
+  /**
+   * Inside a landing transaction, just before its `COMMIT`: room for it (`raiseTo`
+   * `COMMIT_MEMORY_MB`), unless it is a group of `size` that fits the landing limit as it is
+   * (`fitsWithoutRoom`; a run's finish passes no size and always gets it).
+   */
+  const roomToCommit = (conn: DuckDBConnection, size?: CommitSize) =>
+    fitsWithoutRoom(size, landingLimitMb) ? Promise.resolve(async () => undefined) : raiseTo(conn, COMMIT_MEMORY_MB)
 
   /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the

@@ -5,8 +5,9 @@
  * (`isFailedCommit`: `TransactionContext Error: Failed to commit: could not allocate block ...`,
  * met by a 30-day alerts backlog at a 48MB landing limit and a 1,034,151-property finish at
  * 160MB) is never landed again in the same process: DuckDB keeps the keys of the rows it did not
- * write in its in-memory index. A landing transaction's `COMMIT` gets its room up front
- * (`roomToCommit`), and a warehouse whose commit failed anyway takes nothing more until reopened.
+ * write in its in-memory index. A run's finish and a group beyond `COMMIT_ROOM.rows` get their
+ * `COMMIT`'s room up front (`roomToCommit`), and a warehouse whose commit failed anyway takes
+ * nothing more until reopened.
  */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { it as effectIt } from "@effect/vitest"
@@ -14,7 +15,14 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
-import { LANDING_MEMORY_CEILING_MB, LANDING_MEMORY_LIMIT, makeLandingSettings } from "../../src/load/LandingSettings.js"
+import {
+  COMMIT_ROOM,
+  columnWeight,
+  fitsWithoutRoom,
+  LANDING_MEMORY_CEILING_MB,
+  LANDING_MEMORY_LIMIT,
+  makeLandingSettings
+} from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
 import { isFailedCommit, isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
@@ -46,7 +54,34 @@ const squeeze = (wh: WarehouseApi) =>
     await conn.run(`SET memory_limit = '${Math.max(Number(held!.b), 1 << 20)} bytes'`)
   })
 
+/** A table of 100 text columns (weight 100: more MB than the landing limit at `COMMIT_ROOM.mbPerColumn`). */
+const wide: TableSpec = {
+  name: "wide",
+  columns: [
+    { name: "id", type: "VARCHAR", nullable: false },
+    ...Array.from({ length: 99 }, (_, i) => ({ name: `c${i}`, type: "VARCHAR" as const }))
+  ],
+  primaryKey: ["id"],
+  disposition: "merge"
+}
+const wideRow = Object.fromEntries([["id", "w1"], ...Array.from({ length: 99 }, (_, i) => [`c${i}`, `v${i}`])])
+
 describe("out of memory, as DuckDB says it", () => {
+  it("a group commits without more room only when its rows, its widest table and its bytes fit the landing limit", () => {
+    const sourcing = { rows: 16_000, bytes: 4.2 * 2 ** 20, widest: 25 }
+    expect(fitsWithoutRoom(sourcing, 80)).toBe(true)
+    // the alerts table (weight 118) needs room at 80MB; so do more rows, unknown bytes, long values
+    expect(fitsWithoutRoom({ ...sourcing, widest: 118 }, 80)).toBe(false)
+    expect(fitsWithoutRoom({ ...sourcing, rows: COMMIT_ROOM.rows + 1 }, 80)).toBe(false)
+    expect(fitsWithoutRoom({ ...sourcing, bytes: undefined }, 80)).toBe(false)
+    expect(fitsWithoutRoom({ ...sourcing, bytes: 60 * 2 ** 20 }, 80)).toBe(false)
+    // a run's finish passes no size
+    expect(fitsWithoutRoom(undefined, 1280)).toBe(false)
+    // a raised landing limit fits more
+    expect(fitsWithoutRoom({ ...sourcing, widest: 118 }, 160)).toBe(true)
+    expect([columnWeight("VARCHAR"), columnWeight("DECIMAL(18,2)"), columnWeight("STRUCT(a VARCHAR, b VARCHAR)[]")]).toEqual([1, 3, 4])
+  })
+
   it("a statement over the limit (DuckDB's own error, raised here) is out of memory, not fatal", async () => {
     const cause = await statementOutOfMemory("1MB")
     expect(cause, "DuckDB ran the statement within 1MB").toBeInstanceOf(Error)
@@ -136,7 +171,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    "while landing, a COMMIT gets its room up front: squeezed the same way, it lands, and the landing limit is set back",
+    `while landing, a COMMIT of more than ${COMMIT_ROOM.rows} rows gets its room up front: squeezed the same way, it lands, and the landing limit is set back`,
     () =>
       Effect.gen(function* () {
         const db = yield* openDatabase(nodePath.join(tempDir(), "warehouse.duckdb"))
@@ -151,7 +186,7 @@ describe("out of memory, as DuckDB says it", () => {
           await inTransaction(conn, async () => {
             await conn.run(`INSERT INTO t SELECT 'k' || i, repeat('y', 200) FROM range(300000) r(i)`)
             await conn.run(`SET memory_limit = '20MB'`)
-            setBack = await settings.roomToCommit(conn)
+            setBack = await settings.roomToCommit(conn, { rows: 300_000, bytes: 60_000_000, widest: 2 })
           })
           const committing = await limit()
           await setBack!()
@@ -257,32 +292,53 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    "every landing transaction (each group, the run's finish) gets its COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows",
+    `a small group of a narrow table commits at the landing limit; a group of more than ${COMMIT_ROOM.rows} rows, one of a wide table and the run's finish get their COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows`,
     () =>
       Effect.gen(function* () {
         // a 1KB threshold: the toolkit checkpoints after every group
         const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false, checkpointThreshold: "1KB" })
-        yield* wh.ensureTables([plots])
+        yield* wh.ensureTables([plots, wide])
         yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
         yield* wh.startRun({ runId: "r", pipeline: "plots" })
         yield* wh.commitPages([page("r", { plots: [plotRow(1), plotRow(2)] }, { key: "ES", value: 1 })])
-        yield* wh.commitPages([page("r", { plots: [plotRow(3)] }, { key: "ES", value: 2 })])
+        // one row past the bound: this group gets the room
+        const large = Array.from({ length: COMMIT_ROOM.rows + 1 }, (_, i) => plotRow(10 + i))
+        yield* wh.commitPages([page("r", { plots: large }, { key: "ES", value: 2 })])
+        yield* wh.commitPages([page("r", { plots: [plotRow(3)] }, { key: "ES", value: 3 })])
+        // one row of a table wider than the landing limit's MB (COMMIT_ROOM.mbPerColumn): the room
+        yield* wh.commitPages([page("r", { wide: [wideRow] }, { key: "PT", value: 1 })])
         yield* wh.finishRun("r", "done")
         const log = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`)).map((r) =>
           String(r.message).replace(/\s+/g, " ")
         )
         const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
         const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
-        // the landing transactions: the two groups (their counters) and the finish (the run's status)
+        // the landing transactions: the three groups (their counters) and the finish (the run's status)
         const landings = log.flatMap((m, i) => (/^UPDATE _runs SET (pages|status) /.test(m) ? [i] : []))
-        expect(landings).toHaveLength(3)
-        for (const at of landings) {
+        expect(landings).toHaveLength(5)
+        const around = landings.map((at) => {
           const commit = log.indexOf("COMMIT", at)
-          expect(log.slice(commit - 1, commit + 2), log.slice(at, commit + 2).join("\n")).toEqual([raise, "COMMIT", setBack])
+          return log
+            .slice(commit - 1, commit + 2)
+            .map((m) => (m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : "other"))
+        })
+        expect(around).toEqual([
+          ["other", "COMMIT", "other"],
+          ["raise", "COMMIT", "set back"],
+          ["other", "COMMIT", "other"],
+          ["raise", "COMMIT", "set back"],
+          ["raise", "COMMIT", "set back"]
+        ])
+        // the small groups' transactions hold no change of the limit at all
+        for (const at of [landings[0]!, landings[2]!]) {
+          const begin = log.lastIndexOf("BEGIN TRANSACTION", at)
+          expect(log.slice(begin, log.indexOf("COMMIT", at)).filter((m) => m.startsWith("SET memory_limit"))).toEqual([])
         }
         const checkpoints = log.flatMap((m, i) => (m === "CHECKPOINT" ? [i] : []))
-        expect(checkpoints.length).toBeGreaterThanOrEqual(2)
+        expect(checkpoints.length).toBeGreaterThanOrEqual(3)
         for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
+        // every row landed
+        expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(COMMIT_ROOM.rows + 4)
       })
   )
 })
