@@ -138,7 +138,7 @@ export const sourcingRounds = async (
 
 /** The measured reason the CPU ratios miss their targets (docs/BENCHMARKS.md, issue 33). */
 const CPU_WHY =
-  "the toolkit writes guarantees the guarded loader leaves out (request log, history and slice keys, its own checkpoints, on DuckDB's thread), and runs more JS with the GC it drives (Effect's runtime, exact JSON, the per-page work); perf on every thread spreads the gap over every layer (DuckDB, GC, V8's interpreter, the kernel, libc, JIT code: none more than 2 s, no symbol 0.6 s apart), and no lever tried (larger groups, a stripped transport, heap settings) moved it beyond a run's spread; docs/BENCHMARKS.md, \"Why the CPU ratios are not met\""
+  "the toolkit writes guarantees the guarded loader leaves out (request log, history and slice keys, its own checkpoints, on DuckDB's thread), and runs more JS with the GC it drives (Effect's runtime, exact JSON, the per-page work); perf on every thread spreads the gap over every layer (DuckDB, GC, V8's interpreter, the kernel, libc, JIT code); the one lever that moved it was the memory limit raised around each group's commit (every change purges DuckDB's allocator and trims malloc: 3-5 s of CPU, gone since stop 44), while larger groups, a stripped transport and heap settings stayed within a run's spread; docs/BENCHMARKS.md, \"Why the CPU ratios are not met\""
 
 const rowsPerSecond = (m: Measured) => (m.rows * 1000) / m.wallMs
 const usPerRow = (m: Measured) => (m.cpuMs * 1000) / m.rows
