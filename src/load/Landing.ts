@@ -12,7 +12,7 @@ import { TS } from "./Bookkeeping.js"
 import { type Database, inTransaction } from "./Database.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { endHistory, forgetHistoryKeys, type HistoryEnding } from "./HistoryClosing.js"
-import { type CommitSize, columnWeight, type makeLandingSettings } from "./LandingSettings.js"
+import { type CommitSize, commitSizeOf, type makeLandingSettings } from "./LandingSettings.js"
 import { type PageCommit, rawBodyOf, type RunStatus, type StagedPage, type StartRun } from "./PageCommit.js"
 import type { PageJournal } from "./PageJournal.js"
 import type { RawArchive } from "./RawArchive.js"
@@ -116,15 +116,11 @@ export const makeWarehouseLanding = (
           // sealed after the archive: a page that cannot land still leaves its body on disk
           for (const g of groups)
             yield* Effect.tryPromise({ try: () => g.stage.seal(), catch: (e) => sqlError("Cannot stage the rows", e) })
-          let rows = 0
-          for (const commit of commits) for (const table in commit.counts) rows += commit.counts[table]!
-          let widest = 0
-          for (const { stage } of groups)
-            for (const { spec } of stage.tables.values()) {
-              let weight = 0
-              for (const c of spec.columns) weight += columnWeight(c.type)
-              widest = Math.max(widest, weight)
-            }
+          const size = commitSizeOf(
+            groups.flatMap((g) => [...g.stage.tables.values()].map((t) => t.spec)),
+            commits.map((c) => c.counts),
+            bytes
+          )
           return yield* transact(
             `Cannot commit ${commits.length} page(s) of run ${commits[0]!.runId}`,
             async (conn) => {
@@ -137,7 +133,7 @@ export const makeWarehouseLanding = (
               }
               return out
             },
-            { rows, bytes, widest }
+            size
           )
         }).pipe(
           Effect.ensuring(dropStages(groups.map((g) => g.stage))),
@@ -186,7 +182,7 @@ export const makeWarehouseLanding = (
         if (group) group.pages.push(page)
         else groups.push({ stage, pages: [page] })
       }
-      // the rows' bytes (text as UTF-16 units, at most a third of its UTF-8 bytes: 3 a unit), for the commit's room
+      // the rows' bytes, for the commit's room (a UTF-16 unit of text is at most 3 bytes of UTF-8)
       let bytes = 0
       for (const commit of commits)
         for (const list of commit.rows.values())

@@ -29,6 +29,7 @@
 import type { DuckDBConnection } from "@duckdb/node-api"
 import * as fs from "node:fs"
 import { Effect } from "effect"
+import type { TableSpec } from "../normalize/Table.js"
 import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
 import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
 
@@ -110,6 +111,23 @@ export const COMMIT_ROOM = { rows: 40_000, mbPerColumn: 1 } as const
  * bound (`DECIMAL(18,3)` counts 3): the commit's room errs on the side of enough.
  */
 export const columnWeight = (type: string): number => 1 + (type.match(/[(,]|\[\]/g)?.length ?? 0)
+
+/** The size of a group commit: the rows its pages staged (`counts`), the widest of its tables, its bytes. */
+export const commitSizeOf = (
+  tables: Iterable<TableSpec>,
+  counts: Iterable<Readonly<Record<string, number>>>,
+  bytes: number | undefined
+): CommitSize => {
+  let rows = 0
+  for (const c of counts) for (const table in c) rows += c[table]!
+  let widest = 0
+  for (const spec of tables)
+    widest = Math.max(
+      widest,
+      spec.columns.reduce((w, c) => w + columnWeight(c.type), 0)
+    )
+  return { rows, bytes, widest }
+}
 
 /** Whether a group of `size` commits at a limit of `limitMb` without more room (`COMMIT_ROOM`). */
 export const fitsWithoutRoom = (size: CommitSize | undefined, limitMb: number): boolean =>

@@ -18,6 +18,7 @@ import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
 import {
   COMMIT_ROOM,
   columnWeight,
+  commitSizeOf,
   fitsWithoutRoom,
   LANDING_MEMORY_CEILING_MB,
   LANDING_MEMORY_LIMIT,
@@ -80,6 +81,8 @@ describe("out of memory, as DuckDB says it", () => {
     // a raised landing limit fits more
     expect(fitsWithoutRoom({ ...sourcing, widest: 118 }, 160)).toBe(true)
     expect([columnWeight("VARCHAR"), columnWeight("DECIMAL(18,2)"), columnWeight("STRUCT(a VARCHAR, b VARCHAR)[]")]).toEqual([1, 3, 4])
+    // a group's size: its pages' rows of every table, its widest table (here the 100 text columns)
+    expect(commitSizeOf([plots, wide], [{ plots: 3, wide: 1 }, { plots: 2 }], 1024)).toEqual({ rows: 6, bytes: 1024, widest: 100 })
   })
 
   it("a statement over the limit (DuckDB's own error, raised here) is out of memory, not fatal", async () => {
