@@ -136,7 +136,7 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
       [spec.name]
     )
   let existing = await columnsNow()
-  const reg = await rowsOf(conn, `SELECT disposition, primary_key FROM _tables WHERE table_name = ?`, [spec.name])
+  const reg = await rowsOf(conn, `SELECT disposition, primary_key, partition_by, columns FROM _tables WHERE table_name = ?`, [spec.name])
   if (spec.disposition === "history") await refuseCurrentViewClash(conn, spec.name)
   if (existing.length === 0) {
     await conn.run(createTableSql(spec))
@@ -211,11 +211,17 @@ export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Prom
   }
   if (spec.disposition === "replace") await conn.run(createReplaceSideSql(spec))
   if (spec.disposition === "history") await conn.run(currentViewSql(spec))
+  // the spec as registered: written only when it changed (`updated_at`: when it last did). An
+  // upsert per table per run cost ~19 ms of a small run's ~830 ms CPU (DuckDB's ON CONFLICT path
+  // on a freshly opened file), for a row that said the same.
+  const declared = [spec.disposition, JSON.stringify(spec.primaryKey), JSON.stringify(spec.partitionBy ?? []), JSON.stringify(spec.columns)]
+  const stored = reg[0] && [reg[0].disposition, reg[0].primary_key, reg[0].partition_by, reg[0].columns].map(String)
+  if (stored !== undefined && stored.every((v, i) => v === declared[i])) return
   await conn.run(
     `INSERT INTO _tables VALUES (?, ?, ?, ?, ?, now()::TIMESTAMP)
      ON CONFLICT (table_name) DO UPDATE SET disposition = EXCLUDED.disposition, primary_key = EXCLUDED.primary_key,
        partition_by = EXCLUDED.partition_by, columns = EXCLUDED.columns, updated_at = EXCLUDED.updated_at`,
-    [spec.name, spec.disposition, JSON.stringify(spec.primaryKey), JSON.stringify(spec.partitionBy ?? []), JSON.stringify(spec.columns)]
+    [spec.name, ...declared]
   )
 }
 

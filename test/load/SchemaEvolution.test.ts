@@ -36,6 +36,26 @@ describe("schema evolution", () => {
     })
   )
 
+  it.scoped("a table declared again as it is registered is not written again; a changed declaration is, as DuckDB's query log shows", () =>
+    Effect.gen(function* () {
+      const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb") })
+      const writes = Effect.map(
+        wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND message LIKE 'INSERT INTO _tables%'`),
+        (rows) => rows.length
+      )
+      const columns = wh.query(`SELECT json_array_length(columns)::INTEGER AS n FROM _tables WHERE table_name = 'plots'`)
+      yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+      yield* wh.ensureTables([plots])
+      expect(yield* writes).toBe(1)
+      yield* wh.ensureTables([plots])
+      yield* wh.ensureTables([plots])
+      expect(yield* writes).toBe(1)
+      yield* wh.ensureTables([withColumn(plots, { name: "bedrooms", type: "INTEGER" })])
+      expect(yield* writes).toBe(2)
+      expect(yield* columns).toEqual([{ n: plots.columns.length + 1 }])
+    })
+  )
+
   it.scoped("incompatible changes are refused with a SchemaConflict naming the table and column", () =>
     Effect.gen(function* () {
       const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb") })
