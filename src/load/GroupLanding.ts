@@ -24,6 +24,7 @@ import {
   CALL_COLUMNS,
   CHECKPOINT_COLUMNS,
   insertInto,
+  mergeInto,
   LEDGER_COLUMNS,
   MISSING_COLUMNS,
   RAW_PAGE_COLUMNS,
@@ -120,10 +121,7 @@ export const landGroup = async (
   }
   if (checkpoints.size > 0) {
     const rows = [...checkpoints.values()].map((cp) => [pipeline, runId, cp.key, JSON.stringify(cp.value ?? null), cp.done, at])
-    await conn.run(
-      `${insertInto("_checkpoints", CHECKPOINT_COLUMNS, rows)}
-       ON CONFLICT (pipeline, key) DO UPDATE SET run_id = EXCLUDED.run_id, value = EXCLUDED.value, done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
-    )
+    await conn.run(mergeInto("_checkpoints", CHECKPOINT_COLUMNS, rows, ["pipeline", "key"], { update: "all" }))
   }
 
   // A charge is a (run, request id): the same id in another run is another charge. Within a run a
@@ -133,10 +131,7 @@ export const landGroup = async (
   let units = 0
   if (ledger.length > 0) {
     const rows = ledger.map((l) => [l.requestId, runId, pipeline, l.operation, l.units, l.at, l.remaining ?? null])
-    const inserted = await rowsOf(
-      conn,
-      `${insertInto("_ledger", LEDGER_COLUMNS, rows)} ON CONFLICT (run_id, request_id) DO NOTHING RETURNING units`
-    )
+    const inserted = await rowsOf(conn, mergeInto("_ledger", LEDGER_COLUMNS, rows, ["run_id", "request_id"], { returning: "units" }))
     for (const r of inserted) units += Number(r.units)
   }
 
@@ -169,7 +164,7 @@ export const landGroup = async (
       request?.boughtAt,
       request?.units
     ])
-    await conn.run(insertInto("_raw_pages", RAW_PAGE_COLUMNS, rows, "INSERT OR REPLACE INTO"))
+    await conn.run(mergeInto("_raw_pages", RAW_PAGE_COLUMNS, rows, ["run_id", "seq"], { update: "all" }))
   }
 
   type SliceTotals = Omit<SliceProgress, "key" | "fresh" | "freshKeys"> & { distinct: number; pages: number }
@@ -216,13 +211,20 @@ export const landGroup = async (
       s.distinct
     ])
     await conn.run(
-      `${insertInto("_slices", SLICE_COLUMNS, rows)}
-       ON CONFLICT (run_id, slice) DO UPDATE SET declared = coalesce(EXCLUDED.declared, _slices.declared),
-         received = _slices.received + EXCLUDED.received, landed = _slices.landed + EXCLUDED.landed,
-         rejected = _slices.rejected + EXCLUDED.rejected, pages = _slices.pages + EXCLUDED.pages,
-         distinct_keys = coalesce(_slices.distinct_keys, 0) + EXCLUDED.distinct_keys,
-         ended_by = coalesce(EXCLUDED.ended_by, _slices.ended_by), end_detail = coalesce(EXCLUDED.end_detail, _slices.end_detail),
-         done = EXCLUDED.done, updated_at = EXCLUDED.updated_at`
+      mergeInto("_slices", SLICE_COLUMNS, rows, ["run_id", "slice"], {
+        update: {
+          declared: "coalesce(_s.declared, _slices.declared)",
+          received: "_slices.received + _s.received",
+          landed: "_slices.landed + _s.landed",
+          rejected: "_slices.rejected + _s.rejected",
+          pages: "_slices.pages + _s.pages",
+          distinct_keys: "coalesce(_slices.distinct_keys, 0) + _s.distinct_keys",
+          ended_by: "coalesce(_s.ended_by, _slices.ended_by)",
+          end_detail: "coalesce(_s.end_detail, _slices.end_detail)",
+          done: "_s.done",
+          updated_at: "_s.updated_at"
+        }
+      })
     )
   }
 
@@ -246,7 +248,7 @@ export const landGroup = async (
         page.timing?.ms
       ]
     })
-    await conn.run(`${insertInto("_calls", CALL_COLUMNS, rows)} ON CONFLICT (run_id, seq) DO NOTHING`)
+    await conn.run(mergeInto("_calls", CALL_COLUMNS, rows, ["run_id", "seq"]))
   }
 
   // the keys each page brought its slice (a group lands once: its rows are appended once)
@@ -264,10 +266,11 @@ export const landGroup = async (
     )
   }
 
-  const missing = calls.flatMap(({ page }) => (page.missing ? [page.missing] : []))
+  // a key answered 404 twice in a group is one row, the last answer's (as the replace it was)
+  const missing = [...new Map(calls.flatMap(({ page }) => (page.missing ? [[page.missing.key, page.missing] as const] : []))).values()]
   if (missing.length > 0) {
     const rows = missing.map((m) => [runId, pipeline, m.key, m.status, m.requestId, m.detail, at])
-    await conn.run(insertInto("_missing", MISSING_COLUMNS, rows, "INSERT OR REPLACE INTO"))
+    await conn.run(mergeInto("_missing", MISSING_COLUMNS, rows, ["run_id", "key"], { update: "all" }))
   }
 
   const sum = (f: (c: StagedPage) => number) => pages.reduce((s, c) => s + f(c), 0)

@@ -196,10 +196,13 @@ export const makeWarehouseLanding = (
       const at = yield* now
       yield* settings.enter
       yield* db.use("Cannot start the run", (conn) =>
+        // a resumed run's record runs again (MERGE, not ON CONFLICT: half the CPU, `mergeInto`)
         conn.run(
-          `INSERT INTO _runs (run_id, pipeline, params, started_at, status, units_planned, eur, units_full)
-           VALUES (?, ?, ?, ${TS("?")}, 'running', ?, ?, ?)
-           ON CONFLICT (run_id) DO UPDATE SET status = 'running', finished_at = NULL, error = NULL`,
+          `MERGE INTO _runs USING (SELECT ? AS run_id, ? AS pipeline, ? AS params, ${TS("?")} AS started_at, ? AS units_planned,
+             ? AS eur, ? AS units_full) AS _s ON _runs.run_id = _s.run_id
+           WHEN MATCHED THEN UPDATE SET status = 'running', finished_at = NULL, error = NULL
+           WHEN NOT MATCHED THEN INSERT (run_id, pipeline, params, started_at, status, units_planned, eur, units_full)
+             VALUES (_s.run_id, _s.pipeline, _s.params, _s.started_at, 'running', _s.units_planned, _s.eur, _s.units_full)`,
           [
             run.runId,
             run.pipeline,

@@ -5,7 +5,7 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "vitest"
 import { TS } from "../../src/load/Bookkeeping.js"
-import { CALL_COLUMNS, insertInto, LEDGER_COLUMNS } from "../../src/load/BookkeepingRows.js"
+import { CALL_COLUMNS, insertInto, LEDGER_COLUMNS, mergeInto, SLICE_COLUMNS } from "../../src/load/BookkeepingRows.js"
 import { rowsOf } from "../../src/load/Database.js"
 import { type Cell, columnList, type RowColumn, selectRows } from "../../src/load/JsonRows.js"
 import { WarehouseError } from "../../src/load/WarehouseError.js"
@@ -21,6 +21,12 @@ const withDb = async <A>(f: (conn: Awaited<ReturnType<DuckDBInstance["connect"]>
     db.closeSync()
   }
 }
+
+const LEDGER_SQL = `CREATE TABLE _ledger (request_id VARCHAR NOT NULL, run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL,
+  operation VARCHAR NOT NULL, units DOUBLE NOT NULL, "at" TIMESTAMP NOT NULL, units_remaining DOUBLE, PRIMARY KEY (run_id, request_id))`
+const SLICES_SQL = `CREATE TABLE _slices (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, slice VARCHAR NOT NULL, declared BIGINT,
+  received BIGINT NOT NULL, landed BIGINT NOT NULL, rejected BIGINT NOT NULL, pages BIGINT NOT NULL, ended_by VARCHAR,
+  end_detail VARCHAR, done BOOLEAN NOT NULL, updated_at TIMESTAMP NOT NULL, distinct_keys BIGINT, PRIMARY KEY (run_id, slice))`
 
 const columns: Array<RowColumn> = [
   { name: "s", type: "VARCHAR" },
@@ -114,5 +120,65 @@ describe("bookkeeping rows as one JSON literal", () => {
       return rowsOf(conn, `SELECT seq, ms, CAST(started_at AS VARCHAR) AS started_at FROM _calls`)
     })
     expect(back).toEqual([{ seq: 1n, ms: 12.5, started_at: "2026-11-27 00:00:00" }])
+  })
+
+  it("a merge by key inserts what is new, gives back only that, updates what the key finds, leaves it alone without an update, and refuses a key twice", async () => {
+    const charge = (id: string, units: number): Array<Cell> => [id, "r", "p", "op", units, "2026-11-27T00:00:00Z", null]
+    const slice = (received: number, declared: number | null, endedBy: string | null): Array<Cell> => [
+      "r",
+      "p",
+      "ES",
+      declared,
+      received,
+      received,
+      0,
+      1,
+      endedBy,
+      null,
+      false,
+      "2026-11-27T00:00:00Z",
+      received
+    ]
+    const back = await withDb(async (conn) => {
+      await conn.run(LEDGER_SQL)
+      await conn.run(SLICES_SQL)
+      const first = await rowsOf(
+        conn,
+        mergeInto("_ledger", LEDGER_COLUMNS, [charge("a", 1), charge("b", 2)], ["run_id", "request_id"], { returning: "units" })
+      )
+      // "a" again (another charge of it is the same charge): left as it was, not given back
+      const again = await rowsOf(
+        conn,
+        mergeInto("_ledger", LEDGER_COLUMNS, [charge("a", 9), charge("c", 3)], ["run_id", "request_id"], { returning: "units" })
+      )
+      const twice = await conn.run(mergeInto("_ledger", LEDGER_COLUMNS, [charge("d", 1), charge("d", 1)], ["run_id", "request_id"])).then(
+        () => "landed",
+        (e: unknown) => String(e)
+      )
+      const sum = {
+        received: "_slices.received + _s.received",
+        declared: "coalesce(_s.declared, _slices.declared)",
+        ended_by: "coalesce(_s.ended_by, _slices.ended_by)"
+      }
+      await conn.run(mergeInto("_slices", SLICE_COLUMNS, [slice(10, 25, null)], ["run_id", "slice"], { update: sum }))
+      await conn.run(mergeInto("_slices", SLICE_COLUMNS, [slice(15, null, "short_page")], ["run_id", "slice"], { update: sum }))
+      return {
+        first: first.map((r) => r.units).sort(),
+        again: again.map((r) => r.units),
+        twice,
+        ledger: await rowsOf(conn, `SELECT request_id, units FROM _ledger ORDER BY request_id`),
+        slices: await rowsOf(conn, `SELECT received, declared, ended_by, pages FROM _slices`)
+      }
+    })
+    expect(back.first).toEqual([1, 2])
+    expect(back.again).toEqual([3])
+    expect(back.twice).toMatch(/duplicate key/)
+    expect(back.ledger).toEqual([
+      { request_id: "a", units: 1 },
+      { request_id: "b", units: 2 },
+      { request_id: "c", units: 3 }
+    ])
+    // the columns `update` names changed, the others (pages) kept the first row's
+    expect(back.slices).toEqual([{ received: 25n, declared: 25n, ended_by: "short_page", pages: 1n }])
   })
 })
