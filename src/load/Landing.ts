@@ -19,7 +19,7 @@ import type { RawArchive } from "./RawArchive.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
 import { forgetSliceKeys } from "./SliceKeys.js"
 import { dropStages, type Stage, Stager } from "./Stage.js"
-import { ensureTable } from "./TableDdl.js"
+import { ensureSpecs } from "./TableDdl.js"
 import type { TableRegistry } from "./TableRegistry.js"
 import { sqlError, type WarehouseError } from "./WarehouseError.js"
 
@@ -39,7 +39,7 @@ export const makeWarehouseLanding = (
     const ensureTables = Effect.fn("Warehouse.ensureTables")(function* (list: ReadonlyArray<TableSpec>) {
       yield* db.use("Cannot create tables", (conn) =>
         inTransaction(conn, async () => {
-          for (const spec of list) await ensureTable(conn, spec)
+          await ensureSpecs(conn, list)
         })
       )
       for (const spec of list) registry.declare(spec)

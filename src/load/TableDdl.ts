@@ -125,17 +125,46 @@ interface Registered {
   readonly primaryKey: ReadonlyArray<string>
 }
 
-/** Creates the table of `spec` or evolves the existing one. Runs inside the caller's transaction. */
-export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec): Promise<void> => {
+type ColumnRow = Record<string, unknown>
+
+/** The columns of the warehouse's tables named in `names` (`duckdb_columns()` rows), by table. */
+const columnsOf = async (conn: DuckDBConnection, names: ReadonlyArray<string>): Promise<Map<string, Array<ColumnRow>>> => {
+  const byTable = new Map<string, Array<ColumnRow>>(names.map((n) => [n, []]))
+  if (names.length === 0) return byTable
+  const rows = await rowsOf(
+    conn,
+    `SELECT table_name, column_name, data_type, is_nullable FROM duckdb_columns()
+     WHERE database_name = current_database() AND schema_name = 'main' AND table_name IN (${names.map(() => "?").join(", ")})
+     ORDER BY table_name, column_index`,
+    [...names]
+  )
+  for (const r of rows) byTable.get(String(r.table_name))?.push(r)
+  return byTable
+}
+
+/**
+ * Creates the tables of `specs` or evolves the existing ones (`ensureTable`), their columns read
+ * in one query: `duckdb_columns()` reads the whole catalog each time (7 tables of a warehouse of 30
+ * took 43.5 ms of CPU one query each, 7.0 ms in one: DuckDB 1.5.5). Inside the caller's transaction.
+ */
+export const ensureSpecs = async (conn: DuckDBConnection, specs: ReadonlyArray<TableSpec>): Promise<void> => {
+  const known = await columnsOf(conn, [...new Set(specs.map((s) => s.name))])
+  for (const spec of specs) {
+    // a name declared twice reads its columns again: the first may have created or changed it
+    const columns = known.get(spec.name)
+    known.delete(spec.name)
+    await ensureTable(conn, spec, columns)
+  }
+}
+
+/**
+ * Creates the table of `spec` or evolves the existing one (its columns as `ensureSpecs` read
+ * them, or read here; `ensureSpecs` for several). Runs inside the caller's transaction.
+ */
+export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec, columns?: ReadonlyArray<ColumnRow>): Promise<void> => {
   validateSpec(spec)
-  const columnsNow = () =>
-    rowsOf(
-      conn,
-      `SELECT column_name, data_type, is_nullable FROM duckdb_columns()
-       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = ? ORDER BY column_index`,
-      [spec.name]
-    )
-  let existing = await columnsNow()
+  const columnsNow = async () => (await columnsOf(conn, [spec.name])).get(spec.name)!
+  let existing = columns ?? (await columnsNow())
   const reg = await rowsOf(conn, `SELECT disposition, primary_key, partition_by, columns FROM _tables WHERE table_name = ?`, [spec.name])
   if (spec.disposition === "history") await refuseCurrentViewClash(conn, spec.name)
   if (existing.length === 0) {

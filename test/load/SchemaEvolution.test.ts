@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import * as nodePath from "node:path"
 import type { TableSpec } from "../../src/normalize/Table.js"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
-import { page, plotRow, plots, tempDir } from "./fixtures.js"
+import { agencies, links, page, plotRow, plots, tempDir } from "./fixtures.js"
 
 const withColumn = (spec: TableSpec, column: TableSpec["columns"][number]): TableSpec => ({ ...spec, columns: [...spec.columns, column] })
 
@@ -53,6 +53,26 @@ describe("schema evolution", () => {
       yield* wh.ensureTables([withColumn(plots, { name: "bedrooms", type: "INTEGER" })])
       expect(yield* writes).toBe(2)
       expect(yield* columns).toEqual([{ n: plots.columns.length + 1 }])
+    })
+  )
+
+  it.scoped("several tables read their columns in one query; a table declared twice in one call is evolved by the second", () =>
+    Effect.gen(function* () {
+      const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb") })
+      const reads = Effect.map(
+        wh.query(
+          `SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND message LIKE '%FROM duckdb_columns()%' AND message NOT LIKE '%duckdb_logs%'`
+        ),
+        (rows) => rows.length
+      )
+      yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+      yield* wh.ensureTables([plots, links, agencies])
+      expect(yield* reads).toBe(1)
+      yield* wh.ensureTables([plots, withColumn(plots, { name: "bedrooms", type: "INTEGER" })])
+      expect(yield* reads).toBe(3)
+      expect(
+        yield* wh.query(`SELECT count(*)::INTEGER AS n FROM duckdb_columns() WHERE table_name = 'plots' AND column_name = 'bedrooms'`)
+      ).toEqual([{ n: 1 }])
     })
   )
 
