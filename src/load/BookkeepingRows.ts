@@ -91,20 +91,16 @@ export const MISSING_COLUMNS = [
 ]
 
 /** An insert of `rows` into a bookkeeping table (`JsonRows.ts`: one JSON literal, not a `VALUES` list). */
-export const insertInto = (
-  table: string,
-  columns: ReadonlyArray<RowColumn>,
-  rows: ReadonlyArray<ReadonlyArray<Cell>>,
-  verb = "INSERT INTO"
-) => `${verb} ${table} ${columnList(columns)} ${selectRows(columns, rows)}`
+export const insertInto = (table: string, columns: ReadonlyArray<RowColumn>, rows: ReadonlyArray<ReadonlyArray<Cell>>) =>
+  `INSERT INTO ${table} ${columnList(columns)} ${selectRows(columns, rows)}`
 
 /**
  * An upsert of `rows` into a bookkeeping table by its primary key `key`, as DuckDB's `MERGE`: a
  * row whose key is there gets `update` (column -> expression over the target, named by the table,
  * and the new row, `_s`; none: left as it is), any other is inserted; `returning` names what the
- * inserted rows give back. Not `INSERT ... ON CONFLICT`: on a freshly opened file (a run's first
- * group) a one-row `ON CONFLICT` took 11.4 ms of CPU a table, the same `MERGE` 5.5 ms, and 5.2
- * against 2.5 ms after (DuckDB 1.5.5, 8 keyed tables, `.scratch/first.mjs`, not kept); a group
+ * rows it writes give back (without `update`: only the inserted ones). Not `INSERT ... ON
+ * CONFLICT`: on a freshly opened file (a run's first group) a one-row `ON CONFLICT` took 11.4 ms
+ * of CPU a table, the same `MERGE` 5.5 ms, and 5.2 against 2.5 ms after (DuckDB 1.5.5, 8 keyed tables, `.scratch/first.mjs`, not kept); a group
  * writes up to six of these. The rows' keys must be distinct (`MERGE` refuses a second row of a
  * key, where `ON CONFLICT DO NOTHING` kept the first): the callers merge them first.
  */

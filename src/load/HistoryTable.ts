@@ -110,7 +110,7 @@ export const contentHashSql = (spec: TableSpec, source?: string) => {
 /**
  * Re-hashes in the current recipe every version whose `_content_hash` is of another recipe (`v1`
  * of an older toolkit, `v2` of another DuckDB version): run when a warehouse's history table is
- * ensured (`TableDdl.ensureTable`), before any landing compares hashes. The hashes cover nothing
+ * ensured (`TableDdl.ensureSpecs`), before any landing compares hashes. The hashes cover nothing
  * but the version's columns, so the hash recomputed from them is the one its content gets today,
  * and the same records landed again write no new version. Writes only on the first open after an
  * upgrade; later opens scan the hashes and write nothing.

@@ -196,7 +196,7 @@ export const makeWarehouseLanding = (
       const at = yield* now
       yield* settings.enter
       yield* db.use("Cannot start the run", (conn) =>
-        // a resumed run's record runs again (MERGE, not ON CONFLICT: half the CPU, `mergeInto`)
+        // a resumed run's record is marked running again (MERGE, not ON CONFLICT: half the CPU, `mergeInto`)
         conn.run(
           `MERGE INTO _runs USING (SELECT ? AS run_id, ? AS pipeline, ? AS params, ${TS("?")} AS started_at, ? AS units_planned,
              ? AS eur, ? AS units_full) AS _s ON _runs.run_id = _s.run_id

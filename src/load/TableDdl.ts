@@ -158,10 +158,10 @@ export const ensureSpecs = async (conn: DuckDBConnection, specs: ReadonlyArray<T
 }
 
 /**
- * Creates the table of `spec` or evolves the existing one (its columns as `ensureSpecs` read
- * them, or read here; `ensureSpecs` for several). Runs inside the caller's transaction.
+ * Creates the table of `spec` or evolves the existing one, its columns as `ensureSpecs` read them
+ * (undefined: read here). Runs inside the caller's transaction.
  */
-export const ensureTable = async (conn: DuckDBConnection, spec: TableSpec, columns?: ReadonlyArray<ColumnRow>): Promise<void> => {
+const ensureTable = async (conn: DuckDBConnection, spec: TableSpec, columns: ReadonlyArray<ColumnRow> | undefined): Promise<void> => {
   validateSpec(spec)
   const columnsNow = async () => (await columnsOf(conn, [spec.name])).get(spec.name)!
   let existing = columns ?? (await columnsNow())

@@ -5,7 +5,7 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { describe, expect, it } from "vitest"
 import { TS } from "../../src/load/Bookkeeping.js"
-import { CALL_COLUMNS, insertInto, LEDGER_COLUMNS, mergeInto, SLICE_COLUMNS } from "../../src/load/BookkeepingRows.js"
+import { CALL_COLUMNS, LEDGER_COLUMNS, mergeInto, SLICE_COLUMNS } from "../../src/load/BookkeepingRows.js"
 import { rowsOf } from "../../src/load/Database.js"
 import { type Cell, columnList, type RowColumn, selectRows } from "../../src/load/JsonRows.js"
 import { WarehouseError } from "../../src/load/WarehouseError.js"
@@ -109,14 +109,14 @@ describe("bookkeeping rows as one JSON literal", () => {
     expect(() => selectRows(LEDGER_COLUMNS, [["req", "r"]])).toThrow(/2 values for 7 columns/)
   })
 
-  it("a bookkeeping table's insert lands its rows and keeps its conflict clause (a call landed again keeps its first row)", async () => {
+  it("a bookkeeping table's merge lands its rows once (a call landed again keeps its first row)", async () => {
     const call = (ms: number): Array<Cell> => ["r", "p", 1, "ES", 1, "op", "req-1", 1, 0, 1, "2026-11-27T00:00:00.000Z", ms]
     const back = await withDb(async (conn) => {
       await conn.run(`CREATE TABLE _calls (run_id VARCHAR NOT NULL, pipeline VARCHAR NOT NULL, seq BIGINT NOT NULL,
         slice VARCHAR NOT NULL, slice_seq BIGINT NOT NULL, operation VARCHAR, request_id VARCHAR, requests BIGINT NOT NULL,
         retries BIGINT NOT NULL, units DOUBLE NOT NULL, started_at TIMESTAMP, ms DOUBLE, PRIMARY KEY (run_id, seq))`)
-      await conn.run(`${insertInto("_calls", CALL_COLUMNS, [call(12.5)])} ON CONFLICT (run_id, seq) DO NOTHING`)
-      await conn.run(`${insertInto("_calls", CALL_COLUMNS, [call(99)])} ON CONFLICT (run_id, seq) DO NOTHING`)
+      await conn.run(mergeInto("_calls", CALL_COLUMNS, [call(12.5)], ["run_id", "seq"]))
+      await conn.run(mergeInto("_calls", CALL_COLUMNS, [call(99)], ["run_id", "seq"]))
       return rowsOf(conn, `SELECT seq, ms, CAST(started_at AS VARCHAR) AS started_at FROM _calls`)
     })
     expect(back).toEqual([{ seq: 1n, ms: 12.5, started_at: "2026-11-27 00:00:00" }])
