@@ -24,7 +24,7 @@ import { lastDotEnvLoad } from "../config/DotEnv.js"
 import { type EffectiveSettings, loadEffectiveSettings, overlaySource } from "../config/EffectiveSettings.js"
 import { Settings } from "../config/Settings.js"
 import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
-import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../load/Warehouse.js"
+import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS, WAREHOUSE_BLOCK_SIZE } from "../load/Warehouse.js"
 import { DEFAULT_LANDING_POLICY } from "../pipeline/LandingPolicy.js"
 import { table } from "./Format.js"
 
@@ -62,6 +62,10 @@ const IMPLIED_DEFAULTS: Readonly<Record<string, (eff: EffectiveSettings) => Impl
   "duckdb.threads": () => ({
     value: LANDING_THREADS,
     note: "while a run lands pages; DuckDB's own, one per core, for exports and queries"
+  }),
+  "duckdb.blockSize": () => ({
+    value: `${WAREHOUSE_BLOCK_SIZE / 1024}KB`,
+    note: "for a warehouse the toolkit creates; one that exists keeps its own"
   }),
   "duckdb.groupPages": () => ({ value: DEFAULT_LANDING_POLICY.maxGroup }),
   "duckdb.groupWaitMs": () => ({ value: DEFAULT_LANDING_POLICY.fillWaitMs }),

@@ -159,6 +159,12 @@ export const SandboxSection = Schema.Struct({
   )
 })
 
+/** The block sizes DuckDB accepts for a database file (powers of two, 16KB to 256KB). */
+export const BLOCK_SIZES = ["16KB", "32KB", "64KB", "128KB", "256KB"] as const
+export type BlockSize = (typeof BLOCK_SIZES)[number]
+/** The bytes of a `duckdb.blockSize`. */
+export const blockSizeBytes = (size: BlockSize): number => Number(size.slice(0, -2)) * 1024
+
 /** A DuckDB size setting. */
 const Size = Schema.String.pipe(
   Schema.pattern(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, {
@@ -186,6 +192,12 @@ export const DuckDbSection = Schema.Struct({
    * (`LANDING_THREADS`, measured cheaper), DuckDB's own (one per core) for exports and queries.
    */
   threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256))),
+  /**
+   * The block size of a warehouse the toolkit creates (DuckDB's `BLOCK_SIZE`, fixed when the file
+   * is made: one that exists keeps its own). Default 32KB (`WAREHOUSE_BLOCK_SIZE`,
+   * docs/BENCHMARKS.md); `256KB` is DuckDB's own. Files of other than 256KB need DuckDB 1.2 or later.
+   */
+  blockSize: Schema.optional(Schema.Literal(...BLOCK_SIZES)),
   /**
    * Most pages a run lands in one transaction. Default 32 (`DEFAULT_LANDING_POLICY`): each landing
    * joins its group's keys with the whole target, so fewer, larger groups cost less CPU and hold

@@ -39,6 +39,11 @@ export interface OpenOptions {
   /** DuckDB's worker threads. Default DuckDB's own: one per core. */
   readonly threads?: number | undefined
   /**
+   * The block size, in bytes, of a database file this open creates (DuckDB's
+   * `default_block_size`; a file that exists keeps its own). Default `WAREHOUSE_BLOCK_SIZE`.
+   */
+  readonly blockSize?: number | undefined
+  /**
    * Open an existing file read-only (DuckDB `access_mode=READ_ONLY`): nothing is created or
    * written, a missing file fails (`Io`, naming it), a statement that writes fails. Default false.
    */
@@ -65,6 +70,19 @@ export interface Database {
   /** Another connection of the same database (the caller closes it). */
   readonly connect: () => Promise<DuckDBConnection>
 }
+
+/**
+ * The block size of the DuckDB files the toolkit creates (a new warehouse: `WarehouseFile.ts`):
+ * 32KB, where DuckDB's own is 256KB. DuckDB sizes each column's in-memory segment to
+ * a block, so a transaction or a checkpoint that touches a table fills and writes a block per
+ * column whatever the rows: `memset` of the fresh segments and the page faults behind it were a
+ * quarter of a small run's CPU (`perf`, test/reliability/dialects.test.ts), and the checkpoint of
+ * one changed row of a 37-column table cost 31 ms at 256KB, 21 at 64KB, 17 at 16KB
+ * (docs/BENCHMARKS.md, stop 46). Measured on whole processes, alternated: dialects.test.ts used
+ * 7-14% less CPU at 32KB and 16KB; the 207,071-property sourcing run the same CPU and peak RSS at
+ * 32KB and 64KB, and 3% more CPU and 8-10 MB more RSS at 16KB. A file made at 256KB stays so.
+ */
+export const WAREHOUSE_BLOCK_SIZE = 32_768
 
 /** The in-memory database (attached to the instance, so every connection sees it) that stages rows. */
 export const STAGE_DB = "_estate_stage"
@@ -130,7 +148,8 @@ const attemptOpen = (path: string, options: OpenOptions) =>
           autoload_known_extensions: "true",
           ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
           ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
-          ...(options.threads ? { threads: String(options.threads) } : {})
+          ...(options.threads ? { threads: String(options.threads) } : {}),
+          default_block_size: String(options.blockSize ?? WAREHOUSE_BLOCK_SIZE)
         })
         try {
           const conn = await instance.connect()

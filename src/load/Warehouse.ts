@@ -41,6 +41,7 @@ export {
   LANDING_MEMORY_LIMIT_MB,
   LANDING_THREADS
 } from "./LandingSettings.js"
+export { WAREHOUSE_BLOCK_SIZE } from "./Database.js"
 export { jsValue } from "./TableReads.js"
 export type { PageSummary } from "./GroupLanding.js"
 
@@ -68,7 +69,7 @@ export const DEFAULT_WAREHOUSE_PATH = "data/warehouse.duckdb"
 const openWarehouseFile = (path: string, options: OpenOptions) => {
   if (path === MEMORY) return openDatabase(path, options)
   const file = nodePath.resolve(path)
-  const create = (replace: boolean) => Effect.zipRight(createWarehouseFile(file, replace), openDatabase(path, options))
+  const create = (replace: boolean) => Effect.zipRight(createWarehouseFile(file, replace, options.blockSize), openDatabase(path, options))
   if (!options.readOnly && !fs.existsSync(file)) return create(false)
   const opened = openDatabase(path, options).pipe(
     Effect.catchIf(

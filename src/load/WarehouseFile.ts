@@ -27,7 +27,7 @@ import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { initialise } from "./Bookkeeping.js"
-import { openDatabase } from "./Database.js"
+import { openDatabase, WAREHOUSE_BLOCK_SIZE } from "./Database.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
 import { pidAlive } from "../shared/ProcessAlive.js"
 
@@ -90,8 +90,8 @@ export const isCutShort = (path: string): boolean => {
   }
 }
 
-/** The bytes of the empty warehouse this process created first (see the module comment). */
-let emptyWarehouse: Buffer | undefined
+/** The bytes of the empty warehouse this process created first, by block size (see the module comment). */
+const emptyWarehouses = new Map<number, Buffer>()
 
 /** Writes `bytes` to a new file at `file` and syncs it (before its link makes it a warehouse); a failure leaves no file. */
 const writeSynced = (file: string, bytes: Buffer) => {
@@ -109,15 +109,15 @@ const writeSynced = (file: string, bytes: Buffer) => {
 }
 
 /** Makes the empty warehouse at the temporary name `temp`: DuckDB builds it, or its bytes are copied. */
-const makeEmpty = (temp: string, path: string) =>
-  emptyWarehouse !== undefined
+const makeEmpty = (temp: string, path: string, blockSize: number) =>
+  emptyWarehouses.has(blockSize)
     ? Effect.try({
-        try: () => writeSynced(temp, emptyWarehouse!),
+        try: () => writeSynced(temp, emptyWarehouses.get(blockSize)!),
         catch: (cause) =>
           new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
       })
     : Effect.scoped(
-        Effect.flatMap(openDatabase(temp), (db) =>
+        Effect.flatMap(openDatabase(temp, { blockSize }), (db) =>
           db.use(`Cannot create the warehouse ${path}`, async (conn) => {
             await initialise(conn, path)
             // everything into the file itself: the name is given to a file that needs no WAL
@@ -128,21 +128,22 @@ const makeEmpty = (temp: string, path: string) =>
         Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))),
         Effect.tap(() =>
           Effect.sync(() => {
-            if (!fs.existsSync(`${temp}.wal`)) emptyWarehouse = fs.readFileSync(temp)
+            if (!fs.existsSync(`${temp}.wal`)) emptyWarehouses.set(blockSize, fs.readFileSync(temp))
           })
         )
       )
 
 /**
- * Creates the warehouse at `path` whole (see the module comment): when nothing is there, or
- * over a creation cut short (`replace`). Another process that created it meanwhile wins.
+ * Creates the warehouse at `path` whole (see the module comment), of DuckDB blocks of
+ * `blockSize` bytes: when nothing is there, or over a creation cut short (`replace`). Another
+ * process that created it meanwhile wins.
  */
-export const createWarehouseFile = (path: string, replace: boolean) =>
+export const createWarehouseFile = (path: string, replace: boolean, blockSize: number = WAREHOUSE_BLOCK_SIZE) =>
   Effect.gen(function* () {
     const dir = nodePath.dirname(path)
     const temp = nodePath.join(dir, `${tempPrefix(path)}${process.pid}-${Math.random().toString(36).slice(2, 10)}`)
     removeDeadTemps(path)
-    yield* makeEmpty(temp, path)
+    yield* makeEmpty(temp, path, blockSize)
     yield* Effect.try({
       try: () => {
         try {

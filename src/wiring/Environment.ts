@@ -7,7 +7,7 @@
  * credentials in the environment), never a code change.
  */
 import { Context, Effect, Layer, Option, Redacted } from "effect"
-import type { Settings } from "../config/Settings.js"
+import { blockSizeBytes, type Settings } from "../config/Settings.js"
 import { type KeyOptions, TableKeys } from "../extract/Sources.js"
 import type { OpenOptions } from "../load/Database.js"
 import { Warehouse, warehouseLayer as openWarehouse } from "../load/Warehouse.js"
@@ -152,6 +152,7 @@ export const makeEnvironment = (options: EnvironmentOptions) => {
     memoryLimit: settings.duckdb.memoryLimit,
     checkpointThreshold: settings.duckdb.checkpointThreshold,
     threads: settings.duckdb.threads,
+    blockSize: settings.duckdb.blockSize === undefined ? undefined : blockSizeBytes(settings.duckdb.blockSize),
     readOnly: options.readOnly,
     ...options.lock
   })
