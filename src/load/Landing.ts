@@ -50,16 +50,16 @@ export const makeWarehouseLanding = (
      * limit, landed again with the limit doubled if one of them runs out (the transaction rolled
      * back whole), its `COMMIT` with room raised up front (a failed commit cannot be landed again:
      * `isFailedCommit`) unless it is a group of a `size` that commits at the landing limit
-     * (`LandingSettings.roomToCommit`).
+     * (`LandingSettings.roomToCommit`); `"finish"`: a run's finish (`LandingSettings.roomToFinish`).
      */
-    const transact = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>, size?: CommitSize) =>
+    const transact = <A>(what: string, f: (conn: DuckDBConnection) => Promise<A>, size: CommitSize | "finish") =>
       settings.withMemoryToLand(
         db.use(what, async (conn) => {
           let setBack: (() => Promise<void>) | undefined
           try {
             return await inTransaction(conn, async () => {
               const a = await f(conn)
-              setBack = await settings.roomToCommit(conn, size)
+              setBack = await (size === "finish" ? settings.roomToFinish(conn) : settings.roomToCommit(conn, size))
               return a
             })
           } finally {
@@ -237,20 +237,24 @@ export const makeWarehouseLanding = (
       // the finish joins the run's keys with the tables (history closing): at a million keys its
       // statements spill at the landing limit, and it is landed again like a group if one runs out
       const closed = yield* commitLock.withPermits(1)(
-        transact(`Cannot finish run ${runId}`, async (conn) => {
-          const run = await readRun(conn, runId)
-          if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
-          const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
-          // a done run never resumes: the keys its pages brought live on in its slices' members
-          if (history && status === "done") await forgetHistoryKeys(conn, runId)
-          await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
-            status,
-            at,
-            error ?? null,
-            runId
-          ])
-          return closed
-        })
+        transact(
+          `Cannot finish run ${runId}`,
+          async (conn) => {
+            const run = await readRun(conn, runId)
+            if (status === "done") await swapReplaceTables(conn, run.pipeline, (t) => registry.specOf(t, runId))
+            const closed = history ? await endHistory(conn, runId, history, registry.get, history.scopeOfRun, history.tables) : {}
+            // a done run never resumes: the keys its pages brought live on in its slices' members
+            if (history && status === "done") await forgetHistoryKeys(conn, runId)
+            await conn.run(`UPDATE _runs SET status = ?, finished_at = ${TS("?")}, error = ? WHERE run_id = ?`, [
+              status,
+              at,
+              error ?? null,
+              runId
+            ])
+            return closed
+          },
+          "finish"
+        )
       )
       yield* settings.leave
       return closed

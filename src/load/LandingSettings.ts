@@ -237,6 +237,20 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     fitsWithoutRoom(size, landingLimitMb) ? Promise.resolve(async () => undefined) : raiseTo(conn, COMMIT_MEMORY_MB)
 
   /**
+   * Inside a run's finishing transaction, just before its `COMMIT`: the room `roomToCommit` gives
+   * a run's finish. The landing limit comes back after it only while another run lands on this
+   * warehouse: otherwise the run's `leave` follows and sets DuckDB's own limit back, and the
+   * landing limit in between would be one more purge of DuckDB's allocator (each `SET
+   * memory_limit` is one) for nothing.
+   */
+  const roomToFinish = async (conn: DuckDBConnection) => {
+    const setBack = await raiseTo(conn, COMMIT_MEMORY_MB)
+    return async () => {
+      if (landing > 1) await setBack()
+    }
+  }
+
+  /**
    * While landing, after a group: a checkpoint once the WAL has grown past the threshold (the
    * settings' `checkpointThreshold` or `LANDING_CHECKPOINT_THRESHOLD`), with the limit raised to
    * `CHECKPOINT_MEMORY_MB` for it. Only a fatal error fails (the database is gone); a checkpoint
@@ -264,5 +278,5 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
       )
   })
 
-  return { enter: mode(1), leave: mode(-1), withMemoryToLand, roomToCommit, checkpointIfDue } as const
+  return { enter: mode(1), leave: mode(-1), withMemoryToLand, roomToCommit, roomToFinish, checkpointIfDue } as const
 }

@@ -22,7 +22,8 @@ import {
   fitsWithoutRoom,
   LANDING_MEMORY_CEILING_MB,
   LANDING_MEMORY_LIMIT,
-  makeLandingSettings
+  makeLandingSettings,
+  shownBytes
 } from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
 import type { TableSpec } from "../../src/normalize/Table.js"
@@ -295,7 +296,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    `a small group of a narrow table commits at the landing limit; a group of more than ${COMMIT_ROOM.rows} rows, one of a wide table and the run's finish get their COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows`,
+    `a small group of a narrow table commits at the landing limit; a group of more than ${COMMIT_ROOM.rows} rows, one of a wide table and the run's finish get their COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows (the only run's finish: no landing limit before its leave)`,
     () =>
       Effect.gen(function* () {
         // a 1KB threshold: the toolkit checkpoints after every group
@@ -330,8 +331,12 @@ describe("out of memory, as DuckDB says it", () => {
           ["raise", "COMMIT", "set back"],
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"],
-          ["raise", "COMMIT", "set back"]
+          // the finish of the only run: its leave sets DuckDB's own limit back, not the landing limit first
+          ["raise", "COMMIT", "other"]
         ])
+        const afterFinish = log.slice(log.indexOf("COMMIT", landings[4]!)).filter((m) => m.startsWith("SET memory_limit"))
+        expect(afterFinish).toHaveLength(1)
+        expect(afterFinish[0]).not.toBe(setBack)
         // the small groups' transactions hold no change of the limit at all
         for (const at of [landings[0]!, landings[2]!]) {
           const begin = log.lastIndexOf("BEGIN TRANSACTION", at)
@@ -342,6 +347,41 @@ describe("out of memory, as DuckDB says it", () => {
         for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
         // every row landed
         expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(COMMIT_ROOM.rows + 4)
+      })
+  )
+
+  effectIt.scoped(
+    "a run that finishes while another lands sets the landing limit back after its COMMIT; the last one leaves DuckDB's own",
+    () =>
+      Effect.gen(function* () {
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+        yield* wh.ensureTables([plots])
+        const limit = Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
+        const own = yield* limit
+        yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+        yield* wh.startRun({ runId: "a", pipeline: "plots" })
+        yield* wh.startRun({ runId: "b", pipeline: "plots" })
+        const landing = yield* limit
+        expect(landing).not.toBe(own)
+        yield* wh.commitPages([page("a", { plots: [plotRow(1)] }, { key: "ES", value: 1 })])
+        yield* wh.commitPages([page("b", { plots: [plotRow(2)] }, { key: "PT", value: 1 })])
+        yield* wh.finishRun("a", "done")
+        // "b" still lands: at the landing limit again
+        expect(yield* limit).toBe(landing)
+        yield* wh.commitPages([page("b", { plots: [plotRow(3)] }, { key: "PT", value: 2 })])
+        yield* wh.finishRun("b", "done")
+        // DuckDB's own back, as DuckDB showed it (to its rounding: "18.8 GiB" set reads "18.7 GiB")
+        expect(Math.abs(shownBytes(yield* limit)! / shownBytes(own)! - 1)).toBeLessThan(0.01)
+        const log = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`)).map((r) =>
+          String(r.message).replace(/\s+/g, " ")
+        )
+        const finishes = log.flatMap((m, i) => (/^UPDATE _runs SET status /.test(m) ? [i] : []))
+        expect(finishes).toHaveLength(2)
+        const limitsAfter = (at: number, until: number) =>
+          log.slice(log.indexOf("COMMIT", at), until).filter((m) => m.startsWith("SET memory_limit"))
+        expect(limitsAfter(finishes[0]!, finishes[1]!)).toEqual([`SET memory_limit = '${LANDING_MEMORY_LIMIT}'`])
+        expect(limitsAfter(finishes[1]!, log.length)).toHaveLength(1)
+        expect(limitsAfter(finishes[1]!, log.length)[0]).not.toBe(`SET memory_limit = '${LANDING_MEMORY_LIMIT}'`)
       })
   )
 })
