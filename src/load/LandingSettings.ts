@@ -231,7 +231,7 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
   /**
    * Inside a landing transaction, just before its `COMMIT`: room for it (`raiseTo`
    * `COMMIT_MEMORY_MB`), unless it is a group of `size` that fits the landing limit as it is
-   * (`fitsWithoutRoom`; a run's finish passes no size and always gets it).
+   * (`fitsWithoutRoom`; no size always gets it, as a run's finish does: `roomToFinish`).
    */
   const roomToCommit = (conn: DuckDBConnection, size?: CommitSize) =>
     fitsWithoutRoom(size, landingLimitMb) ? Promise.resolve(async () => undefined) : raiseTo(conn, COMMIT_MEMORY_MB)
