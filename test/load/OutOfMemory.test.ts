@@ -68,6 +68,15 @@ const wide: TableSpec = {
 }
 const wideRow = Object.fromEntries([["id", "w1"], ...Array.from({ length: 99 }, (_, i) => [`c${i}`, `v${i}`])])
 
+/** DuckDB's memory limit as it shows it (`current_setting`). */
+const memoryLimit = (wh: WarehouseApi) => Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
+
+/** DuckDB's query log (`enable_logging('QueryLog')`), in order, each statement on one line. */
+const queryLog = (wh: WarehouseApi) =>
+  Effect.map(wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`), (rows) =>
+    rows.map((r) => String(r.message).replace(/\s+/g, " "))
+  )
+
 describe("out of memory, as DuckDB says it", () => {
   it("a group commits without more room only when its rows, its widest table and its bytes fit the landing limit", () => {
     const sourcing = { rows: 16_000, bytes: 4.2 * 2 ** 20, widest: 25 }
@@ -208,7 +217,7 @@ describe("out of memory, as DuckDB says it", () => {
         yield* wh.ensureTables([plots])
         yield* wh.startRun({ runId: "r", pipeline: "plots" })
 
-        const limit = Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
+        const limit = memoryLimit(wh)
         yield* squeeze(wh)
         const tight = yield* limit
         yield* wh.commitPages([page("r", { plots: Array.from({ length: 2000 }, (_, i) => plotRow(i)) }, { key: "ES", value: 1 })])
@@ -312,9 +321,7 @@ describe("out of memory, as DuckDB says it", () => {
         // one row of a table wider than the landing limit's MB (COMMIT_ROOM.mbPerColumn): the room
         yield* wh.commitPages([page("r", { wide: [wideRow] }, { key: "PT", value: 1 })])
         yield* wh.finishRun("r", "done")
-        const log = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`)).map((r) =>
-          String(r.message).replace(/\s+/g, " ")
-        )
+        const log = yield* queryLog(wh)
         const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
         const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
         // the landing transactions: the three groups (their counters) and the finish (the run's status)
@@ -356,7 +363,7 @@ describe("out of memory, as DuckDB says it", () => {
       Effect.gen(function* () {
         const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
         yield* wh.ensureTables([plots])
-        const limit = Effect.map(wh.query(`SELECT current_setting('memory_limit') AS m`), (r) => String(r[0]!.m))
+        const limit = memoryLimit(wh)
         const own = yield* limit
         yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
         yield* wh.startRun({ runId: "a", pipeline: "plots" })
@@ -372,9 +379,7 @@ describe("out of memory, as DuckDB says it", () => {
         yield* wh.finishRun("b", "done")
         // DuckDB's own back, as DuckDB showed it (to its rounding: "18.8 GiB" set reads "18.7 GiB")
         expect(Math.abs(shownBytes(yield* limit)! / shownBytes(own)! - 1)).toBeLessThan(0.01)
-        const log = (yield* wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' ORDER BY timestamp`)).map((r) =>
-          String(r.message).replace(/\s+/g, " ")
-        )
+        const log = yield* queryLog(wh)
         const finishes = log.flatMap((m, i) => (/^UPDATE _runs SET status /.test(m) ? [i] : []))
         expect(finishes).toHaveLength(2)
         const limitsAfter = (at: number, until: number) =>
