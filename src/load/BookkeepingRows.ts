@@ -14,6 +14,17 @@ const flag = (name: string): RowColumn => ({ name, type: "BOOLEAN" })
 /** A timestamp, given as its ISO text (UTC wall time, as `TS` writes it). */
 const time = (name: string): RowColumn => ({ name, type: "VARCHAR", as: TS })
 
+/** A run's record as it starts (`_runs`; the counters and the end are the table's defaults, then updates). */
+export const RUN_START_COLUMNS = [
+  text("run_id"),
+  text("pipeline"),
+  { name: "params", type: "VARCHAR", as: (f) => `CAST(${f} AS JSON)` },
+  time("started_at"),
+  text("status"),
+  real("units_planned"),
+  real("eur"),
+  real("units_full")
+] satisfies Array<RowColumn>
 export const CHECKPOINT_COLUMNS = [
   text("pipeline"),
   text("run_id"),

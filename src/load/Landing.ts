@@ -9,6 +9,7 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { Clock, Effect } from "effect"
 import type { TableSpec } from "../normalize/Table.js"
 import { TS } from "./Bookkeeping.js"
+import { mergeInto, RUN_START_COLUMNS } from "./BookkeepingRows.js"
 import { type Database, inTransaction } from "./Database.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { endHistory, forgetHistoryKeys, type HistoryEnding } from "./HistoryClosing.js"
@@ -196,22 +197,26 @@ export const makeWarehouseLanding = (
       const at = yield* now
       yield* settings.enter
       yield* db.use("Cannot start the run", (conn) =>
-        // a resumed run's record is marked running again (MERGE, not ON CONFLICT: half the CPU, `mergeInto`)
+        // a resumed run's record is marked running again
         conn.run(
-          `MERGE INTO _runs USING (SELECT ? AS run_id, ? AS pipeline, ? AS params, ${TS("?")} AS started_at, ? AS units_planned,
-             ? AS eur, ? AS units_full) AS _s ON _runs.run_id = _s.run_id
-           WHEN MATCHED THEN UPDATE SET status = 'running', finished_at = NULL, error = NULL
-           WHEN NOT MATCHED THEN INSERT (run_id, pipeline, params, started_at, status, units_planned, eur, units_full)
-             VALUES (_s.run_id, _s.pipeline, _s.params, _s.started_at, 'running', _s.units_planned, _s.eur, _s.units_full)`,
-          [
-            run.runId,
-            run.pipeline,
-            JSON.stringify(run.params ?? null),
-            at,
-            run.unitsPlanned ?? null,
-            run.eur ?? null,
-            run.unitsFull ?? null
-          ]
+          mergeInto(
+            "_runs",
+            RUN_START_COLUMNS,
+            [
+              [
+                run.runId,
+                run.pipeline,
+                JSON.stringify(run.params ?? null),
+                at,
+                "running",
+                run.unitsPlanned ?? null,
+                run.eur ?? null,
+                run.unitsFull ?? null
+              ]
+            ],
+            ["run_id"],
+            { update: { status: "'running'", finished_at: "NULL", error: "NULL" } }
+          )
         )
       )
     })
