@@ -24,7 +24,7 @@ import { lastDotEnvLoad } from "../config/DotEnv.js"
 import { type EffectiveSettings, loadEffectiveSettings, overlaySource } from "../config/EffectiveSettings.js"
 import { Settings } from "../config/Settings.js"
 import { describeSource, envValue, type Source } from "../config/SettingsEnv.js"
-import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, LANDING_THREADS, WAREHOUSE_BLOCK_SIZE } from "../load/Warehouse.js"
+import { LANDING_CHECKPOINT_THRESHOLD, LANDING_MEMORY_LIMIT, WAREHOUSE_BLOCK_SIZE, WAREHOUSE_THREADS } from "../load/Warehouse.js"
 import { DEFAULT_LANDING_POLICY } from "../pipeline/LandingPolicy.js"
 import { table } from "./Format.js"
 
@@ -60,8 +60,8 @@ const IMPLIED_DEFAULTS: Readonly<Record<string, (eff: EffectiveSettings) => Impl
     note: "while a run lands pages; DuckDB's own, 16MB, otherwise"
   }),
   "duckdb.threads": () => ({
-    value: LANDING_THREADS,
-    note: "while a run lands pages; DuckDB's own, one per core, for exports and queries"
+    value: WAREHOUSE_THREADS,
+    note: "in a warehouse opened to write (runs, their exports, merges); DuckDB's own, one per core, in one opened read-only (query, status, export)"
   }),
   "duckdb.blockSize": () => ({
     value: `${WAREHOUSE_BLOCK_SIZE / 1024}KB`,

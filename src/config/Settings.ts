@@ -188,8 +188,9 @@ export const DuckDbSection = Schema.Struct({
    */
   checkpointThreshold: Schema.optional(Size),
   /**
-   * DuckDB's worker threads, for everything when set. Default: 1 while a run lands pages
-   * (`LANDING_THREADS`, measured cheaper), DuckDB's own (one per core) for exports and queries.
+   * DuckDB's worker threads, for everything when set. Default: 1 in a warehouse opened to write
+   * (runs, their exports, merges: `WAREHOUSE_THREADS`, measured cheaper), DuckDB's own (one per
+   * core) in one opened read-only (`query`, `status`, `export`).
    */
   threads: Schema.optional(Schema.Int.pipe(Schema.between(1, 256))),
   /**

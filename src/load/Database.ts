@@ -36,7 +36,10 @@ export interface OpenOptions {
    * (16MB), and 64MB while landing.
    */
   readonly checkpointThreshold?: string | undefined
-  /** DuckDB's worker threads. Default DuckDB's own: one per core. */
+  /**
+   * DuckDB's worker threads. Default `WAREHOUSE_THREADS` (1) for a database opened to write,
+   * DuckDB's own (one per core) for one opened `readOnly`.
+   */
   readonly threads?: number | undefined
   /**
    * The block size, in bytes, of a database file this open creates (DuckDB's
@@ -84,6 +87,24 @@ export interface Database {
  */
 export const WAREHOUSE_BLOCK_SIZE = 32_768
 
+/**
+ * DuckDB's worker threads in a database opened to write (runs, the exports and merges after them,
+ * the webhook receiver): one, DuckDB itself running each statement on the calling thread. Why:
+ * - a group commit works on a few thousand rows, where DuckDB's parallel operators cost more CPU
+ *   than they save (the 207,071-property sourcing run: 1.2 s less CPU, the same wall time);
+ * - DuckDB 1.5 built with glibc trims the whole process's `malloc` arenas (`malloc_trim`:
+ *   `madvise` on every free page, TLB shootdowns, then page faults to use the memory again) each
+ *   time one of its worker threads has been idle for half a second, when it starts or stops its
+ *   threads and when an instance closes. In a Node process the arenas hold Node's memory too
+ *   (bodies, buffers, the compiler's zones), so each trim costs the whole process. Measured on the
+ *   suite (`vitest run`, 2 cores, docs/BENCHMARKS.md, stop 47): 692 s of CPU (403 s of wall) with
+ *   DuckDB's own threads, 662 s (382 s) with one; with `malloc_trim` made a no-op (an experiment,
+ *   not something to ship) 589 s (347 s).
+ * A database opened `readOnly` (`query`, `status`, `export`: a user's SQL over whole tables) keeps
+ * DuckDB's own. The setting `duckdb.threads` sets both.
+ */
+export const WAREHOUSE_THREADS = 1
+
 /** The in-memory database (attached to the instance, so every connection sees it) that stages rows. */
 export const STAGE_DB = "_estate_stage"
 
@@ -121,6 +142,12 @@ const checkHeader = (path: string): WarehouseError | undefined => {
   }
 }
 
+/** DuckDB's `threads` at the instance's creation: the options', else `WAREHOUSE_THREADS` unless read-only. */
+const threadsOf = (options: OpenOptions): { threads?: string } => {
+  const threads = options.threads ?? (options.readOnly ? undefined : WAREHOUSE_THREADS)
+  return threads === undefined ? {} : { threads: String(threads) }
+}
+
 const attemptOpen = (path: string, options: OpenOptions) =>
   Effect.gen(function* () {
     if (path !== MEMORY && held.has(path)) {
@@ -148,7 +175,7 @@ const attemptOpen = (path: string, options: OpenOptions) =>
           autoload_known_extensions: "true",
           ...(options.memoryLimit ? { memory_limit: options.memoryLimit } : {}),
           ...(options.checkpointThreshold ? { checkpoint_threshold: options.checkpointThreshold } : {}),
-          ...(options.threads ? { threads: String(options.threads) } : {}),
+          ...threadsOf(options),
           default_block_size: String(options.blockSize ?? WAREHOUSE_BLOCK_SIZE)
         })
         try {

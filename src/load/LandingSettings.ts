@@ -1,11 +1,9 @@
 /**
  * DuckDB's settings while a run lands pages (each unless the options set it: then that value holds
  * throughout, the checkpoint threshold being the toolkit's to apply while landing); exports and
- * queries between runs get DuckDB's own defaults back.
+ * queries between runs get DuckDB's own defaults back. (DuckDB's threads are not among them: a
+ * warehouse opened to write has one throughout, `WAREHOUSE_THREADS` in `Database.ts`.)
  *
- * - threads 1: a group commit works on a few thousand rows, where DuckDB's parallel operators cost
- *   more CPU than they save (measured on the 207,071-property sourcing run: 1.2 s less CPU, the
- *   same wall time);
  * - memory_limit (`LANDING_MEMORY_LIMIT`, 80MB; see below). The history of the value: landing
  *   keeps nothing in DuckDB's cache it needs again, but DuckDB keeps the blocks of every table it
  *   wrote until the limit (its default is 80% of RAM), so a run's memory grew with the table
@@ -33,7 +31,6 @@ import type { TableSpec } from "../normalize/Table.js"
 import { type Database, literal, MEMORY, type OpenOptions, rowsOf } from "./Database.js"
 import { isFatal, isOutOfMemory, type WarehouseError } from "./WarehouseError.js"
 
-export const LANDING_THREADS = 1
 /**
  * 80MB. It was 256MB for a while: a 30-day alerts backlog (50,010 alerts, ~100,000 rows landed in
  * one run, 1000-row pages) under load died at 80MB with the database invalidated (exit 1). The
@@ -163,7 +160,6 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
   // the WAL size the toolkit checkpoints at: the settings' (as DuckDB read it at open), or its own
   let checkpointBytes = LANDING_CHECKPOINT_THRESHOLD_MB * 1e6
   const settings = [
-    ...(options.threads === undefined ? [["threads", String(LANDING_THREADS)]] : []),
     ...(options.memoryLimit === undefined ? [["memory_limit", `'${LANDING_MEMORY_LIMIT}'`]] : []),
     ["checkpoint_threshold", `'${NO_AUTOMATIC_CHECKPOINT}'`]
   ]

@@ -38,10 +38,9 @@ export {
   LANDING_CHECKPOINT_THRESHOLD,
   LANDING_MEMORY_CEILING_MB,
   LANDING_MEMORY_LIMIT,
-  LANDING_MEMORY_LIMIT_MB,
-  LANDING_THREADS
+  LANDING_MEMORY_LIMIT_MB
 } from "./LandingSettings.js"
-export { WAREHOUSE_BLOCK_SIZE } from "./Database.js"
+export { WAREHOUSE_BLOCK_SIZE, WAREHOUSE_THREADS } from "./Database.js"
 export { jsValue } from "./TableReads.js"
 export type { PageSummary } from "./GroupLanding.js"
 

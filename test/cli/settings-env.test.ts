@@ -14,7 +14,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { LANDING_MEMORY_LIMIT, LANDING_THREADS } from "../../src/load/Warehouse.js"
+import { LANDING_MEMORY_LIMIT, WAREHOUSE_THREADS } from "../../src/load/Warehouse.js"
 import { DEFAULT_LANDING_POLICY } from "../../src/pipeline/LandingPolicy.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../../src/sandbox/Credentials.js"
 import { runCli } from "../support/cli.js"
@@ -101,7 +101,7 @@ describe("settings from flags, environment, .env, file and defaults", () => {
       source: "default",
       note: expect.stringContaining("while a run lands pages")
     })
-    expect(s["duckdb.threads"]).toMatchObject({ value: LANDING_THREADS, source: "default" })
+    expect(s["duckdb.threads"]).toMatchObject({ value: WAREHOUSE_THREADS, source: "default" })
     expect(s["duckdb.groupPages"]).toEqual({ value: DEFAULT_LANDING_POLICY.maxGroup, source: "default" })
     expect(s["duckdb.groupWaitMs"]).toEqual({ value: DEFAULT_LANDING_POLICY.fillWaitMs, source: "default" })
     expect(s["pipelineModules"]).toEqual({

@@ -8,11 +8,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Effect } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as nodePath from "node:path"
 import { rowsOf, STAGE_DB } from "../../src/load/Database.js"
 import { shownBytes } from "../../src/load/LandingSettings.js"
-import { LANDING_MEMORY_LIMIT, LANDING_THREADS, makeWarehouse } from "../../src/load/Warehouse.js"
+import { LANDING_MEMORY_LIMIT, makeWarehouse, WAREHOUSE_THREADS } from "../../src/load/Warehouse.js"
 import { links, page, plotRow, plots, tempDir } from "./fixtures.js"
 
 const open = (dir: string, threads?: number) =>
@@ -174,12 +173,13 @@ describe("group landing", () => {
         (r) => r[0]!
       )
       const own = yield* settings
-      expect(own.threads).toBe(os.availableParallelism())
+      // one thread from the open on (Database.ts), not a landing setting
+      expect(own.threads).toBe(WAREHOUSE_THREADS)
       yield* wh.ensureTables([plots])
       yield* wh.startRun({ runId: "a", pipeline: "plots" })
       yield* wh.startRun({ runId: "b", pipeline: "plots" })
       const during = yield* settings
-      expect(during.threads).toBe(LANDING_THREADS)
+      expect(during.threads).toBe(WAREHOUSE_THREADS)
       // DuckDB shows the limit in MiB (of 2^20 bytes) with one decimal: 80MB is 76.2 MiB
       const mib = (Number(/^(\d+)MB$/.exec(LANDING_MEMORY_LIMIT)![1]) * 1e6) / 2 ** 20
       expect(during.memory).toMatch(/^\d+\.\d MiB$/)
