@@ -10,7 +10,6 @@ import * as path from "node:path"
 import { catalogue } from "../../pipelines/index.js"
 import { decodeSettings } from "../../src/config/loadSettings.js"
 import type { Settings } from "../../src/config/Settings.js"
-import { Warehouse } from "../../src/load/Warehouse.js"
 import { makeEnvironment } from "../../src/wiring/Environment.js"
 import { resolveParams, sampleRequested } from "../../src/pipeline/Params.js"
 import { runSettingsOf } from "../../src/pipeline/RunSettings.js"
@@ -18,6 +17,7 @@ import type { Pipeline } from "../../src/pipeline/Pipeline.js"
 import { Progress } from "../../src/pipeline/Progress.js"
 import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
 import type { SandboxOptions } from "../../src/sandbox/SandboxConfig.js"
+import { readWarehouse } from "./readWarehouse.js"
 import { startTestSandbox, totalUnits } from "./sandbox.js"
 
 export interface HarnessOptions {
@@ -89,12 +89,7 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
 
   /** SQL over the warehouse; rows as plain objects (BIGINT as number when safe). */
   const query = (sql: string, warehouse?: string): Promise<Array<Record<string, unknown>>> =>
-    Effect.runPromise(
-      Effect.flatMap(Warehouse, (w) => w.query(sql)).pipe(
-        Effect.provide(Warehouse.Default({ path: warehouse ?? settings.warehouse })),
-        Effect.scoped
-      )
-    )
+    readWarehouse(warehouse ?? settings.warehouse, [sql]).then(([rows]) => rows!)
 
   const close = async () => {
     await sandbox.close()

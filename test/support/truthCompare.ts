@@ -3,18 +3,12 @@
  * multiset, the exact row counts, the exact `_missing` keys. Used by the dialect matrix and the
  * probe's dialect runs.
  */
-import { Effect } from "effect"
-import { Warehouse } from "../../src/load/Warehouse.js"
 import type { Truth } from "./groundTruth.js"
+import { readWarehouse } from "./readWarehouse.js"
 
-/** Several queries over one opening of a warehouse (an opening costs more than these small queries). */
+/** Several queries over one reading of a warehouse (`readWarehouse`). */
 export const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Record<string, unknown>>>> =>
-  Effect.runPromise(
-    Effect.flatMap(Warehouse, (w) => Effect.forEach(sqls, (sql) => w.query(sql))).pipe(
-      Effect.provide(Warehouse.Default({ path: warehouse, threads: 1 })),
-      Effect.scoped
-    )
-  )
+  readWarehouse(warehouse, sqls)
 
 /** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
 const keyOf = (row: Record<string, unknown>) =>
