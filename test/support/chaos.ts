@@ -8,7 +8,7 @@
  * The CI tests (test/reliability/chaos-*.test.ts) call `runChaos` with 5 kills (10 under CHAOS=full); the full harness
  * is `tools/chaos.ts` (`make chaos`). Also the warehouse readers the reliability tests share.
  */
-import { DuckDBInstance } from "@duckdb/node-api"
+import { queryWarehouse } from "./queryWarehouse.js"
 import { spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -175,17 +175,9 @@ export const runOnce = (args: ReadonlyArray<string>, killAt?: { pages: number; d
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, pages }))
   })
 
-/** Reads a warehouse read-only. */
-export const readWarehouse = async <T = Record<string, unknown>>(file: string, sql: string): Promise<Array<T>> => {
-  const db = await DuckDBInstance.create(file, { access_mode: "READ_ONLY" })
-  const conn = await db.connect()
-  try {
-    return (await conn.runAndReadAll(sql)).getRowObjectsJS() as Array<T>
-  } finally {
-    conn.closeSync()
-    db.closeSync()
-  }
-}
+/** Reads a warehouse read-only (`queryWarehouse`), values as DuckDB gives them. */
+export const readWarehouse = async <T = Record<string, unknown>>(file: string, sql: string): Promise<Array<T>> =>
+  (await queryWarehouse(file, [sql], { readOnly: true, raw: true }))[0] as Array<T>
 
 /** Columns that record when a row was fetched, not what the service said: left out of checksums. */
 export const RUN_COLUMNS = new Set(["extracted_at"])

@@ -17,7 +17,7 @@ import type { Pipeline } from "../../src/pipeline/Pipeline.js"
 import { Progress } from "../../src/pipeline/Progress.js"
 import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
 import type { SandboxOptions } from "../../src/sandbox/SandboxConfig.js"
-import { readWarehouse } from "./readWarehouse.js"
+import { queryWarehouse } from "./queryWarehouse.js"
 import { startTestSandbox, totalUnits } from "./sandbox.js"
 
 export interface HarnessOptions {
@@ -89,7 +89,7 @@ export const makeHarness = async (options: HarnessOptions = {}) => {
 
   /** SQL over the warehouse; rows as plain objects (BIGINT as number when safe). */
   const query = (sql: string, warehouse?: string): Promise<Array<Record<string, unknown>>> =>
-    readWarehouse(warehouse ?? settings.warehouse, [sql]).then(([rows]) => rows!)
+    queryWarehouse(warehouse ?? settings.warehouse, [sql]).then(([rows]) => rows!)
 
   const close = async () => {
     await sandbox.close()

@@ -4,11 +4,11 @@
  * probe's dialect runs.
  */
 import type { Truth } from "./groundTruth.js"
-import { readWarehouse } from "./readWarehouse.js"
+import { queryWarehouse } from "./queryWarehouse.js"
 
-/** Several queries over one reading of a warehouse (`readWarehouse`). */
+/** Several queries over one reading of a warehouse (`queryWarehouse`). */
 export const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Record<string, unknown>>>> =>
-  readWarehouse(warehouse, sqls)
+  queryWarehouse(warehouse, sqls)
 
 /** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
 const keyOf = (row: Record<string, unknown>) =>

@@ -1,6 +1,7 @@
 /**
- * A test's reads of a warehouse file, for its assertions: the file attached read-only to one
- * in-memory DuckDB that the worker keeps, its queries run, the file detached. Rows come back as
+ * A test's SQL over a warehouse file (its assertions' reads, and the odd change a test makes to
+ * set a case up): the file attached to one in-memory DuckDB that the worker keeps, the statements
+ * run, the file detached (DuckDB checkpoints a change then, as a close would). Rows come back as
  * the toolkit's `query` gives them (`jsValue`: BIGINT as a number when exact, dates as `Date`).
  *
  * Why not the toolkit's `Warehouse` for every read: each opening of it creates a DuckDB instance
@@ -10,8 +11,8 @@
  * worker; the dialect matrix alone read its warehouses ~300 times. Detaching a file leaves the
  * instance and the process's memory alone.
  *
- * A file the toolkit holds open in this process, or one that does not exist yet, is read through
- * the toolkit's `Warehouse` as before (it refuses the first, `Locked`, and creates the second).
+ * A file the toolkit holds open in this process, or one that does not exist yet, goes through the
+ * toolkit's `Warehouse` as before (it refuses the first, `Locked`, and creates the second).
  */
 import type { DuckDBConnection, DuckDBInstance } from "@duckdb/node-api"
 import { Effect } from "effect"
@@ -33,7 +34,7 @@ const instance = () =>
     return i
   }))
 
-/** One read of a file at a time: DuckDB attaches a file once. */
+/** One use of a file at a time: DuckDB attaches a file once. */
 const queues = new Map<string, Promise<unknown>>()
 let attached = 0
 
@@ -45,16 +46,25 @@ const viaWarehouse = (file: string, sqls: ReadonlyArray<string>) =>
     )
   )
 
-const viaAttach = async (file: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Row>>> => {
-  const alias = `read_${++attached}`
+export interface QueryOptions {
+  /** Attach the file read-only: nothing written, a WAL replayed in memory only (a killed run's file stays as it was). */
+  readonly readOnly?: boolean
+  /** Values as DuckDB's `getRowObjectsJS` gives them (BIGINT as bigint), not as the toolkit's `query`. Default false. */
+  readonly raw?: boolean
+}
+
+const viaAttach = async (file: string, sqls: ReadonlyArray<string>, options: QueryOptions): Promise<Array<Array<Row>>> => {
+  const alias = `test_${++attached}`
   const conn: DuckDBConnection = await (await instance()).connect()
   try {
-    await conn.run(`ATTACH ${literal(file)} AS ${alias} (READ_ONLY)`)
+    await conn.run(`ATTACH ${literal(file)} AS ${alias}${options.readOnly ? " (READ_ONLY)" : ""}`)
     try {
       await conn.run(`USE ${alias}`)
       const out: Array<Array<Row>> = []
-      for (const sql of sqls)
-        out.push((await rowsOf(conn, sql)).map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsValue(v)]))))
+      for (const sql of sqls) {
+        const rows = await rowsOf(conn, sql)
+        out.push(options.raw ? rows : rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, jsValue(v)]))))
+      }
       return out
     } finally {
       await conn.run("USE memory")
@@ -65,15 +75,16 @@ const viaAttach = async (file: string, sqls: ReadonlyArray<string>): Promise<Arr
   }
 }
 
-/** The rows of each of `sqls` over the warehouse at `file`, in order. */
-export const readWarehouse = (file: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Row>>> => {
+/**
+ * The rows of each of `sqls` over the warehouse at `file`, in order. Unless `readOnly`, a file
+ * the toolkit holds in this process or one not there yet goes through the toolkit's `Warehouse`.
+ */
+export const queryWarehouse = (file: string, sqls: ReadonlyArray<string>, options: QueryOptions = {}): Promise<Array<Array<Row>>> => {
   const path = nodePath.resolve(file)
-  if (isOpenInProcess(path) || !fs.existsSync(path)) return viaWarehouse(path, sqls)
+  if (!options.readOnly && (isOpenInProcess(path) || !fs.existsSync(path))) return viaWarehouse(path, sqls)
   const before = queues.get(path) ?? Promise.resolve()
-  const read = before.then(
-    () => viaAttach(path, sqls),
-    () => viaAttach(path, sqls)
-  )
+  const run = () => viaAttach(path, sqls, options)
+  const read = before.then(run, run)
   const settled = read.catch(() => undefined)
   queues.set(path, settled)
   void settled.then(() => {
