@@ -225,19 +225,19 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
   }
 
   /**
-   * Inside a landing transaction, just before its `COMMIT`: room for it (`raiseTo`
-   * `COMMIT_MEMORY_MB`), unless it is a group of `size` that fits the landing limit as it is
-   * (`fitsWithoutRoom`; no size always gets it, as a run's finish does: `roomToFinish`).
+   * Inside a group's landing transaction, just before its `COMMIT`: room for it (`raiseTo`
+   * `COMMIT_MEMORY_MB`), unless the group's `size` fits the landing limit as it is
+   * (`fitsWithoutRoom`). A run's finish gets its room from `roomToFinish`.
    */
-  const roomToCommit = (conn: DuckDBConnection, size?: CommitSize) =>
+  const roomToCommit = (conn: DuckDBConnection, size: CommitSize) =>
     fitsWithoutRoom(size, landingLimitMb) ? Promise.resolve(async () => undefined) : raiseTo(conn, COMMIT_MEMORY_MB)
 
   /**
-   * Inside a run's finishing transaction, just before its `COMMIT`: the room `roomToCommit` gives
-   * a run's finish. The landing limit comes back after it only while another run lands on this
-   * warehouse: otherwise the run's `leave` follows and sets DuckDB's own limit back, and the
-   * landing limit in between would be one more purge of DuckDB's allocator (each `SET
-   * memory_limit` is one) for nothing.
+   * Inside a run's finishing transaction, just before its `COMMIT`: room for it, always (what a
+   * finish needs is not known before it runs). The landing limit comes back after it only while
+   * another run lands on this warehouse: otherwise the run's `leave` follows and sets DuckDB's own
+   * limit back, and the landing limit in between would be one more purge of DuckDB's allocator
+   * (each `SET memory_limit` is one) for nothing.
    */
   const roomToFinish = async (conn: DuckDBConnection) => {
     const setBack = await raiseTo(conn, COMMIT_MEMORY_MB)
