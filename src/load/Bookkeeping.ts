@@ -226,9 +226,8 @@ export const initialise = async (conn: DuckDBConnection, path: string): Promise<
     if (version !== undefined && version < 5) await migrateMembers(conn, names)
     for (const ddl of BOOKKEEPING_DDL) await conn.run(ddl)
     if (!names.has("_meta")) {
-      await conn.run(
-        `INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}') ON CONFLICT DO NOTHING`
-      )
+      // `_meta` was made just above: empty
+      await conn.run(`INSERT INTO _meta VALUES ('format', ${literal(FORMAT_NAME)}), ('format_version', '${FORMAT_VERSION}')`)
     } else if (version !== undefined && version < FORMAT_VERSION) {
       await conn.run(`UPDATE _meta SET value = '${FORMAT_VERSION}' WHERE key = 'format_version'`)
     }

@@ -109,7 +109,11 @@ export const landGroup = async (
       }
     }
     if (spec.disposition === "replace") {
-      await conn.run(`INSERT INTO _replace_pending VALUES (${sqlValue(pipeline)}, ${sqlValue(table)}) ON CONFLICT DO NOTHING`)
+      // not `ON CONFLICT DO NOTHING`: 10 against 4 ms of CPU a row on a freshly opened file (TableDdl.ts)
+      await conn.run(
+        `INSERT INTO _replace_pending SELECT ${sqlValue(pipeline)}, ${sqlValue(table)}
+         WHERE NOT EXISTS (SELECT 1 FROM _replace_pending WHERE pipeline = ${sqlValue(pipeline)} AND table_name = ${sqlValue(table)})`
+      )
     }
     rowsPerTable[table] = (rowsPerTable[table] ?? 0) + staged.rows
   }

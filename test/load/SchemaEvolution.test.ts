@@ -40,7 +40,9 @@ describe("schema evolution", () => {
     Effect.gen(function* () {
       const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb") })
       const writes = Effect.map(
-        wh.query(`SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND message LIKE 'INSERT INTO _tables%'`),
+        wh.query(
+          `SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND (message LIKE 'INSERT INTO _tables%' OR message LIKE 'UPDATE _tables%')`
+        ),
         (rows) => rows.length
       )
       const columns = wh.query(`SELECT json_array_length(columns)::INTEGER AS n FROM _tables WHERE table_name = 'plots'`)
@@ -53,6 +55,12 @@ describe("schema evolution", () => {
       yield* wh.ensureTables([withColumn(plots, { name: "bedrooms", type: "INTEGER" })])
       expect(yield* writes).toBe(2)
       expect(yield* columns).toEqual([{ n: plots.columns.length + 1 }])
+      // the first registration an INSERT, the change an UPDATE: no ON CONFLICT (slower on a freshly opened file)
+      const statements = yield* wh.query(
+        `SELECT message FROM duckdb_logs WHERE type = 'QueryLog' AND message LIKE '%_tables%' AND message NOT LIKE '%duckdb_logs%'`
+      )
+      expect(statements.filter((r) => /ON CONFLICT/i.test(String(r.message)))).toEqual([])
+      expect(yield* wh.query(`SELECT count(*)::INTEGER AS n FROM _tables WHERE table_name = 'plots'`)).toEqual([{ n: 1 }])
     })
   )
 
