@@ -21,7 +21,8 @@ import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "..
 import { TokenClient } from "../../src/service/TokenClient.js"
 import { CASES, type PipelineCase, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
 import { type Harness, makeHarness, unitsSpent } from "../support/pipelines.js"
-import { type Comparison, compare, queryAll } from "../support/truthCompare.js"
+import { queryWarehouse } from "../support/queryWarehouse.js"
+import { type Comparison, compare } from "../support/truthCompare.js"
 
 type Named = "truth" | "incomplete (6)" | "UnexpectedShape (7)" | "coding (7)" | "auth (5)"
 /** A named outcome, or a description of anything else (always a failure). */
@@ -303,7 +304,7 @@ for (const run of RUNS) {
         // what the service charged against what the records needed: at most one wasted page a
         // slice (plus the page that confirms an end nothing else declares, and one that repairs a shift)
         if (c.paid && summary) {
-          const [slices, [ledger]] = await queryAll(warehouse, [
+          const [slices, [ledger]] = await queryWarehouse(warehouse, [
             `SELECT slice, pages::INTEGER AS pages, coalesce(distinct_keys, landed + rejected)::INTEGER AS keys FROM _slices`,
             `SELECT coalesce(sum(units), 0)::INTEGER AS units FROM _ledger`
           ])

@@ -6,10 +6,6 @@
 import type { Truth } from "./groundTruth.js"
 import { queryWarehouse } from "./queryWarehouse.js"
 
-/** Several queries over one reading of a warehouse (`queryWarehouse`). */
-export const queryAll = (warehouse: string, sqls: ReadonlyArray<string>): Promise<Array<Array<Record<string, unknown>>>> =>
-  queryWarehouse(warehouse, sqls)
-
 /** A row as `groundTruth` writes keys: the select list's values joined by `|`. */
 const keyOf = (row: Record<string, unknown>) =>
   Object.values(row)
@@ -50,7 +46,7 @@ export const compare = async (
 ): Promise<Comparison> => {
   const problems: Array<string> = []
   const foreign: Array<string> = []
-  const results = await queryAll(warehouse, [
+  const results = await queryWarehouse(warehouse, [
     ...truth.tables.map((t) => `SELECT ${t.select} FROM ${t.table}`),
     ...truth.counts.map((c) => c.sql),
     `SELECT "key" FROM _missing WHERE pipeline = '${pipeline}'`
