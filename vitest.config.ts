@@ -93,6 +93,8 @@ export default defineConfig({
     outputFile: { json: ".vitest-report.json" },
     // the compiled CLI the child-process suites run (dist/, built once per run)
     globalSetup: CHECK ? [] : ["test/support/globalSetup.ts"],
+    // the temp folders each test file made go when it ends
+    setupFiles: ["test/support/tempDirsCleanup.ts"],
     projects: WALKTHROUGH
       ? [{ extends: true, test: { name: "walkthrough", include: WALKTHROUGH_FILES } }]
       : CHECK

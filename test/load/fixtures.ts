@@ -1,13 +1,11 @@
 /** Shared fixtures of the load tests: temp folders, table specs and page builders. */
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Effect } from "effect"
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as nodePath from "node:path"
 import type { Row, TableSpec } from "../../src/normalize/Table.js"
 import type { PageCommit } from "../../src/load/PageCommit.js"
+import { makeTempDir } from "../support/tempDirs.js"
 
-export const tempDir = (prefix = "wh-") => fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix))
+export const tempDir = (prefix = "wh-") => makeTempDir(prefix)
 
 export const plots: TableSpec = {
   name: "plots",

@@ -5,11 +5,10 @@ import { randomBytes } from "node:crypto"
 import * as fs from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import * as os from "node:os"
-import * as nodePath from "node:path"
 import { signedHeaders } from "../../src/shared/WebhookSignature.js"
+import { makeTempDir } from "../support/tempDirs.js"
 
-export const tempDir = (prefix = "webhooks-") => fs.mkdtempSync(nodePath.join(os.tmpdir(), prefix))
+export const tempDir = (prefix = "webhooks-") => makeTempDir(prefix)
 
 export const newSecret = () => `whsec_${randomBytes(32).toString("base64")}`
 
