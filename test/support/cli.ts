@@ -61,8 +61,12 @@ export const sandboxEnv = (): NodeJS.ProcessEnv => ({
   SVC_PASSWORD: SANDBOX_USER.password
 })
 
-export const spawnCli = (args: ReadonlyArray<string>, env: NodeJS.ProcessEnv = {}, options: { readonly cwd?: string } = {}): ChildProcess =>
-  spawn(process.execPath, [MAIN, ...args], {
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  env: NodeJS.ProcessEnv = {},
+  options: { readonly cwd?: string; readonly nodeArgs?: ReadonlyArray<string> } = {}
+): ChildProcess =>
+  spawn(process.execPath, [...(options.nodeArgs ?? []), MAIN, ...args], {
     cwd: options.cwd ?? ROOT,
     env: { ...process.env, ...env, SVC_PLATFORM_URL: "", SVC_API_URL: "" },
     stdio: ["ignore", "pipe", "pipe"]
@@ -76,7 +80,8 @@ export const collect = (child: ChildProcess): Promise<CliResult> =>
     if (SPAWN_LOG) {
       const started = Date.now()
       const file = expectFile().catch(() => "(no test file)")
-      const args = child.spawnargs.slice(2, 5).join(" ")
+      const main = child.spawnargs.indexOf(MAIN)
+      const args = child.spawnargs.slice(main + 1, main + 4).join(" ")
       child.on("close", () => {
         const seconds = ((Date.now() - started) / 1000).toFixed(2)
         void file.then((f) => fs.appendFileSync(SPAWN_LOG, `${f}\t${seconds}\t${args}\n`))
@@ -93,5 +98,5 @@ export const collect = (child: ChildProcess): Promise<CliResult> =>
 export const runCli = (
   args: ReadonlyArray<string>,
   env: NodeJS.ProcessEnv = {},
-  options: { readonly cwd?: string } = {}
+  options: { readonly cwd?: string; readonly nodeArgs?: ReadonlyArray<string> } = {}
 ): Promise<CliResult> => collect(spawnCli(args, env, options))

@@ -1,0 +1,47 @@
+/**
+ * The installed CLI (`dist/bundle/main.js`, from `src/cli/bin.cjs`) keeps undici's HTTP parser
+ * (llhttp, WebAssembly) on V8's baseline compiler: V8's own trace of each function it compiles
+ * (`--trace-wasm-compilation-times`) shows the parser compiled by Liftoff and never by TurboFan in
+ * a real `run`, while the same run with V8's default tiering budget given to node (which the CLI
+ * leaves alone) recompiles it with TurboFan: the run makes enough requests for the tier-up.
+ */
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runCli, sandboxEnv, settingsFile } from "../support/cli.js"
+import { startTestSandbox } from "../support/sandbox.js"
+
+const compilers = (stdout: string) => ({
+  liftoff: stdout.match(/^Compiled function .* using Liftoff/gm)?.length ?? 0,
+  turbofan: stdout.match(/^Compiled function .* using TurboFan/gm)?.length ?? 0
+})
+
+describe("the CLI's HTTP parser", () => {
+  let sandbox: Awaited<ReturnType<typeof startTestSandbox>>
+  let root: string
+  beforeAll(async () => {
+    sandbox = await startTestSandbox({ world: { plots: 400 } })
+    root = fs.mkdtempSync(path.join(os.tmpdir(), "estate-tiering-"))
+  })
+  afterAll(async () => {
+    await sandbox.close()
+    fs.rmSync(root, { recursive: true, force: true })
+  })
+  const run = (name: string, nodeArgs: ReadonlyArray<string>) => {
+    const dir = path.join(root, name)
+    fs.mkdirSync(dir)
+    return runCli(["run", "plots-germany", "--config", settingsFile(dir, sandbox)], sandboxEnv(), { nodeArgs })
+  }
+  it("stays on Liftoff, and a tiering budget given to node wins", async () => {
+    const [own, given] = await Promise.all([
+      run("own", ["--trace-wasm-compilation-times"]),
+      run("given", ["--trace-wasm-compilation-times", "--wasm-tiering-budget=1800000"])
+    ])
+    expect([own.code, given.code]).toEqual([0, 0])
+    const [ownCompiled, givenCompiled] = [compilers(own.stdout), compilers(given.stdout)]
+    expect(ownCompiled.liftoff).toBeGreaterThan(0)
+    expect(ownCompiled.turbofan).toBe(0)
+    expect(givenCompiled.turbofan).toBeGreaterThan(0)
+  }, 60_000)
+})
