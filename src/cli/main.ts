@@ -11,7 +11,8 @@
  * `.env` in the working directory is read first; the environment wins over it (`config/DotEnv.ts`).
  *
  * Bundled as `dist/bundle/main.mjs`; the bin users run, `dist/bundle/main.js`, is `bin.cjs`, which
- * sizes libuv's threadpool and then imports this module.
+ * sizes libuv's threadpool and then imports this module. V8's policies for this process (its heap,
+ * the HTTP parser's compiler) are set below, before the command line loads.
  */
 import * as nodeModule from "node:module"
 import { fastPath, LIST_SNAPSHOT } from "./FastPath.js"
@@ -33,9 +34,14 @@ const fast = await fastPath(process.argv, {
 if (fast !== undefined) {
   process.stdout.write("", () => process.exit(fast))
 } else {
-  // before the command line loads: loading it is what grows the young generation first
-  const { applyHeapPolicy, holdYoungGeneration } = await import("./HeapPolicy.js")
+  // before the command line loads: loading it is what grows the young generation first; and
+  // before the first request, undici's HTTP parser kept on V8's baseline compiler
+  const [{ applyHeapPolicy, holdYoungGeneration }, { applyParserTiering }] = await Promise.all([
+    import("./HeapPolicy.js"),
+    import("./ParserTiering.js")
+  ])
   const heap = applyHeapPolicy()
+  applyParserTiering()
   const [{ Effect }, { exitCodeOfSignal, makeShutdown, Shutdown }, { runCliMain }, { DOT_ENV }, { messageOf }] = await Promise.all([
     import("effect"),
     import("../pipeline/Shutdown.js"),

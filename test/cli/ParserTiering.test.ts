@@ -1,5 +1,5 @@
 /**
- * The installed CLI (`dist/bundle/main.js`, from `src/cli/bin.cjs`) keeps undici's HTTP parser
+ * The installed CLI (`dist/bundle/main.js`; `src/cli/ParserTiering.ts`) keeps undici's HTTP parser
  * (llhttp, WebAssembly) on V8's baseline compiler: V8's own trace of each function it compiles
  * (`--trace-wasm-compilation-times`) shows the parser compiled by Liftoff and never by TurboFan in
  * a real `run`, while the same run with V8's default tiering budget given to node (which the CLI
@@ -9,12 +9,25 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PARSER_TIERING_BUDGET, parserTieringBudget } from "../../src/cli/ParserTiering.js"
 import { runCli, sandboxEnv, settingsFile } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
 
 const compilers = (stdout: string) => ({
   liftoff: stdout.match(/^Compiled function .* using Liftoff/gm)?.length ?? 0,
   turbofan: stdout.match(/^Compiled function .* using TurboFan/gm)?.length ?? 0
+})
+
+describe("the HTTP parser's tiering budget", () => {
+  it("is V8's largest unless node was given one, in either spelling", () => {
+    expect(parserTieringBudget([])).toBe(2 ** 31 - 1)
+    expect(parserTieringBudget(["--trace-wasm-compilation-times"])).toBe(PARSER_TIERING_BUDGET)
+    expect(parserTieringBudget(["--wasm-tiering-budget=1800000"])).toBeUndefined()
+    expect(parserTieringBudget(["--wasm_tiering_budget=5"])).toBeUndefined()
+    expect(parserTieringBudget(["--wasm-tiering-budget", "5"])).toBeUndefined()
+    // another wasm flag is not a budget
+    expect(parserTieringBudget(["--no-wasm-dynamic-tiering"])).toBe(PARSER_TIERING_BUDGET)
+  })
 })
 
 describe("the CLI's HTTP parser", () => {
