@@ -5,7 +5,8 @@ SHELL := /bin/bash
 NODE_BIN := node_modules/.bin
 DEPS := node_modules/.deps-stamp
 BUILT := dist/.build-stamp
-SOURCES := $(shell find src pipelines -name '*.ts' 2>/dev/null)
+# every file under src and pipelines (the bin, src/cli/bin.cjs, is copied into the bundle too)
+SOURCES := $(shell find src pipelines -type f 2>/dev/null)
 # Settings file for the extract targets (a data repo points this at its own, e.g. config/production.json)
 CONFIG ?= $(or $(ESTATE_ETL_CONFIG),config/sandbox.json)
 ETL := node dist/bundle/main.js
