@@ -5,7 +5,6 @@
  */
 import { Effect, Option } from "effect"
 import * as fs from "node:fs"
-import * as os from "node:os"
 import * as path from "node:path"
 import { describe, expect, it } from "vitest"
 import { resolveSettings } from "../../src/library/Session.js"
@@ -13,6 +12,7 @@ import { remoteUrls } from "../../src/wiring/Environment.js"
 import { Warehouse } from "../../src/load/Warehouse.js"
 import { ServiceSettings } from "../../src/service/ServiceSettings.js"
 import { unitsSpent, useHarness } from "../support/pipelines.js"
+import { makeTempDir } from "../support/tempDirs.js"
 
 describe("environment wiring", () => {
   const h = useHarness({
@@ -71,7 +71,7 @@ describe("the environment's base URLs, applied once where settings are loaded", 
   it("a library session's settings object and settings file carry them; the wiring reads only the settings", async () => {
     const fromObject = await withEnv(env, () => Effect.runPromise(resolveSettings({ service: { target: "remote" } })))
     expect(fromObject.service).toMatchObject(expected)
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "estate-env-")), "settings.json")
+    const file = path.join(makeTempDir("estate-env-"), "settings.json")
     fs.writeFileSync(file, JSON.stringify({ service: { target: "remote", platformUrl: "http://other.example" } }))
     const fromFile = await withEnv(env, () => Effect.runPromise(resolveSettings(file)))
     expect(fromFile.service).toMatchObject(expected)
