@@ -20,9 +20,8 @@ export const PARSER_TIERING_BUDGET = 2_147_483_647
 export const parserTieringBudget = (execArgv: ReadonlyArray<string>): number | undefined =>
   execArgv.some((arg) => /^--wasm[-_]tiering[-_]budget(=|$)/.test(arg)) ? undefined : PARSER_TIERING_BUDGET
 
-/** Applies the budget to this process (before its first HTTP request); returns what it set. */
-export const applyParserTiering = (execArgv: ReadonlyArray<string> = process.execArgv): number | undefined => {
+/** Applies the budget to this process (before its first HTTP request). */
+export const applyParserTiering = (execArgv: ReadonlyArray<string> = process.execArgv): void => {
   const budget = parserTieringBudget(execArgv)
   if (budget !== undefined) v8.setFlagsFromString(`--wasm-tiering-budget=${budget}`)
-  return budget
 }
