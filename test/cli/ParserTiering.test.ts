@@ -5,13 +5,11 @@
  * a real `run`, while the same run with V8's default tiering budget given to node (which the CLI
  * leaves alone) recompiles it with TurboFan: the run makes enough requests for the tier-up.
  */
-import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { PARSER_TIERING_BUDGET, parserTieringBudget } from "../../src/cli/ParserTiering.js"
 import { runCli, sandboxEnv, settingsFile } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+import { makeTempDir } from "../support/tempDirs.js"
 
 const compilers = (stdout: string) => ({
   liftoff: stdout.match(/^Compiled function .* using Liftoff/gm)?.length ?? 0,
@@ -32,24 +30,16 @@ describe("the HTTP parser's tiering budget", () => {
 
 describe("the CLI's HTTP parser", () => {
   let sandbox: Awaited<ReturnType<typeof startTestSandbox>>
-  let root: string
   beforeAll(async () => {
     sandbox = await startTestSandbox({ world: { plots: 400 } })
-    root = fs.mkdtempSync(path.join(os.tmpdir(), "estate-tiering-"))
   })
-  afterAll(async () => {
-    await sandbox.close()
-    fs.rmSync(root, { recursive: true, force: true })
-  })
-  const run = (name: string, nodeArgs: ReadonlyArray<string>) => {
-    const dir = path.join(root, name)
-    fs.mkdirSync(dir)
-    return runCli(["run", "plots-germany", "--config", settingsFile(dir, sandbox)], sandboxEnv(), { nodeArgs })
-  }
+  afterAll(() => sandbox.close())
+  const run = (nodeArgs: ReadonlyArray<string>) =>
+    runCli(["run", "plots-germany", "--config", settingsFile(makeTempDir("estate-tiering-"), sandbox)], sandboxEnv(), { nodeArgs })
   it("stays on Liftoff, and a tiering budget given to node wins", async () => {
     const [own, given] = await Promise.all([
-      run("own", ["--trace-wasm-compilation-times"]),
-      run("given", ["--trace-wasm-compilation-times", "--wasm-tiering-budget=1800000"])
+      run(["--trace-wasm-compilation-times"]),
+      run(["--trace-wasm-compilation-times", "--wasm-tiering-budget=1800000"])
     ])
     expect([own.code, given.code]).toEqual([0, 0])
     // V8 reports a flag it does not know on stderr, not by throwing: the CLI's V8 policies (this

@@ -7,30 +7,24 @@
  * module loader starts it too; Node 22's does not, so a serving `estate-etl sandbox` has none).
  */
 import * as fs from "node:fs"
-import * as os from "node:os"
-import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { collect, sandboxEnv, settingsFile, spawnCli } from "../support/cli.js"
 import { startTestSandbox } from "../support/sandbox.js"
+import { makeTempDir } from "../support/tempDirs.js"
 
 const threadsOf = (pid: number) => Number(/^Threads:\s+(\d+)/m.exec(fs.readFileSync(`/proc/${pid}/status`, "utf8"))![1])
 
 describe.runIf(fs.existsSync("/proc/self/status"))("the CLI's threadpool", () => {
   let sandbox: Awaited<ReturnType<typeof startTestSandbox>>
-  let root: string
   beforeAll(async () => {
     sandbox = await startTestSandbox({ world: { plots: 50 } })
     // every platform answer held for a minute (the runs are killed long before)
     sandbox.control.setFaults("platform", { slowRate: 1, slowMs: 60_000 })
-    root = fs.mkdtempSync(path.join(os.tmpdir(), "estate-pool-"))
   })
-  afterAll(async () => {
-    await sandbox.close()
-    fs.rmSync(root, { recursive: true, force: true })
-  })
+  afterAll(() => sandbox.close())
   it("has one thread unless UV_THREADPOOL_SIZE says otherwise", async () => {
     const runs = ["", "4", "6"].map((size) => {
-      const dir = fs.mkdtempSync(path.join(root, "run-"))
+      const dir = makeTempDir("estate-pool-")
       const child = spawnCli(["run", "plots-germany", "--config", settingsFile(dir, sandbox, { service: { timeoutMs: 120_000 } })], {
         ...sandboxEnv(),
         UV_THREADPOOL_SIZE: size
