@@ -238,6 +238,21 @@ export const openDatabase = (rawPath: string, options: OpenOptions = {}) =>
             () => undefined
           )
         ).pipe(
+          // The WAL written into the file on DuckDB's side of the bindings. `closeSync` would do it
+          // on this thread, holding the event loop for as long as the checkpoint takes while an
+          // in-process sandbox, other warehouses' runs and timers wait (5.3 s of the 54 s the
+          // dialect matrix's worker thread ran: `--cpu-prof`, docs/BENCHMARKS.md, stop 50). Not
+          // after a failed commit (`refuseAfter`); what this one cannot do, the close does.
+          Effect.andThen(
+            Effect.promise(() =>
+              options.readOnly || refused !== undefined
+                ? Promise.resolve()
+                : conn.run("CHECKPOINT").then(
+                    () => undefined,
+                    () => undefined
+                  )
+            )
+          ),
           Effect.andThen(() => {
             try {
               conn.closeSync()

@@ -121,6 +121,41 @@ describe("opening the warehouse", () => {
     })
   )
 
+  it.live("closing checkpoints the warehouse off the event loop: timers run while its WAL is written into the file", () =>
+    Effect.gen(function* () {
+      const path = nodePath.join(tempDir(), "warehouse.duckdb")
+      // event-loop turns from the start of the warehouse's close to its end (its scope's finalizers
+      // run last-added first: counting starts before the close and is read after it)
+      let turns = 0
+      let counting = false
+      let during = -1
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* Effect.addFinalizer(() => Effect.sync(() => ((during = turns), (counting = false))))
+          const wh = yield* makeWarehouse({ path, rawDir: false })
+          yield* wh.ensureTables([plots])
+          yield* wh.withConnection("a WAL to checkpoint", (conn) =>
+            conn.run(`INSERT INTO plots (id, country) SELECT 'plot_' || i, 'ES' FROM range(100000) r(i)`)
+          )
+          expect(fs.statSync(`${path}.wal`).size).toBeGreaterThan(1_000_000)
+          yield* Effect.addFinalizer(() =>
+            Effect.sync(() => {
+              counting = true
+              const tick = () => {
+                if (!counting) return
+                turns++
+                setImmediate(tick)
+              }
+              setImmediate(tick)
+            })
+          )
+        })
+      )
+      expect(fs.statSync(`${path}.wal`, { throwIfNoEntry: false })?.size ?? 0).toBe(0)
+      expect(during).toBeGreaterThan(10)
+    })
+  )
+
   it.scoped("a garbage file at the path is refused and left untouched", () =>
     Effect.gen(function* () {
       const path = nodePath.join(tempDir(), "warehouse.duckdb")
