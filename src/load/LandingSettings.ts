@@ -164,6 +164,13 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     ["checkpoint_threshold", `'${NO_AUTOMATIC_CHECKPOINT}'`]
   ]
   const wal = db.path === MEMORY ? undefined : `${db.path}.wal`
+  // the memory limit this module set last (each `SET memory_limit` purges DuckDB's allocator: one
+  // that would set what is set already is left out)
+  let limitSet: string | undefined
+  const setLimit = async (conn: DuckDBConnection, value: string) => {
+    await conn.run(`SET memory_limit = ${value}`)
+    limitSet = value
+  }
   /** What to set back when the last run ends: a value the settings gave as they gave it, else what DuckDB showed. */
   const restore = (name: string, shown: string) =>
     name === "checkpoint_threshold" && options.checkpointThreshold !== undefined ? literal(options.checkpointThreshold) : literal(shown)
@@ -177,10 +184,17 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
             before = settings.map(([name]) => [name, String(shown[0]![name!])] as const)
             if (options.checkpointThreshold !== undefined)
               checkpointBytes = shownBytes(String(shown[0]!.checkpoint_threshold)) ?? checkpointBytes
-            for (const [name, value] of settings) await conn.run(`SET ${name} = ${value}`)
+            for (const [name, value] of settings)
+              if (name === "memory_limit") await setLimit(conn, value!)
+              else await conn.run(`SET ${name} = ${value}`)
             landingLimitMb = LANDING_MEMORY_LIMIT_MB
           }
-          if (delta === -1 && landing === 0) for (const [name, value] of before) await conn.run(`SET ${name} = ${restore(name, value)}`)
+          if (delta === -1 && landing === 0)
+            for (const [name, value] of before) {
+              const back = restore(name, value)
+              if (name !== "memory_limit") await conn.run(`SET ${name} = ${back}`)
+              else if (limitSet !== back) await setLimit(conn, back)
+            }
         })
 
   /**
@@ -200,7 +214,7 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
         Effect.zipRight(
           db.use("Cannot raise DuckDB's memory limit", async (conn) => {
             landingLimitMb = Math.min(landingLimitMb * 2, LANDING_MEMORY_CEILING_MB)
-            await conn.run(`SET memory_limit = '${landingLimitMb}MB'`)
+            await setLimit(conn, `'${landingLimitMb}MB'`)
           }),
           Effect.suspend(() => withMemoryToLand(land))
         )
@@ -214,10 +228,10 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
    */
   const raiseTo = async (conn: DuckDBConnection, mb: number): Promise<() => Promise<void>> => {
     if (landing === 0 || options.memoryLimit !== undefined || landingLimitMb >= mb) return async () => undefined
-    await conn.run(`SET memory_limit = '${mb}MB'`)
+    await setLimit(conn, `'${mb}MB'`)
     return async () => {
       try {
-        await conn.run(`SET memory_limit = '${landingLimitMb}MB'`)
+        await setLimit(conn, `'${landingLimitMb}MB'`)
       } catch {
         landingLimitMb = mb
       }
@@ -237,9 +251,16 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
    * finish needs is not known before it runs). The landing limit comes back after it only while
    * another run lands on this warehouse: otherwise the run's `leave` follows and sets DuckDB's own
    * limit back, and the landing limit in between would be one more purge of DuckDB's allocator
-   * (each `SET memory_limit` is one) for nothing.
+   * (each `SET memory_limit` is one) for nothing. For the same reason the last run's finish gets
+   * that limit itself when it is room enough (DuckDB's default, 80% of RAM, on a machine of more
+   * than 1.6 GB), and its `leave` then has no limit to set.
    */
   const roomToFinish = async (conn: DuckDBConnection) => {
+    const back = landing === 1 && options.memoryLimit === undefined ? before.find(([name]) => name === "memory_limit") : undefined
+    if (back !== undefined && (shownBytes(back[1]) ?? 0) >= COMMIT_MEMORY_MB * 2 ** 20) {
+      await setLimit(conn, restore(...back))
+      return async () => undefined
+    }
     const setBack = await raiseTo(conn, COMMIT_MEMORY_MB)
     return async () => {
       if (landing > 1) await setBack()

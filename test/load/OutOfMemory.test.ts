@@ -12,6 +12,7 @@
 import { DuckDBInstance } from "@duckdb/node-api"
 import { it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
+import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { describe, expect, it } from "vitest"
 import { inTransaction, openDatabase, rowsOf } from "../../src/load/Database.js"
@@ -161,6 +162,8 @@ describe("out of memory, as DuckDB says it", () => {
             expect((yield* Effect.flip(wh.tableCounts())).detail).toBe(failed.detail)
           })
         )
+        // closed without its checkpoint: what did commit waits in the WAL
+        expect(fs.statSync(`${file}.wal`, { throwIfNoEntry: false })?.size ?? 0).toBeGreaterThan(0)
         // reopened: the commit that landed is there, the failed one is not, and its rows and
         // charges land (the WAL replayed into indexes read from the file)
         yield* Effect.scoped(
@@ -305,7 +308,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    `a small group of a narrow table commits at the landing limit; a group of more than ${COMMIT_ROOM.rows} rows, one of a wide table and the run's finish get their COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows (the only run's finish: no landing limit before its leave)`,
+    `a small group of a narrow table commits at the landing limit; a group of more than ${COMMIT_ROOM.rows} rows, one of a wide table and the run's finish get their COMMIT's room, and every checkpoint its own, as DuckDB's own query log shows (the only run's finish: DuckDB's own limit as its room, and nothing left for its leave to set)`,
     () =>
       Effect.gen(function* () {
         // a 1KB threshold: the toolkit checkpoints after every group
@@ -331,19 +334,21 @@ describe("out of memory, as DuckDB says it", () => {
           const commit = log.indexOf("COMMIT", at)
           return log
             .slice(commit - 1, commit + 2)
-            .map((m) => (m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : "other"))
+            .map((m) =>
+              m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : m.startsWith("SET memory_limit") ? "own" : "other"
+            )
         })
         expect(around).toEqual([
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"],
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"],
-          // the finish of the only run: its leave sets DuckDB's own limit back, not the landing limit first
-          ["raise", "COMMIT", "other"]
+          // the finish of the only run: DuckDB's own limit (more than the room) before its COMMIT,
+          // which its leave would set back anyway
+          ["own", "COMMIT", "other"]
         ])
         const afterFinish = log.slice(log.indexOf("COMMIT", landings[4]!)).filter((m) => m.startsWith("SET memory_limit"))
-        expect(afterFinish).toHaveLength(1)
-        expect(afterFinish[0]).not.toBe(setBack)
+        expect(afterFinish).toEqual([])
         // the small groups' transactions hold no change of the limit at all
         for (const at of [landings[0]!, landings[2]!]) {
           const begin = log.lastIndexOf("BEGIN TRANSACTION", at)
@@ -385,8 +390,39 @@ describe("out of memory, as DuckDB says it", () => {
         const limitsAfter = (at: number, until: number) =>
           log.slice(log.indexOf("COMMIT", at), until).filter((m) => m.startsWith("SET memory_limit"))
         expect(limitsAfter(finishes[0]!, finishes[1]!)).toEqual([`SET memory_limit = '${LANDING_MEMORY_LIMIT}'`])
-        expect(limitsAfter(finishes[1]!, log.length)).toHaveLength(1)
-        expect(limitsAfter(finishes[1]!, log.length)[0]).not.toBe(`SET memory_limit = '${LANDING_MEMORY_LIMIT}'`)
+        // the last one: DuckDB's own limit as its COMMIT's room, nothing after it
+        const beforeLast = log.slice(finishes[1]!, log.indexOf("COMMIT", finishes[1]!)).filter((m) => m.startsWith("SET memory_limit"))
+        expect(beforeLast).toHaveLength(1)
+        expect([`SET memory_limit = '${LANDING_MEMORY_LIMIT}'`, `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`]).not.toContain(
+          beforeLast[0]
+        )
+        expect(limitsAfter(finishes[1]!, log.length)).toEqual([])
+      })
+  )
+
+  effectIt.scoped(
+    `where DuckDB's limit before the run is less than the room (${LANDING_MEMORY_CEILING_MB}MB), the last finish is raised to the room and its leave sets that limit back`,
+    () =>
+      Effect.gen(function* () {
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+        yield* wh.ensureTables([plots])
+        // a small machine's own limit (80% of 1.25 GB)
+        yield* wh.withConnection("a small machine's limit", async (conn) => {
+          await conn.run("SET memory_limit = '1000MB'")
+          await conn.run("CALL enable_logging('QueryLog')")
+        })
+        const own = yield* memoryLimit(wh)
+        yield* wh.startRun({ runId: "a", pipeline: "plots" })
+        yield* wh.commitPages([page("a", { plots: [plotRow(1)] }, { key: "ES", value: 1 })])
+        yield* wh.finishRun("a", "done")
+        // to DuckDB's rounding ("953.6 MiB" set reads "953.5 MiB")
+        expect(Math.abs(shownBytes(yield* memoryLimit(wh))! / shownBytes(own)! - 1)).toBeLessThan(0.01)
+        const log = yield* queryLog(wh)
+        const finish = log.findIndex((m) => /^UPDATE _runs SET status /.test(m))
+        const commit = log.indexOf("COMMIT", finish)
+        const limits = (from: number, to: number) => log.slice(from, to).filter((m) => m.startsWith("SET memory_limit"))
+        expect(limits(finish, commit)).toEqual([`SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`])
+        expect(limits(commit, log.length)).toEqual([`SET memory_limit = '${own}'`])
       })
   )
 })
