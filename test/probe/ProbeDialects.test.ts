@@ -16,8 +16,8 @@ import { runPipeline, type RunSummary } from "../../src/pipeline/Runner.js"
 import { runSettingsOf } from "../../src/pipeline/RunSettings.js"
 import { type ProbeReport, probeService } from "../../src/probe/ProbeService.js"
 import { DIALECT_NAMES, DIALECTS, type DialectName } from "../../src/config/Dialect.js"
-import { TokenClient } from "../../src/service/TokenClient.js"
 import { makeEnvironment } from "../../src/wiring/Environment.js"
+import { makeFeeds } from "../support/feeds.js"
 import { CASES, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
 import { type Harness, makeHarness, pipelineByName, unitsSpent } from "../support/pipelines.js"
 import { compare } from "../support/truthCompare.js"
@@ -75,19 +75,14 @@ for (const dialect of PROBED) {
     it("names what differs, and a nightly with the settings it wrote lands the truth", async () => {
       h = await makeHarness({ sandbox: { world: TRUTH_WORLD }, settings: { service: { platformRate: 0, apiRate: 0 } } })
       try {
-        const client = <A>(f: (c: TokenClient) => Effect.Effect<{ body: unknown }, unknown>) =>
-          h.use(Effect.flatMap(TokenClient, f)).then((r) => r.body as A)
-        const legacy = [(await client<{ id: number }>((c) => c.legacyFeedCreate({ name: "everything", filter: {} }))).id]
-        const alertsApi: Array<string> = []
-        for (const name of ["a", "b", "c"])
-          alertsApi.push((await client<{ feed_id: string }>((c) => c.alertsApiFeedCreate({ name, filter: {} }))).feed_id)
+        const feeds = await makeFeeds(h, { alertsApi: ["a", "b", "c"], alertsApiFilter: {} })
         h.sandbox.control.setDialect(dialect)
         ctx = {
           world: h.sandbox.context.world,
           now: h.sandbox.control.now(),
           dialect: DIALECTS[dialect],
           dir: h.dir,
-          feeds: { legacy, alertsApi }
+          feeds
         }
         const cases = NIGHTLY.map((name) => CASES.find((c) => c.pipeline === name)!)
         const targets = cases.map((c) => {

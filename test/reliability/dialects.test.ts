@@ -10,7 +10,6 @@
  * The outcomes (dialect run x pipeline) are written to `.vitest-dialects.json` and printed as a
  * markdown table at the end (for docs/RELIABILITY.md).
  */
-import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -18,7 +17,7 @@ import { catalogue } from "../../pipelines/index.js"
 import type { RunSummary } from "../../src/pipeline/Runner.js"
 import { LOW_BALANCE, SANDBOX_API_KEY, WELL_KNOWN_CREDENTIALS } from "../../src/sandbox/Credentials.js"
 import { DIALECT_NAMES, DIALECTS, type DialectFlags, type DialectName } from "../../src/config/Dialect.js"
-import { TokenClient } from "../../src/service/TokenClient.js"
+import { makeFeeds } from "../support/feeds.js"
 import { CASES, type PipelineCase, TRUTH_WORLD, type TruthContext } from "../support/groundTruth.js"
 import { type Harness, makeHarness, unitsSpent } from "../support/pipelines.js"
 import { queryWarehouse } from "../support/queryWarehouse.js"
@@ -230,22 +229,14 @@ for (const run of RUNS) {
       // the feeds are made in the default dialect (a dialect may answer their creation in a way the
       // client reads differently, e.g. zstd); the runs then speak the dialect
       h = await makeHarness({ sandbox: { world: TRUTH_WORLD }, settings: settingsOf(run) })
-      const client = <A>(f: (c: TokenClient) => Effect.Effect<{ body: unknown }, unknown>) =>
-        h.use(Effect.flatMap(TokenClient, f)).then((r) => r.body as A)
-      const legacy = [(await client<{ id: number }>((c) => c.legacyFeedCreate({ name: "everything", filter: {} }))).id]
-      const alertsApi: Array<string> = []
-      for (const name of ["a", "b", "c", "d", "e"]) {
-        alertsApi.push(
-          (await client<{ feed_id: string }>((c) => c.alertsApiFeedCreate({ name, filter: { alert_subtypes: ["sold"] } }))).feed_id
-        )
-      }
+      const feeds = await makeFeeds(h, { alertsApi: ["a", "b", "c", "d", "e"], alertsApiFilter: { alert_subtypes: ["sold"] } })
       h.sandbox.control.setDialect({ ...DIALECTS[run.dialect], ...run.flags })
       ctx = {
         world: h.sandbox.context.world,
         now: h.sandbox.control.now(),
         dialect: { ...DIALECTS[run.dialect], ...run.flags },
         dir: h.dir,
-        feeds: { legacy, alertsApi }
+        feeds
       }
     })
     afterAll(async () => {
