@@ -131,7 +131,7 @@ try {
       ratio: rss.median / rss200k,
       target,
       met: limit === undefined ? undefined : rss.median / rss200k <= limit,
-      why: "two transient peaks, whichever is higher in a run: the toolkit's checkpoints (+10-116 MB: each gets 1280MB so that it cannot fail, a checkpoint short of memory being fatal in DuckDB, and a room read from the tables failed with long values) and the run's finish, which adds its 1,000,000 keys to its slices' members at the landing limit (+15-55 MB); the stream itself rises from ~280 to ~315 MB outside V8 (heap 56-67 MB, array buffers 8-23 MB throughout: native memory); docs/BENCHMARKS.md, the 1,034,151-property pull"
+      why: "two transient peaks, whichever is higher in a run: the toolkit's checkpoints (+10-116 MB: each gets 1280MB so that it cannot fail, a checkpoint short of memory being fatal in DuckDB, and a room read from the tables failed with long values) and the run's finish, which adds its 1,000,000 keys to its slices' members at the landing limit (+15-75 MB); the stream itself rises from ~280 to ~315 MB outside V8 (heap 56-67 MB, array buffers 8-23 MB throughout: native memory); docs/BENCHMARKS.md, the 1,034,151-property pull"
     })
   }
   if (runs("memory")) await growth(small, "", undefined, 1)
