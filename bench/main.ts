@@ -139,10 +139,10 @@ try {
 
   if (runs("plots") || runs("series"))
     log(`4. plots-germany (a world of ${fmt(PLOTS)} plots) and a market-time-series fan-out of ${SERIES}`)
-  const plotsResult = runs("plots") ? await plotsThroughput(sandbox, dir) : undefined
+  const plotsResult = runs("plots") ? await plotsThroughput(sandbox, dir, ROUNDS, log) : undefined
   const plots = plotsResult?.run
   lines.push(...(plotsResult?.lines ?? []))
-  const series = runs("series") ? await timeSeriesThroughput(sandbox, SERIES, dir, log) : undefined
+  const series = runs("series") ? await timeSeriesThroughput(sandbox, SERIES, dir, ROUNDS, log) : undefined
   lines.push(...(series?.lines ?? []))
 
   if (runs("stages")) {
