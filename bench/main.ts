@@ -8,8 +8,9 @@
  * guarantees cost on their own) and the installed CLI alternate over `--rounds` rounds (default 3), each measured from outside its
  * process (CPU and peak RSS from the kernel, wall from spawn: process start counted), at 200,000
  * properties; `--full` adds runs at 1,000,000 properties for the RSS growth. Cold start
- * (`ColdStart.ts`): `--help` and `list` against `node -e 0`. Lines marked "stage alone" measure one
- * stage in one process and carry no target.
+ * (`ColdStart.ts`): `--help` and `list` against `node -e 0`. plots-germany and market-time-series
+ * (`Throughput.ts`) alternate with their floors over the rounds too, timed by the run. Lines marked
+ * "stage alone" measure one stage in one process and carry no target.
  *
  * `--profile` also runs the small sourcing-search under `node --cpu-prof` and prints where its
  * main thread spends its time (see `ProfileSummary.ts`; the .cpuprofile opens in Chrome DevTools).
