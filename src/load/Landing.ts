@@ -14,7 +14,7 @@ import { type Database, inTransaction } from "./Database.js"
 import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
 import { endHistory, forgetHistoryKeys, type HistoryEnding } from "./HistoryClosing.js"
 import { type CommitSize, commitSizeOf, type makeLandingSettings } from "./LandingSettings.js"
-import { type PageCommit, rawBodyOf, type RunStatus, type StagedPage, type StartRun } from "./PageCommit.js"
+import { bytesOf, type PageCommit, rawBodyOf, type RunStatus, type StagedPage, type StartRun } from "./PageCommit.js"
 import type { PageJournal } from "./PageJournal.js"
 import type { RawArchive } from "./RawArchive.js"
 import { swapReplaceTables } from "./ReplaceSwap.js"
@@ -152,12 +152,11 @@ export const makeWarehouseLanding = (
         yield* dropStages([stage])
         return [] as Array<PageSummary>
       }
-      // the pages' bytes, for the commit's room: unknown if a page has no body
+      // the pages' bytes, for the commit's room: unknown if a page's are
       let bytes: number | undefined = 0
       for (const page of pages) {
-        const body = rawBodyOf(page)?.body
-        bytes =
-          body === undefined || bytes === undefined ? undefined : bytes + (typeof body === "string" ? Buffer.byteLength(body) : body.length)
+        const b = bytesOf(page)
+        bytes = b === undefined || bytes === undefined ? undefined : bytes + b
       }
       return yield* landStaged([{ stage, pages }], bytes)
     })

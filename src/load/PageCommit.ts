@@ -52,6 +52,12 @@ export interface StagedEntry {
   /** Rows per table. */
   readonly counts: Readonly<Record<string, number>>
   readonly rejects: ReadonlyArray<Reject>
+  /**
+   * The body's size in bytes as it arrived, archived or not (a token-host page keeps no body):
+   * what its group's commit weighs for its room (`LandingSettings.fitsWithoutRoom`). Undefined:
+   * not known (the commit then gets the room).
+   */
+  readonly bytes?: number | undefined
 }
 
 /** A page whose rows are staged already: a fetched page (`StagedEntry`), or a `PageCommit` with `counts` for its rows. */
@@ -66,6 +72,16 @@ export const ledgerOf = (p: StagedPage): ReadonlyArray<Charge> => (p.entry ? p.e
 
 /** The raw body a staged page archives, if any. */
 export const rawBodyOf = (p: StagedPage): RawBody | undefined => (p.entry ? rawOf(p.entry) : p.raw)
+
+/** A body's size in bytes (UTF-8 for text). */
+export const bodyBytes = (body: string | Uint8Array): number => (typeof body === "string" ? Buffer.byteLength(body) : body.length)
+
+/** A staged page's bytes for its commit's room: its body's as it arrived, else its archived body's; undefined if neither is known. */
+export const bytesOf = (p: StagedPage): number | undefined => {
+  if (p.entry && p.bytes !== undefined) return p.bytes
+  const body = rawBodyOf(p)?.body
+  return body === undefined ? undefined : bodyBytes(body)
+}
 
 /** The requests a staged page took, and its retries. */
 export const attemptsOf = (p: StagedPage): { readonly requests: number; readonly retries: number } => (p.entry ? p.entry.page.attempts : p)

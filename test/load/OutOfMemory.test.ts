@@ -27,9 +27,12 @@ import {
   shownBytes
 } from "../../src/load/LandingSettings.js"
 import { makeWarehouse, type WarehouseApi } from "../../src/load/Warehouse.js"
-import type { TableSpec } from "../../src/normalize/Table.js"
+import type { Row, TableSpec } from "../../src/normalize/Table.js"
 import { isFailedCommit, isFatal, isOutOfMemory, sqlError } from "../../src/load/WarehouseError.js"
 import { page, plotRow, plots, tempDir } from "./fixtures.js"
+import type { StagedEntry } from "../../src/load/PageCommit.js"
+import { stageEntry } from "../../src/pipeline/run/Land.js"
+import type { RunContext } from "../../src/pipeline/run/RunContext.js"
 
 /** The error DuckDB (the installed version) gives a statement that does not fit `limit`. */
 const statementOutOfMemory = async (limit: string): Promise<unknown> => {
@@ -359,6 +362,72 @@ describe("out of memory, as DuckDB says it", () => {
         for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
         // every row landed
         expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(COMMIT_ROOM.rows + 4)
+      })
+  )
+
+  effectIt.scoped(
+    "a fetched page weighs its bytes as they arrived, kept as a body or not (a token-host page): its group commits at the landing limit; a page of records whose bytes are not known gets the room",
+    () =>
+      Effect.gen(function* () {
+        const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
+        yield* wh.ensureTables([plots])
+        yield* wh.withConnection("the query log on", (conn) => conn.run("CALL enable_logging('QueryLog')"))
+        yield* wh.startRun({ runId: "r", pipeline: "plots" })
+        // what `stageEntry` reads of a run: its normaliser (here the plots' rows as they come)
+        const run = {
+          runId: "r",
+          pipeline: { name: "plots" },
+          extractedAt: "2026-11-21T10:00:00.000Z",
+          normalize: (records: ReadonlyArray<Row>) => ({ rows: new Map([["plots", records]]), records: records.length, rejects: [] })
+        } as unknown as RunContext
+        const text = `{"results":[{"id":"plot_1","area_m2":"1,250 m²"}]}`
+        /** One fetched page through the run's staging and its group's commit; `raw`: the body's text, `body`: the journal's bytes. */
+        const commit = (seq: number, raw: string, body?: Uint8Array) =>
+          Effect.gen(function* () {
+            const stage = wh.openStage("r")
+            const staged: Array<StagedEntry> = []
+            yield* stageEntry(
+              run,
+              {
+                seq,
+                page: {
+                  slice: "ES",
+                  seq: seq - 1,
+                  fetched: { records: [plotRow(seq)], raw, units: 0, charges: [] },
+                  checkpoint: { key: "ES", value: seq, done: false },
+                  attempts: { requests: 1, retries: 0, throttled: 0 },
+                  fresh: 1
+                },
+                ...(body ? { body } : {})
+              },
+              () => ({ stage, pages: [] }),
+              (e) => void staged.push(e)
+            )
+            yield* wh.commitStaged(stage, staged)
+            return staged[0]!.bytes
+          })
+        // a token-host page: its text, no body kept; a platform page: its journaled bytes; a
+        // replayed page with neither
+        expect(yield* commit(1, text)).toBe(Buffer.byteLength(text))
+        expect(yield* commit(2, "", Buffer.from(text))).toBe(Buffer.byteLength(text))
+        expect(yield* commit(3, "")).toBeUndefined()
+        const log = yield* queryLog(wh)
+        const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
+        const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
+        const landings = log.flatMap((m, i) => (/^UPDATE _runs SET pages /.test(m) ? [i] : []))
+        expect(landings).toHaveLength(3)
+        const around = landings.map((at) => {
+          const commit = log.indexOf("COMMIT", at)
+          return log
+            .slice(commit - 1, commit + 2)
+            .map((m) => (m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : "other"))
+        })
+        expect(around).toEqual([
+          ["other", "COMMIT", "other"],
+          ["other", "COMMIT", "other"],
+          ["raise", "COMMIT", "set back"]
+        ])
+        expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(3)
       })
   )
 
