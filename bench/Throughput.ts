@@ -28,15 +28,16 @@ const PLOTS_WHY =
 /**
  * Why market-time-series misses its target (stop 51, docs/BENCHMARKS.md). Before the rounds
  * alternated the floor and the run, the floor ran once, first, on a cold sandbox (307 requests/s
- * where the rounds after it read 640-750), and the line read 0.40-0.53. Alternated, 0.21
- * (0.19-0.44): the run's process spends ~8.5 ms of CPU a request (`bench/runOnce.ts`, 4.3 s for
- * 501 requests, its start and module loading included), where the floor takes ~1.4 ms of wall a
+ * where the rounds after it read 640-960), and the line read 0.40-0.53. Alternated, 0.23
+ * (0.16-0.39), then 0.28 (0.20-0.53) once a token-host group stopped raising DuckDB's limit for its
+ * commit: the run's process spends ~7 ms of CPU a request (`bench/runOnce.ts`, 3.5-3.8 s for 501
+ * requests, its start and module loading included), where the floor takes ~1.0-1.5 ms of wall a
  * request at the same concurrency (4). A CPU profile of the run (`--cpu-prof`, 6.5 s sampled):
  * Effect's fiber runtime ~2.3 s inclusive, module loading ~0.9 s, GC 0.4 s, the token client
  * 0.25 s, the request checks of the parameters 0.2 s; no function of the toolkit above 4%.
  */
 const SERIES_WHY =
-  "each of the 500 requests is a slice of its own (its fiber and span, its checkpoint, `_slices` and request-log rows, its group's landing): ~8.5 ms of CPU a request in the run's process (start and module loading included) against ~1.4 ms of wall a request for the floor at the same concurrency; a CPU profile spreads it over Effect's runtime (~35%), module loading, GC, the token client and the parameters' request checks, no function of the toolkit above 4%; one run of each, before the rounds alternated them, flattered the line (0.40-0.53): its floor ran first on a cold sandbox (docs/BENCHMARKS.md, stop 51)"
+  "each of the 500 requests is a slice of its own (its fiber and span, its checkpoint, `_slices` and request-log rows, its group's landing): ~7 ms of CPU a request in the run's process (start and module loading included) against ~1.0-1.5 ms of wall a request for the floor at the same concurrency; a CPU profile spreads it over Effect's runtime (~35%), module loading, GC, the token client and the parameters' request checks, no function of the toolkit above 4%; one run of each, before the rounds alternated them, flattered the line (0.40-0.53): its floor ran first on a cold sandbox (docs/BENCHMARKS.md, stop 51)"
 
 interface Timed {
   readonly count: number
