@@ -44,38 +44,18 @@ interface Timed {
   readonly elapsedMs: number
 }
 
-/**
- * `rounds` rounds of the floor and the pipeline's run, the order turned each round; the rates of
- * each and their ratios round by round, and the last run (its plan and counts for the plan lines).
- */
-const alternate = async (
-  rounds: number,
-  floor: () => Promise<Timed>,
-  run: (round: number) => Promise<{ timed: Timed; out: RunOnceOutput }>,
-  log: (s: string) => void
-) => {
-  const floors: Array<number> = []
-  const runs: Array<number> = []
-  let last: RunOnceOutput | undefined
-  for (let r = 0; r < rounds; r++) {
-    for (const kind of r % 2 === 0 ? (["floor", "run"] as const) : (["run", "floor"] as const)) {
-      if (kind === "floor") {
-        const f = await floor()
-        floors.push(perSecond(f.count, f.elapsedMs))
-      } else {
-        const { timed, out } = await run(r)
-        runs.push(perSecond(timed.count, timed.elapsedMs))
-        last = out
-      }
-    }
-    log(`   round ${r + 1}: floor ${fmt(floors[r]!, 1)}/s, run ${fmt(runs[r]!, 1)}/s`)
-  }
-  const ratio = spread(runs.map((x, i) => x / floors[i]!))
-  return { floor: spread(floors), run: spread(runs), ratio, last: last! }
+/** What `alternate` measures: the floor in this process, and the pipeline run in a fresh one. */
+interface Alternated {
+  readonly sandbox: SandboxProc
+  readonly dir: string
+  readonly rounds: number
+  readonly floor: () => Promise<Timed>
+  readonly pipeline: string
+  readonly params: Record<string, unknown>
+  /** What the run's rate counts (records, requests). */
+  readonly counted: (out: RunOnceOutput) => number
+  readonly log: (s: string) => void
 }
-
-const showSpread = (s: { median: number; min: number; max: number }, digits = 0) =>
-  `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
 
 /** A fresh warehouse for round `r` of `name`, its files gone after the run. */
 const freshWarehouse = async <A>(dir: string, name: string, r: number, use: (file: string) => Promise<A>): Promise<A> => {
@@ -88,6 +68,56 @@ const freshWarehouse = async <A>(dir: string, name: string, r: number, use: (fil
   }
 }
 
+/**
+ * `rounds` rounds of the floor and the pipeline's run (a fresh warehouse each), the order turned
+ * each round; the rates of each and their ratios round by round, and the last run (its plan and
+ * counts for the plan lines).
+ */
+const alternate = async (a: Alternated) => {
+  const floors: Array<number> = []
+  const runs: Array<number> = []
+  let last: RunOnceOutput | undefined
+  for (let r = 0; r < a.rounds; r++) {
+    for (const kind of r % 2 === 0 ? (["floor", "run"] as const) : (["run", "floor"] as const)) {
+      if (kind === "floor") {
+        const f = await a.floor()
+        floors.push(perSecond(f.count, f.elapsedMs))
+      } else {
+        const out = await freshWarehouse(a.dir, a.pipeline, r, (warehouse) =>
+          runOnce({ platformUrl: a.sandbox.platformUrl, apiUrl: a.sandbox.apiUrl, warehouse, pipeline: a.pipeline, params: a.params })
+        )
+        runs.push(perSecond(a.counted(out), out.elapsedMs))
+        last = out
+      }
+    }
+    a.log(`   round ${r + 1}: floor ${fmt(floors[r]!, 1)}/s, run ${fmt(runs[r]!, 1)}/s`)
+  }
+  return { floor: spread(floors), run: spread(runs), ratio: spread(runs.map((x, i) => x / floors[i]!)), last: last! }
+}
+
+const showSpread = (s: { median: number; min: number; max: number }, digits = 0) =>
+  `${fmt(s.median, digits)} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
+
+/** The table line of an alternated pipeline: its rate against its floor's, judged on the median ratio (target 0.40). */
+const alternatedLine = (
+  m: Awaited<ReturnType<typeof alternate>>,
+  measure: string,
+  unit: string,
+  digits: number,
+  why: string,
+  note = ""
+): Line => ({
+  group: "throughput",
+  measure: `${measure}: run timer vs floor`,
+  value: `${showSpread(m.run, digits)} ${unit}/s${note}`,
+  baseline: `floor ${showSpread(m.floor, digits)} ${unit}/s`,
+  ratio: m.ratio.median,
+  spread: `${m.ratio.median.toFixed(2)} (${m.ratio.min.toFixed(2)}-${m.ratio.max.toFixed(2)})`,
+  target: ">= 0.40",
+  met: m.ratio.median >= 0.4,
+  why
+})
+
 /** plots-germany (all German plots of the world) end to end against its floor (offset pages of 100). */
 export const plotsThroughput = async (
   sandbox: SandboxProc,
@@ -99,40 +129,22 @@ export const plotsThroughput = async (
   // the page bound a user sets after counting (the plan is this bound: counts cost a call)
   const truth = await sandbox.control<{ count: number }>(`truth/plots?criteria=${encodeURIComponent("{}")}`)
   const maxPages = Math.max(1, Math.ceil(truth.count / pageSize))
-  const m = await alternate(
+  const m = await alternate({
+    sandbox,
+    dir,
     rounds,
-    async () => {
+    floor: async () => {
       const f = await plotPages(sandbox.platformUrl, {}, { pageSize, maxPages }, () => {})
       return { count: f.records, elapsedMs: f.elapsedMs }
     },
-    (r) =>
-      freshWarehouse(dir, "plots", r, async (warehouse) => {
-        const out = await runOnce({
-          platformUrl: sandbox.platformUrl,
-          apiUrl: sandbox.apiUrl,
-          warehouse,
-          pipeline: "plots-germany",
-          params: { criteria: {}, pageSize, maxPages }
-        })
-        return { timed: { count: out.records, elapsedMs: out.elapsedMs }, out }
-      }),
+    pipeline: "plots-germany",
+    params: { criteria: {}, pageSize, maxPages },
+    counted: (out) => out.records,
     log
-  )
+  })
   return {
     run: m.last,
-    lines: [
-      {
-        group: "throughput",
-        measure: `plots-germany ${fmt(m.last.records)} plots, ${rounds} rounds: run timer vs floor`,
-        value: `${showSpread(m.run)} records/s`,
-        baseline: `floor ${showSpread(m.floor)} records/s`,
-        ratio: m.ratio.median,
-        spread: `${m.ratio.median.toFixed(2)} (${m.ratio.min.toFixed(2)}-${m.ratio.max.toFixed(2)})`,
-        target: ">= 0.40",
-        met: m.ratio.median >= 0.4,
-        why: PLOTS_WHY
-      }
-    ]
+    lines: [alternatedLine(m, `plots-germany ${fmt(m.last.records)} plots, ${rounds} rounds`, "records", 0, PLOTS_WHY)]
   }
 }
 
@@ -163,39 +175,30 @@ export const timeSeriesThroughput = async (
     date_interval: params.date_interval,
     date_range: params.date_range
   }))
-  const m = await alternate(
+  const m = await alternate({
+    sandbox,
+    dir,
     rounds,
-    async () => {
+    floor: async () => {
       const f = await timeSeriesCalls(sandbox.apiUrl, SANDBOX_USER, bodies, 4)
       return { count: f.pages, elapsedMs: f.elapsedMs }
     },
-    (r) =>
-      freshWarehouse(dir, "series", r, async (warehouse) => {
-        const out = await runOnce({
-          platformUrl: sandbox.platformUrl,
-          apiUrl: sandbox.apiUrl,
-          warehouse,
-          pipeline: "market-time-series",
-          params
-        })
-        return { timed: { count: out.requests, elapsedMs: out.elapsedMs }, out }
-      }),
+    pipeline: "market-time-series",
+    params,
+    counted: (out) => out.requests,
     log
-  )
+  })
   return {
     run: m.last,
     lines: [
-      {
-        group: "throughput",
-        measure: `market-time-series fan-out of ${n} location ids, ${rounds} rounds: run timer vs floor`,
-        value: `${showSpread(m.run, 1)} requests/s (${fmt(m.last.records)} records)`,
-        baseline: `floor ${showSpread(m.floor, 1)} requests/s`,
-        ratio: m.ratio.median,
-        spread: `${m.ratio.median.toFixed(2)} (${m.ratio.min.toFixed(2)}-${m.ratio.max.toFixed(2)})`,
-        target: ">= 0.40",
-        met: m.ratio.median >= 0.4,
-        why: SERIES_WHY
-      }
+      alternatedLine(
+        m,
+        `market-time-series fan-out of ${n} location ids, ${rounds} rounds`,
+        "requests",
+        1,
+        SERIES_WHY,
+        ` (${fmt(m.last.records)} records)`
+      )
     ]
   }
 }
