@@ -259,7 +259,10 @@ export const makeLandingSettings = (db: Database, options: OpenOptions) => {
     const back = landing === 1 && options.memoryLimit === undefined ? before.find(([name]) => name === "memory_limit") : undefined
     if (back !== undefined && (shownBytes(back[1]) ?? 0) >= COMMIT_MEMORY_MB * 2 ** 20) {
       await setLimit(conn, restore(...back))
-      return async () => undefined
+      // a run that began landing meanwhile lands at the landing limit, not at DuckDB's own
+      return async () => {
+        if (landing > 1) await setLimit(conn, `'${landingLimitMb}MB'`)
+      }
     }
     const setBack = await raiseTo(conn, COMMIT_MEMORY_MB)
     return async () => {

@@ -81,6 +81,25 @@ const queryLog = (wh: WarehouseApi) =>
     rows.map((r) => String(r.message).replace(/\s+/g, " "))
   )
 
+const RAISE = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
+const SET_BACK = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
+
+/**
+ * The landing transactions of a query log (each marked by a statement `landing` matches) and, for
+ * each, the statements just before and after its `COMMIT`, named: "raise" (the room), "set back"
+ * (the landing limit), "own" (any other limit), "other".
+ */
+const aroundCommits = (log: ReadonlyArray<string>, landing: RegExp) => {
+  const landings = log.flatMap((m, i) => (landing.test(m) ? [i] : []))
+  const name = (m: string) =>
+    m === RAISE ? "raise" : m === SET_BACK ? "set back" : m === "COMMIT" ? m : m.startsWith("SET memory_limit") ? "own" : "other"
+  const around = landings.map((at) => {
+    const commit = log.indexOf("COMMIT", at)
+    return log.slice(commit - 1, commit + 2).map(name)
+  })
+  return { landings, around }
+}
+
 describe("out of memory, as DuckDB says it", () => {
   it("a group commits without more room only when its rows, its widest table and its bytes fit the landing limit", () => {
     const sourcing = { rows: 16_000, bytes: 4.2 * 2 ** 20, widest: 25 }
@@ -328,19 +347,9 @@ describe("out of memory, as DuckDB says it", () => {
         yield* wh.commitPages([page("r", { wide: [wideRow] }, { key: "PT", value: 1 })])
         yield* wh.finishRun("r", "done")
         const log = yield* queryLog(wh)
-        const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
-        const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
         // the landing transactions: the three groups (their counters) and the finish (the run's status)
-        const landings = log.flatMap((m, i) => (/^UPDATE _runs SET (pages|status) /.test(m) ? [i] : []))
+        const { landings, around } = aroundCommits(log, /^UPDATE _runs SET (pages|status) /)
         expect(landings).toHaveLength(5)
-        const around = landings.map((at) => {
-          const commit = log.indexOf("COMMIT", at)
-          return log
-            .slice(commit - 1, commit + 2)
-            .map((m) =>
-              m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : m.startsWith("SET memory_limit") ? "own" : "other"
-            )
-        })
         expect(around).toEqual([
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"],
@@ -359,7 +368,7 @@ describe("out of memory, as DuckDB says it", () => {
         }
         const checkpoints = log.flatMap((m, i) => (m === "CHECKPOINT" ? [i] : []))
         expect(checkpoints.length).toBeGreaterThanOrEqual(3)
-        for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([raise, "CHECKPOINT", setBack])
+        for (const at of checkpoints) expect(log.slice(at - 1, at + 2)).toEqual([RAISE, "CHECKPOINT", SET_BACK])
         // every row landed
         expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(COMMIT_ROOM.rows + 4)
       })
@@ -412,22 +421,40 @@ describe("out of memory, as DuckDB says it", () => {
         expect(yield* commit(2, "", Buffer.from(text))).toBe(Buffer.byteLength(text))
         expect(yield* commit(3, "")).toBeUndefined()
         const log = yield* queryLog(wh)
-        const raise = `SET memory_limit = '${LANDING_MEMORY_CEILING_MB}MB'`
-        const setBack = `SET memory_limit = '${LANDING_MEMORY_LIMIT}'`
-        const landings = log.flatMap((m, i) => (/^UPDATE _runs SET pages /.test(m) ? [i] : []))
+        const { landings, around } = aroundCommits(log, /^UPDATE _runs SET pages /)
         expect(landings).toHaveLength(3)
-        const around = landings.map((at) => {
-          const commit = log.indexOf("COMMIT", at)
-          return log
-            .slice(commit - 1, commit + 2)
-            .map((m) => (m === raise ? "raise" : m === setBack ? "set back" : m === "COMMIT" ? m : "other"))
-        })
         expect(around).toEqual([
           ["other", "COMMIT", "other"],
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"]
         ])
         expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(3)
+      })
+  )
+
+  effectIt.scoped(
+    "a run that begins landing between the only run's finish taking DuckDB's own limit and that finish's COMMIT lands at the landing limit",
+    () =>
+      Effect.gen(function* () {
+        const db = yield* openDatabase(nodePath.join(tempDir(), "warehouse.duckdb"))
+        const settings = makeLandingSettings(db, {})
+        const limit = db.use("the limit", async (conn) => String((await rowsOf(conn, `SELECT current_setting('memory_limit') AS m`))[0]!.m))
+        const own = yield* limit
+        expect(shownBytes(own)!).toBeGreaterThanOrEqual(LANDING_MEMORY_CEILING_MB * 2 ** 20)
+        yield* settings.enter
+        const landingLimit = yield* limit
+        // DuckDB's own limit, set again from what it showed (its display rounds: 18.8 GiB set reads 18.7)
+        const isOwn = (shown: string) => Math.abs(shownBytes(shown)! - shownBytes(own)!) <= 0.01 * shownBytes(own)!
+        // the only run's finish: DuckDB's own limit as its room
+        const setBack = yield* db.use("the finish's room", (conn) => settings.roomToFinish(conn))
+        expect(isOwn(yield* limit)).toBe(true)
+        // another run begins landing before that COMMIT ended
+        yield* settings.enter
+        yield* db.use("after the finish's COMMIT", () => setBack())
+        expect(yield* limit).toBe(landingLimit)
+        yield* settings.leave
+        yield* settings.leave
+        expect(isOwn(yield* limit)).toBe(true)
       })
   )
 
