@@ -9,7 +9,7 @@ import type { PageContext } from "../Pipeline.js"
 import { RunFailed } from "../RunError.js"
 import type { JournalEntry, RunContext, RunState } from "./RunContext.js"
 import { withoutPayload } from "../../extract/Page.js"
-import { bodyBytes, type StagedEntry } from "../../load/PageCommit.js"
+import { arrivedBytes, type StagedEntry } from "../../load/PageCommit.js"
 import { journalIo } from "../../load/PageJournal.js"
 import { dropStages, type Stage } from "../../load/Stage.js"
 import { sqlError } from "../../load/WarehouseError.js"
@@ -38,20 +38,6 @@ export interface StagedGroup {
 export const openGroup = (run: RunContext): StagedGroup => ({ stage: run.warehouse.openStage(run.runId), pages: [] })
 
 /**
- * A fetched page's bytes as they arrived: its journaled body's, else its text's (a token-host page
- * keeps no body); undefined for a page with records and neither (a replayed page whose body was
- * not kept), so its group's commit gets the room. Until stop 51 only a kept body counted, so every
- * group of a token-host pipeline got the room: two `SET memory_limit`, two purges of DuckDB's
- * allocator, a group (market-time-series of 500 location ids: 34 `SET`s, 4.2-4.4 s of CPU; now
- * 2, 3.5-3.8 s; docs/BENCHMARKS.md).
- */
-const bytesOfEntry = (e: JournalEntry): number | undefined => {
-  if (e.body !== undefined) return bodyBytes(e.body)
-  const { raw, records } = e.page.fetched
-  return raw !== "" ? bodyBytes(raw) : records.length === 0 ? 0 : undefined
-}
-
-/**
  * Normalizes a page and stages its rows in the group `group()` names at that moment, waiting
  * first for staging tables the group lacks; `join` adds the entry to that same group in the same
  * synchronous step as its rows (a group is never taken with half a page).
@@ -78,7 +64,7 @@ export const stageEntry = (run: RunContext, e: JournalEntry, group: () => Staged
           records: n.records,
           counts,
           rejects: n.rejects,
-          bytes: bytesOfEntry(e)
+          bytes: arrivedBytes(e)
         })
       }
       yield* Effect.tryPromise({ try: () => stage.prepare(tables), catch: (cause) => sqlError("Cannot create staging tables", cause) })
