@@ -15,6 +15,7 @@ import type { DuckDBConnection } from "@duckdb/node-api"
 import { literal, rowsOf } from "./Database.js"
 import { attemptsOf, checkpointOf, ledgerOf, rawBodyOf, type SliceProgress, sliceProgressOf, type StagedPage } from "./PageCommit.js"
 import type { Checkpoint } from "../extract/Page.js"
+import type { Charge } from "../extract/Source.js"
 import { castedSelect, landSql } from "./PageStager.js"
 import { closable, historyKeysSql } from "./HistoryClosing.js"
 import type { StagedTable } from "./Stage.js"
@@ -73,6 +74,27 @@ export const readRun = async (conn: DuckDBConnection, runId: string) => {
 }
 
 /**
+ * A run's charges into `_ledger`. A charge is a (run, request id): the same id in another run is
+ * another charge. Within a run a repeated id is the same charge landed again, recorded once; the
+ * caller adds the units returned (what the ledger took) to the run's `units_charged`, so the two
+ * always agree.
+ */
+export const mergeCharges = async (
+  conn: DuckDBConnection,
+  runId: string,
+  pipeline: string,
+  charges: ReadonlyArray<Charge>
+): Promise<number> => {
+  const ledger = [...new Map(charges.map((l) => [l.requestId, l])).values()]
+  if (ledger.length === 0) return 0
+  const rows = ledger.map((l) => [l.requestId, runId, pipeline, l.operation, l.units, l.at, l.remaining ?? null])
+  const inserted = await rowsOf(conn, mergeInto("_ledger", LEDGER_COLUMNS, rows, ["run_id", "request_id"], { returning: "units" }))
+  let units = 0
+  for (const r of inserted) units += Number(r.units)
+  return units
+}
+
+/**
  * Lands `pages` (all of run `runId`, whose counters are `run`; their rows staged in `tables`) in
  * the caller's transaction; `raws[i]` is where the body of `pages[i]` was archived, if it was.
  * Returns each page's rows per table.
@@ -128,16 +150,7 @@ export const landGroup = async (
     await conn.run(mergeInto("_checkpoints", CHECKPOINT_COLUMNS, rows, ["pipeline", "key"], { update: "all" }))
   }
 
-  // A charge is a (run, request id): the same id in another run is another charge. Within a run a
-  // repeated id is the same charge landed again, recorded once; the run's `units_charged` adds
-  // only what the ledger took, so the two always agree.
-  const ledger = [...new Map(pages.flatMap(ledgerOf).map((l) => [l.requestId, l])).values()]
-  let units = 0
-  if (ledger.length > 0) {
-    const rows = ledger.map((l) => [l.requestId, runId, pipeline, l.operation, l.units, l.at, l.remaining ?? null])
-    const inserted = await rowsOf(conn, mergeInto("_ledger", LEDGER_COLUMNS, rows, ["run_id", "request_id"], { returning: "units" }))
-    for (const r of inserted) units += Number(r.units)
-  }
+  const units = await mergeCharges(conn, runId, pipeline, pages.flatMap(ledgerOf))
 
   const rejects = pages.flatMap((c) => c.rejects)
   if (rejects.length > 0) {

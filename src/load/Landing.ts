@@ -11,7 +11,8 @@ import type { TableSpec } from "../normalize/Table.js"
 import { TS } from "./Bookkeeping.js"
 import { mergeInto, RUN_START_COLUMNS } from "./BookkeepingRows.js"
 import { type Database, inTransaction } from "./Database.js"
-import { type ArchivedRaw, landGroup, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
+import { type ArchivedRaw, landGroup, mergeCharges, type PageSummary, readRun, type RunCounters } from "./GroupLanding.js"
+import type { Charge } from "../extract/Source.js"
 import { endHistory, forgetHistoryKeys, type HistoryEnding } from "./HistoryClosing.js"
 import { type CommitSize, commitSizeOf, type makeLandingSettings } from "./LandingSettings.js"
 import { bytesOf, type PageCommit, rawBodyOf, type RunStatus, type StagedPage, type StartRun } from "./PageCommit.js"
@@ -264,6 +265,23 @@ export const makeWarehouseLanding = (
       return closed
     })
 
+    /**
+     * Charges of a run that no page brings: an answer the service charged whose body broke off
+     * while the run's landing failed (`finishRun` in `pipeline/run/Finish.ts`). Into `_ledger` and
+     * the run's `units_charged` in one transaction, not counted as a page, so `_runs.pages` stays
+     * the journal's count for the resume. Returns the units the ledger took.
+     */
+    const recordCharges = (runId: string, pipeline: string, charges: ReadonlyArray<Charge>) =>
+      commitLock.withPermits(1)(
+        db.use("Cannot record the run's charges", (conn) =>
+          inTransaction(conn, async () => {
+            const units = await mergeCharges(conn, runId, pipeline, charges)
+            if (units > 0) await conn.run(`UPDATE _runs SET units_charged = units_charged + ? WHERE run_id = ?`, [units, runId])
+            return units
+          })
+        )
+      )
+
     /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
     const updateRun = (runId: string, update: { readonly unitsPlanned?: number; readonly eur?: number }) =>
       db.use("Cannot update the run", (conn) =>
@@ -299,6 +317,7 @@ export const makeWarehouseLanding = (
       commitStaged,
       commitPages,
       commitPage,
+      recordCharges,
       startRun,
       finishRun,
       updateRun,

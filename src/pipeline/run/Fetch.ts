@@ -93,6 +93,7 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
     ).pipe(
       Effect.either,
       (f) => Effect.raceFirst(f, stop),
+      Effect.tap((f) => (Either.isLeft(f) ? Ref.update(state, (s) => ({ ...s, fetchFailure: f.left })) : Effect.void)),
       Effect.tap(() => queue.close)
     )
     // fetching and landing run side by side; a failed landing stops the fetching, a failed fetch

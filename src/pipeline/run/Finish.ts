@@ -1,8 +1,9 @@
 /**
  * Step 4 of a run: finish. A paid page of an unexpected shape is kept (its charge in the ledger,
  * its body in the raw archive), and so is the charge of any other paid answer the run ended on (a
- * body cut off after its headers, a wrong content type): the ledger holds what the service
- * charged, not only what landed; completeness is read from `_slices`; the run record gets its
+ * body cut off after its headers, a wrong content type), also when a failed landing ended the run
+ * after it (then written alone, not as a page): the ledger holds what the service charged, not
+ * only what landed; completeness is read from `_slices`; the run record gets its
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
 import { Effect, Either, Predicate, Ref } from "effect"
@@ -103,7 +104,7 @@ export const isFullPull = (run: RunContext, status: string, completeness: Comple
 export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
   Effect.gen(function* () {
     const { pipeline, runId, warehouse } = run
-    const { drained } = yield* Ref.get(state)
+    const { drained, fetchFailure } = yield* Ref.get(state)
     // once landing has drained the queue every journaled page is in the warehouse; otherwise the
     // journal keeps them for the resume
     if (run.writer && drained) yield* journalIo(() => run.writer!.finish())
@@ -111,18 +112,19 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // raw archive, so `reload` after a settings fix lands it at 0 units (only once every queued page
     // landed: the journal's page numbers must stay in step with `_runs.pages`)
     const shape = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
-    const charge = chargeOf(error)
+    // the answer that ended the run; or, when a failed landing ended it, the one that ended the fetching
+    const charge = chargeOf(error) ?? chargeOf(fetchFailure)
+    const ledger = charge
+      ? [
+          {
+            requestId: charge.requestId ?? `unknown-${runId}-${shape ? "shape" : "failed"}`,
+            operation: charge.operation,
+            units: charge.units,
+            at: new Date().toISOString()
+          }
+        ]
+      : []
     if ((shape || charge) && drained) {
-      const ledger = charge
-        ? [
-            {
-              requestId: charge.requestId ?? `unknown-${runId}-${shape ? "shape" : "failed"}`,
-              operation: charge.operation,
-              units: charge.units,
-              at: new Date().toISOString()
-            }
-          ]
-        : []
       const raw =
         shape && run.archive
           ? { raw: { pageKey: "unexpected-shape", body: shape.raw!, ...(shape.request ? { request: shape.request } : {}) } }
@@ -133,6 +135,22 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
         ])
         yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + (charge?.units ?? 0) } }))
       }
+    } else if (charge) {
+      // pages wait in the journal for the resume, so the charge goes in alone (not as a page);
+      // a warehouse that takes nothing more (the landing's failure) leaves it named in the log
+      const took = yield* warehouse
+        .recordCharges(runId, pipeline.name, ledger)
+        .pipe(
+          Effect.catchAll((e) =>
+            Effect.as(
+              Effect.logWarning(
+                `${pipeline.name}: the service charged ${charge.units} unit(s) for request ${charge.requestId ?? "(no id)"} (${charge.operation}), whose answer failed; it is not in the ledger: ${e.detail}`
+              ),
+              0
+            )
+          )
+        )
+      yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + took } }))
     }
     const found = yield* completenessOf(pipeline.name, runId, run.request.sample === true)
     // a cap the user set that stopped the run (`--max-units`, the daily cap) is reported as a cap

@@ -42,6 +42,11 @@ export interface RunCounters {
   readonly rowsPerTable: Readonly<Record<string, number>>
   /** Whether the landing emptied the queue (every journaled page is in the warehouse). */
   readonly drained: boolean
+  /**
+   * What ended the fetching, when it failed. A landing that then fails ends the run with its own
+   * error, and the finish still reads this one's charge (an answer charged whose body broke off).
+   */
+  readonly fetchFailure?: unknown
 }
 
 export type RunState = Ref.Ref<RunCounters>
