@@ -69,7 +69,8 @@ const CHECK_INCLUDE = [
   "load",
   "wiring",
   "observe/TracingOff",
-  "pipeline/PageQueue"
+  "pipeline/PageQueue",
+  "bench"
 ].map((f) => (f.includes("/") ? `test/${f}.test.ts` : `test/${f}/**/*.test.ts`))
 const CHECK_EXCLUDE = [
   // child processes, kills, the sandbox's own behaviour, pipelines run whole

@@ -73,3 +73,14 @@ export const spread = (xs: ReadonlyArray<number>): Spread => {
   const mid = s.length >> 1
   return { min: s[0]!, median: s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2, max: s[s.length - 1]! }
 }
+
+/**
+ * A ratio's median (min-max) with two decimals; the median with as many more as it takes to tell
+ * it from `bound`, the target it is judged against, when two would round it onto the bound (a
+ * median of 0.3998 against ">= 0.40" reads 0.3998, not a "NOT met" 0.40).
+ */
+export const showRatio = (s: Spread, bound?: number): string => {
+  let digits = 2
+  while (bound !== undefined && s.median !== bound && Number(s.median.toFixed(digits)) === bound && digits < 6) digits++
+  return `${s.median.toFixed(digits)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`
+}

@@ -11,7 +11,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { LANDING_MEMORY_LIMIT } from "../src/load/LandingSettings.js"
 import { SANDBOX_API_KEY, SANDBOX_USER } from "../src/sandbox/Credentials.js"
-import { type ChildFigures, measured, spread, type Spread } from "./ChildRun.js"
+import { type ChildFigures, measured, showRatio, spread, type Spread } from "./ChildRun.js"
 import type { PlaceSet } from "./Places.js"
 import { scriptArgs, type SandboxProc } from "./Procs.js"
 import { fmt, type Line } from "./Report.js"
@@ -143,7 +143,6 @@ const CPU_WHY =
 const rowsPerSecond = (m: Measured) => (m.rows * 1000) / m.wallMs
 const usPerRow = (m: Measured) => (m.cpuMs * 1000) / m.rows
 const show = (s: Spread, digits = 0, unit = "") => `${fmt(s.median, digits)}${unit} (${fmt(s.min, digits)}-${fmt(s.max, digits)})`
-const showRatio = (s: Spread) => `${s.median.toFixed(2)} (${s.min.toFixed(2)}-${s.max.toFixed(2)})`
 
 /** The table lines: medians with (min-max), ratios pair by pair within a round. */
 export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> => {
@@ -162,7 +161,7 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       value: `${show(spread(r.toolkit.map(usPerRow)), 1, " µs")}`,
       baseline: `hand ${show(spread(r.hand.map(usPerRow)), 1, " µs")}`,
       ratio: cpuRatio.median,
-      spread: showRatio(cpuRatio),
+      spread: showRatio(cpuRatio, 2.0),
       target: "<= 2.0",
       met: cpuRatio.median <= 2.0,
       why: CPU_WHY
@@ -183,7 +182,7 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       value: `${show(spread(r.toolkit.map(usPerRow)), 1, " µs")}`,
       baseline: `guarded ${show(spread(r.guarded.map(usPerRow)), 1, " µs")}`,
       ratio: aroundRatio.median,
-      spread: showRatio(aroundRatio),
+      spread: showRatio(aroundRatio, 1.1),
       target: "<= 1.10",
       met: aroundRatio.median <= 1.1,
       why: CPU_WHY
@@ -194,7 +193,7 @@ export const roundLines = (set: PlaceSet, r: RoundsResult): ReadonlyArray<Line> 
       value: `${show(spread(r.toolkit.map(rowsPerSecond)))} rows/s`,
       baseline: `floor ${show(spread(r.floor.map(rowsPerSecond)))} rows/s`,
       ratio: e2eRatio.median,
-      spread: showRatio(e2eRatio),
+      spread: showRatio(e2eRatio, 0.5),
       target: ">= 0.5",
       met: e2eRatio.median >= 0.5,
       why: "the run is CPU-bound (the CLI and the sandbox share the cores), so it follows the CPU per row above"

@@ -8,7 +8,7 @@
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
-import { spread } from "./ChildRun.js"
+import { showRatio, spread } from "./ChildRun.js"
 import { SANDBOX_USER } from "../src/sandbox/Credentials.js"
 import { makeWorld } from "../src/sandbox/world/World.js"
 import { plotPages, timeSeriesCalls } from "./Floor.js"
@@ -112,7 +112,7 @@ const alternatedLine = (
   value: `${showSpread(m.run, digits)} ${unit}/s${note}`,
   baseline: `floor ${showSpread(m.floor, digits)} ${unit}/s`,
   ratio: m.ratio.median,
-  spread: `${m.ratio.median.toFixed(2)} (${m.ratio.min.toFixed(2)}-${m.ratio.max.toFixed(2)})`,
+  spread: showRatio(m.ratio, 0.4),
   target: ">= 0.40",
   met: m.ratio.median >= 0.4,
   why
