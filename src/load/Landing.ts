@@ -266,10 +266,11 @@ export const makeWarehouseLanding = (
     })
 
     /**
-     * Charges of a run that no page brings: an answer the service charged whose body broke off
-     * while the run's landing failed (`finishRun` in `pipeline/run/Finish.ts`). Into `_ledger` and
-     * the run's `units_charged` in one transaction, not counted as a page, so `_runs.pages` stays
-     * the journal's count for the resume. Returns the units the ledger took.
+     * Charges of a run that no page brings: an answer the service charged that the run ended on (a
+     * body broken off after its headers, a wrong content type; `finishRun` in
+     * `pipeline/run/Finish.ts`), also when the run's landing failed after it. Into `_ledger` and
+     * the run's `units_charged` in one transaction, not counted as a page, so `_runs.pages` counts
+     * pages and stays the journal's count for the resume. Returns the units the ledger took.
      */
     const recordCharges = (runId: string, pipeline: string, charges: ReadonlyArray<Charge>) =>
       commitLock.withPermits(1)(

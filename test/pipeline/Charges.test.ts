@@ -55,3 +55,38 @@ describe("charges of a run that ends on two failures", () => {
     expect(runs!.units).toBe(unitsSpent(h))
   }, 60_000)
 })
+
+describe("charges of a run that ends on a broken answer alone", () => {
+  const h = useHarness({
+    sandbox: { seed: 17, world: { plots: 600 }, faults: { platform: { truncateRate: 0.5 } } },
+    settings: { service: { platformRate: 0, apiRate: 0 }, duckdb: { groupWaitMs: 60_000 } }
+  })
+
+  it("lands the pages before it and records its charge, which `_runs.pages` does not count as a page", async () => {
+    const stopped = await h.run("plots-germany", { params: { pageSize: 100 } })
+    // a broken answer pauses the run (the resume goes on from its checkpoint)
+    expect(stopped.status).toBe("paused")
+    expect(stopped.error).toMatch(/plot_search \(request req_\w+\): TruncatedBody/)
+    expect(unitsSpent(h)).toBe(2)
+    const [ledger] = await h.query(`SELECT count(*)::INTEGER AS n, sum(units)::INTEGER AS units FROM _ledger`)
+    expect(ledger).toEqual({ n: 2, units: 2 })
+    const [run] = await h.query(
+      `SELECT pages::INTEGER AS pages, units_charged::INTEGER AS units FROM _runs WHERE run_id = '${stopped.runId}'`
+    )
+    expect(run).toEqual({ pages: 1, units: 2 })
+    expect([stopped.totals.pages, stopped.totals.units]).toEqual([1, 2])
+  }, 60_000)
+
+  it("its resume buys the broken page again and nothing else; the run's pages are the pages it landed", async () => {
+    h.sandbox.control.setFaults("platform", {})
+    const resumed = await h.run("plots-germany", { params: { pageSize: 100 } })
+    expect([resumed.resumed, resumed.status, resumed.error]).toEqual([true, "done", undefined])
+    expect(unitsSpent(h)).toBe(3)
+    const [run] = await h.query(
+      `SELECT pages::INTEGER AS pages, units_charged::INTEGER AS units FROM _runs WHERE run_id = '${resumed.runId}'`
+    )
+    expect(run).toEqual({ pages: 2, units: 3 })
+    const [ledger] = await h.query(`SELECT sum(units)::INTEGER AS units FROM _ledger`)
+    expect(ledger!.units).toBe(3)
+  }, 60_000)
+})

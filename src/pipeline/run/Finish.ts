@@ -1,9 +1,9 @@
 /**
  * Step 4 of a run: finish. A paid page of an unexpected shape is kept (its charge in the ledger,
  * its body in the raw archive), and so is the charge of any other paid answer the run ended on (a
- * body cut off after its headers, a wrong content type), also when a failed landing ended the run
- * after it (then written alone, not as a page): the ledger holds what the service charged, not
- * only what landed; completeness is read from `_slices`; the run record gets its
+ * body cut off after its headers, a wrong content type), written alone, not as a page, also when a
+ * failed landing ended the run after it: the ledger holds what the service charged, not only what
+ * landed; completeness is read from `_slices`; the run record gets its
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
 import { Effect, Either, Predicate, Ref } from "effect"
@@ -108,37 +108,32 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // once landing has drained the queue every journaled page is in the warehouse; otherwise the
     // journal keeps them for the resume
     if (run.writer && drained) yield* journalIo(() => run.writer!.finish())
-    // a paid page whose body had an unexpected shape: its charge in the ledger and its body in the
-    // raw archive, so `reload` after a settings fix lands it at 0 units (only once every queued page
-    // landed: the journal's page numbers must stay in step with `_runs.pages`)
-    const shape = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
+    const shaped = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
     // the answer that ended the run; or, when a failed landing ended it, the one that ended the fetching
     const charge = chargeOf(error) ?? chargeOf(fetchFailure)
     const ledger = charge
       ? [
           {
-            requestId: charge.requestId ?? `unknown-${runId}-${shape ? "shape" : "failed"}`,
+            requestId: charge.requestId ?? `unknown-${runId}-${shaped ? "shape" : "failed"}`,
             operation: charge.operation,
             units: charge.units,
             at: new Date().toISOString()
           }
         ]
       : []
-    if ((shape || charge) && drained) {
-      const raw =
-        shape && run.archive
-          ? { raw: { pageKey: "unexpected-shape", body: shape.raw!, ...(shape.request ? { request: shape.request } : {}) } }
-          : {}
-      if (ledger.length > 0 || "raw" in raw) {
-        yield* warehouse.commitPages([
-          { runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, ...raw }
-        ])
-        yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + (charge?.units ?? 0) } }))
-      }
+    let took = 0
+    if (shaped && run.archive && drained) {
+      // a paid page whose body had an unexpected shape: its body in the raw archive as a page of the
+      // run, with its charge, so `reload` after a settings fix lands it at 0 units (only once every
+      // queued page landed: the journal's page numbers must stay in step with `_runs.pages`)
+      const raw = { pageKey: "unexpected-shape", body: shaped.raw!, ...(shaped.request ? { request: shaped.request } : {}) }
+      yield* warehouse.commitPages([{ runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, raw }])
+      took = charge?.units ?? 0
     } else if (charge) {
-      // pages wait in the journal for the resume, so the charge goes in alone (not as a page);
-      // a warehouse that takes nothing more (the landing's failure) leaves it named in the log
-      const took = yield* warehouse
+      // any other charged answer goes in alone, not as a page (`_runs.pages` counts pages; those a
+      // failed landing left wait in the journal for the resume); a warehouse that takes nothing
+      // more (the landing's failure) leaves it named in the log
+      took = yield* warehouse
         .recordCharges(runId, pipeline.name, ledger)
         .pipe(
           Effect.catchAll((e) =>
@@ -150,8 +145,8 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
             )
           )
         )
-      yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + took } }))
     }
+    if (took > 0) yield* Ref.update(state, (s) => ({ ...s, totals: { ...s.totals, units: s.totals.units + took } }))
     const found = yield* completenessOf(pipeline.name, runId, run.request.sample === true)
     // a cap the user set that stopped the run (`--max-units`, the daily cap) is reported as a cap
     const unitCap =
