@@ -120,3 +120,9 @@ const { builtInPipelines } = await import("../dist/src/wiring/Catalogue.js")
 const { listEntryOf } = await import("../dist/src/cli/ListOutput.js")
 const { LIST_SNAPSHOT } = await import("../dist/src/cli/FastPath.js")
 fs.writeFileSync(`${out}/${LIST_SNAPSHOT}`, JSON.stringify(builtInPipelines.map((p) => listEntryOf(p, "built-in"))))
+
+// the empty warehouse a new warehouse file starts from, so a process's first creation copies it
+// instead of DuckDB building it (src/load/WarehouseFile.ts)
+const { Effect } = await import("effect")
+const { writeWarehouseTemplate, TEMPLATE_DIR } = await import("../dist/src/load/WarehouseFile.js")
+await Effect.runPromise(writeWarehouseTemplate(TEMPLATE_DIR))

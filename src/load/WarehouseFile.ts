@@ -17,6 +17,10 @@
  * later one, synced, then linked the same way. DuckDB building the same bookkeeping tables again
  * cost ~60 ms of CPU a warehouse (an instance, the DDL, a checkpoint, a close), most of the fixed
  * cost of a small run in a process that makes many (tests, scratch warehouses of a notebook).
+ * The build ships those bytes too (`writeWarehouseTemplate`, under `TEMPLATE_DIR`), named after
+ * what makes them (DuckDB's version, the block size, the bookkeeping's DDL): so the first
+ * creation of a process copies them as well (78-92 ms of a CLI run's start, measured), and a
+ * template of another DuckDB or bookkeeping is never found.
  *
  * A file that an older toolkit (or DuckDB used directly) left cut short at the name is
  * recognised: DuckDB cannot open it, it is at most the 12 KiB of header blocks, empty, zeros or
@@ -24,10 +28,13 @@
  * replaces it with a new warehouse (a rename over it); opening to read leaves it and says so.
  */
 import { Effect } from "effect"
+import { createHash } from "node:crypto"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
-import { initialise } from "./Bookkeeping.js"
+import { fileURLToPath } from "node:url"
+import { BOOKKEEPING_DDL, FORMAT_NAME, FORMAT_VERSION, initialise } from "./Bookkeeping.js"
 import { openDatabase, WAREHOUSE_BLOCK_SIZE } from "./Database.js"
+import { duckdb } from "./DuckDbApi.js"
 import { causeMessage, WarehouseError } from "./WarehouseError.js"
 import { pidAlive } from "../shared/ProcessAlive.js"
 
@@ -93,6 +100,49 @@ export const isCutShort = (path: string): boolean => {
 /** The bytes of the empty warehouse this process created first, by block size (see the module comment). */
 const emptyWarehouses = new Map<number, Buffer>()
 
+/** Where the build leaves its empty warehouses, under the package's root. */
+export const TEMPLATE_DIR = "dist/bundle/warehouse-templates"
+
+/** The file name of the empty warehouse of this DuckDB, block size and bookkeeping. */
+export const templateName = (blockSize: number): string =>
+  `${createHash("sha256")
+    .update([duckdb.version(), blockSize, FORMAT_NAME, FORMAT_VERSION, ...BOOKKEEPING_DDL].join("\n"))
+    .digest("hex")
+    .slice(0, 24)}.duckdb`
+
+/** The package's template folder, looked up once from this module's file (a bundle chunk, dist/src or src). */
+let shippedDir: string | null | undefined
+const templateDir = (): string | null => {
+  if (shippedDir !== undefined) return shippedDir
+  let dir = nodePath.dirname(fileURLToPath(import.meta.url))
+  for (let up = 0; up < 6; up++) {
+    if (fs.existsSync(nodePath.join(dir, TEMPLATE_DIR))) return (shippedDir = nodePath.join(dir, TEMPLATE_DIR))
+    if (nodePath.dirname(dir) === dir) break
+    dir = nodePath.dirname(dir)
+  }
+  return (shippedDir = null)
+}
+
+/** The shipped empty warehouse of `blockSize` in `dir` (DuckDB's magic checked), if there is one. */
+export const shippedTemplate = (blockSize: number, dir: string | null = templateDir()): Buffer | undefined => {
+  if (dir === null) return undefined
+  try {
+    const bytes = fs.readFileSync(nodePath.join(dir, templateName(blockSize)))
+    return bytes.length > HEADER_BYTES && bytes.subarray(8, 12).toString("latin1") === "DUCK" ? bytes : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** The bytes a new warehouse of `blockSize` starts from without DuckDB: this process's first one, or the build's. */
+const emptyBytes = (blockSize: number): Buffer | undefined => {
+  if (!emptyWarehouses.has(blockSize)) {
+    const shipped = shippedTemplate(blockSize)
+    if (shipped) emptyWarehouses.set(blockSize, shipped)
+  }
+  return emptyWarehouses.get(blockSize)
+}
+
 /** Writes `bytes` to a new file at `file` and syncs it (before its link makes it a warehouse); a failure leaves no file. */
 const writeSynced = (file: string, bytes: Buffer) => {
   fs.mkdirSync(nodePath.dirname(file), { recursive: true })
@@ -108,23 +158,27 @@ const writeSynced = (file: string, bytes: Buffer) => {
   }
 }
 
+/** DuckDB builds the empty warehouse of `path` at `file`: the bookkeeping tables, checkpointed. */
+const buildEmpty = (file: string, path: string, blockSize: number) =>
+  Effect.scoped(
+    Effect.flatMap(openDatabase(file, { blockSize }), (db) =>
+      db.use(`Cannot create the warehouse ${path}`, async (conn) => {
+        await initialise(conn, path)
+        // everything into the file itself: the name is given to a file that needs no WAL
+        await conn.run("CHECKPOINT")
+      })
+    )
+  )
+
 /** Makes the empty warehouse at the temporary name `temp`: DuckDB builds it, or its bytes are copied. */
 const makeEmpty = (temp: string, path: string, blockSize: number) =>
-  emptyWarehouses.has(blockSize)
+  emptyBytes(blockSize) !== undefined
     ? Effect.try({
-        try: () => writeSynced(temp, emptyWarehouses.get(blockSize)!),
+        try: () => writeSynced(temp, emptyBytes(blockSize)!),
         catch: (cause) =>
           new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
       })
-    : Effect.scoped(
-        Effect.flatMap(openDatabase(temp, { blockSize }), (db) =>
-          db.use(`Cannot create the warehouse ${path}`, async (conn) => {
-            await initialise(conn, path)
-            // everything into the file itself: the name is given to a file that needs no WAL
-            await conn.run("CHECKPOINT")
-          })
-        )
-      ).pipe(
+    : buildEmpty(temp, path, blockSize).pipe(
         Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))),
         Effect.tap(() =>
           Effect.sync(() => {
@@ -172,4 +226,25 @@ export const createWarehouseFile = (path: string, replace: boolean, blockSize: n
           ? cause
           : new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
     })
+  })
+
+/**
+ * Writes the empty warehouse of `blockSize` into `dir` under its `templateName`, built by DuckDB
+ * (the build's step: `scripts/bundle.mjs`); other templates in `dir` go. Returns its path.
+ */
+export const writeWarehouseTemplate = (dir: string, blockSize: number = WAREHOUSE_BLOCK_SIZE) =>
+  Effect.gen(function* () {
+    const name = templateName(blockSize)
+    fs.mkdirSync(dir, { recursive: true })
+    for (const f of fs.readdirSync(dir)) if (f !== name) fs.rmSync(nodePath.join(dir, f), { recursive: true, force: true })
+    const file = nodePath.join(dir, name)
+    const temp = `${file}.building`
+    removeDatabase(temp)
+    yield* buildEmpty(temp, file, blockSize)
+    if (fs.existsSync(`${temp}.wal`)) {
+      return yield* new WarehouseError({ reason: "Io", path: file, detail: `DuckDB left a WAL beside ${temp} after a checkpoint` })
+    }
+    fs.renameSync(temp, file)
+    removeDatabase(temp)
+    return file
   })
