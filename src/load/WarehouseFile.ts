@@ -123,12 +123,16 @@ const templateDir = (): string | null => {
   return (shippedDir = null)
 }
 
-/** The shipped empty warehouse of `blockSize` in `dir` (DuckDB's magic checked), if there is one. */
+/**
+ * The shipped empty warehouse of `blockSize` in `dir`, if there is one and it looks whole: DuckDB's
+ * magic, and its header blocks followed by whole blocks (a file cut short is not copied).
+ */
 export const shippedTemplate = (blockSize: number, dir: string | null = templateDir()): Buffer | undefined => {
   if (dir === null) return undefined
   try {
     const bytes = fs.readFileSync(nodePath.join(dir, templateName(blockSize)))
-    return bytes.length > HEADER_BYTES && bytes.subarray(8, 12).toString("latin1") === "DUCK" ? bytes : undefined
+    const whole = bytes.length > HEADER_BYTES && (bytes.length - HEADER_BYTES) % blockSize === 0
+    return whole && bytes.subarray(8, 12).toString("latin1") === "DUCK" ? bytes : undefined
   } catch {
     return undefined
   }

@@ -45,7 +45,7 @@ describe("the shipped empty warehouse", () => {
   )
 
   it.effect(
-    "is read only under its own name and with DuckDB's magic: another block size, or a file that is not DuckDB's, is not a template",
+    "is read only under its own name, whole and with DuckDB's magic: another block size, a file cut short or not DuckDB's is not a template",
     () =>
       Effect.gen(function* () {
         const dir = tempDir()
@@ -54,7 +54,12 @@ describe("the shipped empty warehouse", () => {
         expect(templateName(32_768)).not.toBe(templateName(16_384))
         expect(shippedTemplate(32_768, dir)).toBeUndefined()
         expect(shippedTemplate(16_384, null)).toBeUndefined()
-        fs.writeFileSync(file, Buffer.alloc(20_000))
+        // cut short inside a block: not whole
+        const bytes = fs.readFileSync(file)
+        fs.writeFileSync(file, bytes.subarray(0, bytes.length - 100))
+        expect(shippedTemplate(16_384, dir)).toBeUndefined()
+        // whole blocks, but not DuckDB's
+        fs.writeFileSync(file, Buffer.alloc(bytes.length))
         expect(shippedTemplate(16_384, dir)).toBeUndefined()
       })
   )
