@@ -4,7 +4,8 @@
  * per slice, slices side by side up to the source's concurrency. A page carries its records, its
  * slice's new position (the checkpoint) and what it cost.
  */
-import { Effect, Option } from "effect"
+import { Cause, Deferred, Duration, Effect, Option } from "effect"
+import { type CallGate, CurrentCallGate } from "../service/CallGate.js"
 import { countAttempts } from "../service/RetryBudget.js"
 import { isNotFound, serviceLimitOf } from "../service/ServiceError.js"
 import { keyHash, SeenKeys } from "./SeenKeys.js"
@@ -37,6 +38,11 @@ export interface ExtractPlan {
   readonly identity?: ((record: unknown, slice: string) => string | undefined) | undefined
   /** The key hashes a slice read earlier in this run (a resumed run's slices go on from them). */
   readonly seen?: ((slice: string) => Iterable<number>) | undefined
+  /**
+   * How long, once a slice failed, the paid calls in flight on the other slices may take to be
+   * read and handed on, ms (`extractInto`): the request timeout. Default 30,000.
+   */
+  readonly settleMs?: number | undefined
 }
 
 /** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
@@ -191,17 +197,21 @@ const seenOf = (plan: ExtractPlan, slice: string): SeenKeys => {
   return seen
 }
 
-/** A slice's pages, each handed to `accept` before the next is fetched: a plain loop, no stream per page. */
+/**
+ * A slice's pages, each handed to `accept` before the next is fetched: a plain loop, no stream per
+ * page. It asks for no page once `stopping` says so (another slice failed).
+ */
 const walkInto = <R, E, Ctx, E2, Ctx2>(
   slice: Slice<R, E, Ctx>,
   start: unknown,
   plan: ExtractPlan,
-  accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
+  accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>,
+  stopping: () => boolean
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.gen(function* () {
     const seen = seenOf(plan, slice.key)
     let position = start
-    for (let seq = 0; ; seq++) {
+    for (let seq = 0; !stopping(); seq++) {
       const { page, next, done } = yield* step(slice, position, seq, seen, plan.identity)
       yield* accept(page)
       if (done) return
@@ -219,6 +229,12 @@ export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): n
  * Walks the slices and hands every page to `accept` *inside* its slice: a slice fetches its next
  * page only once `accept` has returned, so `accept` decides what must be safe before the next
  * paid call (the runner returns once the page is in its journal and queue; see `run/Fetch.ts`).
+ *
+ * When a slice fails, the others stop, but not in a paid call already sent (charged whether its
+ * answer is read or not): a slice without one stops at once, and no paid call is sent after the
+ * failure (`CallGate.ts`); a slice with one reads its answer and hands the page to `accept` (kept,
+ * never bought again), within `plan.settleMs`. The extract then fails with every slice's failure,
+ * the first first (`Cause.failures` reads them all, `Effect.either` the first).
  */
 export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   source: Source<P, R, E, Ctx>,
@@ -227,10 +243,56 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   accept: (page: Page<R>) => Effect.Effect<void, E2, Ctx2>
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
-    Effect.forEach(
-      active,
-      ({ slice, start }) =>
-        walkInto(slice, start, plan, accept).pipe(Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } })),
-      { concurrency: concurrencyOf(source, params), discard: true }
-    )
+    Effect.gen(function* () {
+      let stopping = false
+      const stopped = yield* Deferred.make<void>()
+      const failures: Array<Cause.Cause<E | E2>> = []
+      /** The slices walking now: whether each has a paid call in flight, and what stops it. */
+      const running = new Set<{ readonly paid: () => boolean; readonly stop: Deferred.Deferred<void> }>()
+      const walk = ({ slice, start }: (typeof active)[number]) =>
+        Effect.gen(function* () {
+          if (stopping) return
+          let paid = false
+          const gate: CallGate = { open: () => !stopping && (paid = true) }
+          const entry = { paid: () => paid, stop: yield* Deferred.make<void>() }
+          running.add(entry)
+          const handOn = (page: Page<R>) =>
+            Effect.ensuring(
+              accept(page),
+              Effect.sync(() => void (paid = false))
+            )
+          yield* Effect.raceFirst(
+            Effect.locally(
+              walkInto(slice, start, plan, handOn, () => stopping),
+              CurrentCallGate,
+              gate
+            ),
+            Deferred.await(entry.stop)
+          ).pipe(Effect.ensuring(Effect.sync(() => running.delete(entry))))
+        }).pipe(
+          Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } }),
+          Effect.catchAllCause((cause) =>
+            // a slice stopped (by the gate, or below) is no failure
+            Cause.isInterruptedOnly(cause)
+              ? Effect.void
+              : Effect.zipRight(
+                  Effect.sync(() => {
+                    failures.push(cause)
+                    stopping = true
+                  }),
+                  Deferred.succeed(stopped, undefined)
+                )
+          )
+        )
+      const stopAll = (all: boolean) =>
+        Effect.forEach(running, (s) => (all || !s.paid() ? Deferred.succeed(s.stop, undefined) : Effect.void), { discard: true })
+      const onFailure = Deferred.await(stopped).pipe(
+        Effect.zipRight(stopAll(false)),
+        Effect.zipRight(Effect.sleep(Duration.millis(plan.settleMs ?? 30_000))),
+        Effect.zipRight(stopAll(true)),
+        Effect.zipRight(Effect.never)
+      )
+      yield* Effect.raceFirst(Effect.forEach(active, walk, { concurrency: concurrencyOf(source, params), discard: true }), onFailure)
+      if (failures.length > 0) yield* Effect.failCause(failures.reduce((all, c) => Cause.parallel(all, c)))
+    })
   )

@@ -20,6 +20,12 @@ export const FaultSettings = Schema.Struct({
   slowRate: rate,
   /** Delay of a slow response, ms (default 3000). */
   slowMs: Schema.optionalWith(Schema.Number.pipe(Schema.nonNegative()), { default: () => 3_000 }),
+  /**
+   * Where a slow response waits: before the call is handled (default: a client that hangs up
+   * meanwhile is charged nothing), or, when true, after it was answered and charged, before its
+   * bytes leave: a client that hangs up meanwhile has paid for an answer it never reads.
+   */
+  slowAfterAnswer: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   /** A valid status line and headers, then the JSON body cut in the middle and the socket closed. */
   truncateRate: rate,
   /** Starts a burst of `burstLength` consecutive 429 answers carrying `Retry-After`. */
@@ -46,7 +52,7 @@ export type Fault =
   | { readonly _tag: "None" }
   | { readonly _tag: "ServerError"; readonly status: 500 | 502 | 503 }
   | { readonly _tag: "Reset" }
-  | { readonly _tag: "Slow"; readonly ms: number }
+  | { readonly _tag: "Slow"; readonly ms: number; readonly afterAnswer: boolean }
   | { readonly _tag: "Truncate" }
   | { readonly _tag: "Burst"; readonly retryAfterSeconds: number }
   | { readonly _tag: "TokenExpiry" }
@@ -96,7 +102,7 @@ export const nextFault = (seed: number, host: HostName, state: FaultState): Faul
     return { _tag: "ServerError", status: pick === 0 ? 500 : pick === 1 ? 502 : 503 }
   }
   if ((u -= s.resetRate) < 0) return { _tag: "Reset" }
-  if ((u -= s.slowRate) < 0) return { _tag: "Slow", ms: s.slowMs }
+  if ((u -= s.slowRate) < 0) return { _tag: "Slow", ms: s.slowMs, afterAnswer: s.slowAfterAnswer }
   if ((u -= s.truncateRate) < 0) return { _tag: "Truncate" }
   if ((u -= s.burstRate) < 0) {
     state.burstLeft = s.burstLength - 1

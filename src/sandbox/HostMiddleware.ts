@@ -131,8 +131,9 @@ export const withHost =
         return yield* Effect.never
       } else {
         if (fault._tag === "TokenExpiry") ctx.tokenEpoch.value++
-        if (fault._tag === "Slow") yield* realSleep(fault.ms)
+        if (fault._tag === "Slow" && !fault.afterAnswer) yield* realSleep(fault.ms)
         response = yield* Effect.locally(catchAll(app, state, info), CurrentRequest, info)
+        if (fault._tag === "Slow" && fault.afterAnswer) yield* realSleep(fault.ms)
         response = encode(HttpServerResponse.setHeaders(response, extra))
         if (fault._tag === "Truncate" && sendTruncated(req, response)) {
           record(state, info, req.method, response.status)

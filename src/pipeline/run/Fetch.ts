@@ -4,7 +4,7 @@
  * queue, while the landing step drains the queue side by side. A signal stops the fetching at once
  * (the call in flight is lost, as the journal promises); what is queued still lands.
  */
-import { Effect, Either, Option, Ref } from "effect"
+import { Cause, Chunk, Effect, Either, Option, Ref } from "effect"
 import { extractInto, type Page } from "../../extract/Extract.js"
 import { groupsOf, makePageQueue } from "../PageQueue.js"
 import { RunInterrupted } from "../RunError.js"
@@ -14,6 +14,7 @@ import type { JournalEntry, RunContext, RunCounters, RunState } from "./RunConte
 import type { StagedEntry } from "../../load/PageCommit.js"
 import { journalIo } from "../../load/PageJournal.js"
 import { identityOf } from "../RecordKey.js"
+import { ServiceSettings } from "../../service/ServiceSettings.js"
 
 export const fetchAndLand = (run: RunContext, state: RunState) =>
   Effect.gen(function* () {
@@ -87,13 +88,16 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
         runId: run.runId,
         shard: run.request.shard,
         identity: identityOf(pipeline),
-        seen: (slice) => seen.get(slice) ?? []
+        seen: (slice) => seen.get(slice) ?? [],
+        // a paid call in flight answers within the request timeout
+        settleMs: Option.match(yield* Effect.serviceOption(ServiceSettings), { onNone: () => undefined, onSome: (s) => s.timeoutMs })
       },
       accept
     ).pipe(
+      // every slice's failure (the first is the run's): each may carry the charge of an answer
+      Effect.tapErrorCause((cause) => Ref.update(state, (s) => ({ ...s, fetchFailures: Chunk.toReadonlyArray(Cause.failures(cause)) }))),
       Effect.either,
       (f) => Effect.raceFirst(f, stop),
-      Effect.tap((f) => (Either.isLeft(f) ? Ref.update(state, (s) => ({ ...s, fetchFailure: f.left })) : Effect.void)),
       Effect.tap(() => queue.close)
     )
     // fetching and landing run side by side; a failed landing stops the fetching, a failed fetch

@@ -30,6 +30,20 @@ const chargeOf = (error: unknown): { operation: string; units: number; requestId
   }
 }
 
+/** The charges of `errors` (one answer once: by request id, or the same error), in order. */
+const chargesOf = (errors: ReadonlyArray<unknown>) => {
+  const seen = new Set<unknown>()
+  const charges: Array<NonNullable<ReturnType<typeof chargeOf>>> = []
+  for (const e of errors) {
+    const charge = chargeOf(e)
+    const key = charge?.requestId ?? e
+    if (charge === undefined || seen.has(key)) continue
+    seen.add(key)
+    charges.push(charge)
+  }
+  return charges
+}
+
 /**
  * The run's completeness from `_slices`: a slice falls short when the distinct keys it read (its
  * records, where a pipeline names no key) fall short of what the service declared and no
@@ -104,23 +118,22 @@ export const isFullPull = (run: RunContext, status: string, completeness: Comple
 export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
   Effect.gen(function* () {
     const { pipeline, runId, warehouse } = run
-    const { drained, fetchFailure } = yield* Ref.get(state)
+    const { drained, fetchFailures = [] } = yield* Ref.get(state)
     // once landing has drained the queue every journaled page is in the warehouse; otherwise the
     // journal keeps them for the resume
     if (run.writer && drained) yield* journalIo(() => run.writer!.finish())
     const shaped = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
-    // the answer that ended the run; or, when a failed landing ended it, the one that ended the fetching
-    const charge = chargeOf(error) ?? chargeOf(fetchFailure)
-    const ledger = charge
-      ? [
-          {
-            requestId: charge.requestId ?? `unknown-${runId}-${shaped ? "shape" : "failed"}`,
-            operation: charge.operation,
-            units: charge.units,
-            at: new Date().toISOString()
-          }
-        ]
-      : []
+    // the answer that ended the run, and those that ended the fetching (every slice's: paid calls
+    // in flight side by side may fail charged together; a failed landing may end the run after them)
+    const charges = chargesOf([error, ...fetchFailures])
+    const at = new Date().toISOString()
+    const ledger = charges.map((charge, i) => ({
+      requestId: charge.requestId ?? `unknown-${runId}-${shaped ? "shape" : "failed"}${i > 0 ? `-${i}` : ""}`,
+      operation: charge.operation,
+      units: charge.units,
+      at
+    }))
+    const charged = ledger.reduce((sum, l) => sum + l.units, 0)
     let took = 0
     if (shaped && run.archive && drained) {
       // a paid page whose body had an unexpected shape: its body in the raw archive as a page of the
@@ -128,8 +141,8 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
       // queued page landed: the journal's page numbers must stay in step with `_runs.pages`)
       const raw = { pageKey: "unexpected-shape", body: shaped.raw!, ...(shaped.request ? { request: shaped.request } : {}) }
       yield* warehouse.commitPages([{ runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, raw }])
-      took = charge?.units ?? 0
-    } else if (charge) {
+      took = charged
+    } else if (ledger.length > 0) {
       // any other charged answer goes in alone, not as a page (`_runs.pages` counts pages; those a
       // failed landing left wait in the journal for the resume); a warehouse that takes nothing
       // more (the landing's failure) leaves it named in the log
@@ -139,7 +152,7 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
           Effect.catchAll((e) =>
             Effect.as(
               Effect.logWarning(
-                `${pipeline.name}: the service charged ${charge.units} unit(s) for request ${charge.requestId ?? "(no id)"} (${charge.operation}), whose answer failed; it is not in the ledger: ${e.detail}`
+                `${pipeline.name}: the service charged ${charged} unit(s) for ${ledger.map((l) => `request ${l.requestId} (${l.operation})`).join(", ")}, whose answer failed; not in the ledger: ${e.detail}`
               ),
               0
             )

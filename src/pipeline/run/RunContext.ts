@@ -43,10 +43,11 @@ export interface RunCounters {
   /** Whether the landing emptied the queue (every journaled page is in the warehouse). */
   readonly drained: boolean
   /**
-   * What ended the fetching, when it failed. A landing that then fails ends the run with its own
-   * error, and the finish still reads this one's charge (an answer charged whose body broke off).
+   * Every failure that ended the fetching (each slice's, the first first). The run ends with the
+   * first, or with a landing's own error; the finish reads each one's charge (an answer charged
+   * whose body broke off), so none is lost from the ledger.
    */
-  readonly fetchFailure?: unknown
+  readonly fetchFailures?: ReadonlyArray<unknown>
 }
 
 export type RunState = Ref.Ref<RunCounters>
