@@ -39,10 +39,12 @@ export interface ExtractPlan {
   /** The key hashes a slice read earlier in this run (a resumed run's slices go on from them). */
   readonly seen?: ((slice: string) => Iterable<number>) | undefined
   /**
-   * How long, once a slice failed, the paid calls in flight on the other slices may take to be
-   * read and handed on, ms (`extractInto`): the request timeout. Default 30,000.
+   * How long, once a slice failed, the requests in flight on the other slices may take to be read
+   * and handed on, ms (`extractInto`): the request timeout. Default 30,000.
    */
   readonly settleMs?: number | undefined
+  /** Told each slice's failure as it happens (the run records each one's charge). */
+  readonly failed?: ((cause: Cause.Cause<unknown>) => Effect.Effect<void>) | undefined
 }
 
 /** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
@@ -230,11 +232,10 @@ export const concurrencyOf = <P>(source: Source<P, any, any, any>, params: P): n
  * page only once `accept` has returned, so `accept` decides what must be safe before the next
  * paid call (the runner returns once the page is in its journal and queue; see `run/Fetch.ts`).
  *
- * When a slice fails, the others stop, but not in a paid call already sent (charged whether its
- * answer is read or not): a slice without one stops at once, and no paid call is sent after the
- * failure (`CallGate.ts`); a slice with one reads its answer and hands the page to `accept` (kept,
- * never bought again), within `plan.settleMs`. The extract then fails with every slice's failure,
- * the first first (`Cause.failures` reads them all, `Effect.either` the first).
+ * When a slice fails, the others stop at their next page or request (`CallGate.ts`), not in a
+ * request already sent (charged whether its answer is read or not): its page is read and handed to
+ * `accept`, never bought again. What still runs after `plan.settleMs` is interrupted. Each slice's
+ * failure goes to `plan.failed` as it happens; the extract fails with the first.
  */
 export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
   source: Source<P, R, E, Ctx>,
@@ -244,55 +245,31 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
 ): Effect.Effect<void, E | E2, Ctx | Ctx2> =>
   Effect.flatMap(activeSlices(source, params, plan), (active) =>
     Effect.gen(function* () {
-      let stopping = false
+      let first: Cause.Cause<E | E2> | undefined
       const stopped = yield* Deferred.make<void>()
-      const failures: Array<Cause.Cause<E | E2>> = []
-      /** The slices walking now: whether each has a paid call in flight, and what stops it. */
-      const running = new Set<{ readonly paid: () => boolean; readonly stop: Deferred.Deferred<void> }>()
+      const gate: CallGate = { open: () => first === undefined }
       const walk = ({ slice, start }: (typeof active)[number]) =>
-        Effect.gen(function* () {
-          if (stopping) return
-          let paid = false
-          const gate: CallGate = { open: () => !stopping && (paid = true) }
-          const entry = { paid: () => paid, stop: yield* Deferred.make<void>() }
-          running.add(entry)
-          const handOn = (page: Page<R>) =>
-            Effect.ensuring(
-              accept(page),
-              Effect.sync(() => void (paid = false))
-            )
-          yield* Effect.raceFirst(
-            Effect.locally(
-              walkInto(slice, start, plan, handOn, () => stopping),
-              CurrentCallGate,
-              gate
-            ),
-            Deferred.await(entry.stop)
-          ).pipe(Effect.ensuring(Effect.sync(() => running.delete(entry))))
-        }).pipe(
+        walkInto(slice, start, plan, accept, () => first !== undefined).pipe(
           Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } }),
           Effect.catchAllCause((cause) =>
-            // a slice stopped (by the gate, or below) is no failure
+            // a slice the closed gate stopped is no failure
             Cause.isInterruptedOnly(cause)
               ? Effect.void
               : Effect.zipRight(
-                  Effect.sync(() => {
-                    failures.push(cause)
-                    stopping = true
+                  Effect.suspend(() => {
+                    first ??= cause
+                    return plan.failed ? plan.failed(cause) : Effect.void
                   }),
                   Deferred.succeed(stopped, undefined)
                 )
           )
         )
-      const stopAll = (all: boolean) =>
-        Effect.forEach(running, (s) => (all || !s.paid() ? Deferred.succeed(s.stop, undefined) : Effect.void), { discard: true })
-      const onFailure = Deferred.await(stopped).pipe(
-        Effect.zipRight(stopAll(false)),
-        Effect.zipRight(Effect.sleep(Duration.millis(plan.settleMs ?? 30_000))),
-        Effect.zipRight(stopAll(true)),
-        Effect.zipRight(Effect.never)
+      const settled = Effect.zipRight(Deferred.await(stopped), Effect.sleep(Duration.millis(plan.settleMs ?? 30_000)))
+      yield* Effect.locally(
+        Effect.raceFirst(Effect.forEach(active, walk, { concurrency: concurrencyOf(source, params), discard: true }), settled),
+        CurrentCallGate,
+        gate
       )
-      yield* Effect.raceFirst(Effect.forEach(active, walk, { concurrency: concurrencyOf(source, params), discard: true }), onFailure)
-      if (failures.length > 0) yield* Effect.failCause(failures.reduce((all, c) => Cause.parallel(all, c)))
+      if (first !== undefined) yield* Effect.failCause(first)
     })
   )

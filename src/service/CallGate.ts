@@ -1,21 +1,22 @@
 /**
- * What lets a run's paid call out once one of the run's slices failed. A paid call is charged once
- * it is sent, whether its answer is read or not, so a failing slice must neither drop the paid
- * calls the other slices have in flight nor let them send new ones:
+ * Whether a run's slice may send a request now. A paid call is charged once it is sent, whether
+ * its answer is read or not, so once one of the run's slices failed the other slices must neither
+ * drop the calls they have in flight nor send new ones:
  *
- * - `extractInto` gives each slice a gate (this fiber ref, for the slice's fiber);
- * - the cost guard asks it when a paid call has its permit, just before it is sent: closed (the
- *   run is stopping), the call is not sent and its slice ends there (interrupted, not failed);
- *   open, the slice is marked as having a paid call in flight until its page is accepted;
- * - once a slice failed, `extractInto` interrupts every slice without a paid call in flight and
- *   lets the others read their answer and hand it on (bounded by the request timeout).
+ * - `extractInto` gives its slices one gate (this fiber ref) and closes it when a slice fails;
+ * - the host transport asks it before each attempt, after pacing: closed, nothing is sent and the
+ *   slice ends there (an interruption, no failure); a request already sent is read to the end, and
+ *   its page handed on as any other (kept, never bought again);
+ * - a slice stops at its next page or attempt; what is still running `extractInto` stops after the
+ *   request timeout.
  *
- * Outside a run (no gate) every call goes out.
+ * A step that makes two calls in turn loses the first answer when the gate closes between them (no
+ * built-in pipeline does). Outside a run (no gate) every request goes out.
  */
 import { FiberRef } from "effect"
 
 export interface CallGate {
-  /** Whether a paid call may be sent now; `true` marks its slice as having one in flight. */
+  /** Whether a request may be sent now. */
   readonly open: () => boolean
 }
 

@@ -12,8 +12,7 @@
  * from the table learns its cost from its first charge: until then its calls run one at a time
  * and reserve 1 unit (Assumed: every paid call costs at least one unit).
  */
-import { Context, Effect, FiberRef, Layer, Option, Ref } from "effect"
-import { CurrentCallGate } from "./CallGate.js"
+import { Context, Effect, Layer, Option, Ref } from "effect"
 import { BudgetExhausted } from "./ServiceError.js"
 
 export interface CostGuardOptions {
@@ -129,16 +128,14 @@ export const makeCostGuard = (options: CostGuardOptions) =>
       settlement: (a: A) => Settlement,
       failureCharge: (e: E) => Settlement | undefined = () => undefined
     ): Effect.Effect<A, E | BudgetExhausted, R> => {
-      const send = Effect.flatMap(reserve(operation), (cost) =>
-        call.pipe(
-          Effect.tap((a) => settle(operation, cost, settlement(a))),
-          Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
-          Effect.onInterrupt(() => settle(operation, cost, undefined))
-        )
-      )
-      // a run that is stopping sends nothing more: the slice ends here (`CallGate.ts`)
       const run = inFlight(
-        Effect.flatMap(FiberRef.get(CurrentCallGate), (gate) => (gate === undefined || gate.open() ? send : Effect.interrupt))
+        Effect.flatMap(reserve(operation), (cost) =>
+          call.pipe(
+            Effect.tap((a) => settle(operation, cost, settlement(a))),
+            Effect.tapError((e) => settle(operation, cost, failureCharge(e))),
+            Effect.onInterrupt(() => settle(operation, cost, undefined))
+          )
+        )
       )
       return Effect.flatMap(Ref.get(state), (s) => (costOf(operation, s) === undefined ? learnLock(operation).withPermits(1)(run) : run))
     }

@@ -10,7 +10,8 @@
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import type { HttpClientError } from "@effect/platform/HttpClientError"
-import { Clock, Duration, Effect, Ref } from "effect"
+import { Clock, Duration, Effect, FiberRef, Ref } from "effect"
+import { CurrentCallGate } from "./CallGate.js"
 import type { RawResponse } from "./ErrorMapping.js"
 import type { Pacer } from "./Pacer.js"
 import { readRateLimitHeaders, tightestState } from "./RateLimitHeaders.js"
@@ -94,6 +95,9 @@ export const makeHostTransport = (options: HostTransportOptions) =>
     const attempt = (req: HostRequest) =>
       Effect.gen(function* () {
         yield* options.pacer.take
+        // a run that is stopping sends nothing more (`CallGate.ts`)
+        const gate = yield* FiberRef.get(CurrentCallGate)
+        if (gate !== undefined && !gate.open()) return yield* Effect.interrupt
         yield* Ref.update(counters, (c) => ({ ...c, attempts: c.attempts + 1 }))
         const exchange = client.execute(toRequest(req)).pipe(
           Effect.flatMap((res) =>

@@ -89,13 +89,14 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
         shard: run.request.shard,
         identity: identityOf(pipeline),
         seen: (slice) => seen.get(slice) ?? [],
-        // a paid call in flight answers within the request timeout
-        settleMs: Option.match(yield* Effect.serviceOption(ServiceSettings), { onNone: () => undefined, onSome: (s) => s.timeoutMs })
+        // a request in flight answers within the request timeout
+        settleMs: Option.match(yield* Effect.serviceOption(ServiceSettings), { onNone: () => undefined, onSome: (s) => s.timeoutMs }),
+        // every slice's failure, as it happens (the first is the run's): each may carry a charge
+        failed: (cause) =>
+          Ref.update(state, (s) => ({ ...s, fetchFailures: [...(s.fetchFailures ?? []), ...Chunk.toReadonlyArray(Cause.failures(cause))] }))
       },
       accept
     ).pipe(
-      // every slice's failure (the first is the run's): each may carry the charge of an answer
-      Effect.tapErrorCause((cause) => Ref.update(state, (s) => ({ ...s, fetchFailures: Chunk.toReadonlyArray(Cause.failures(cause)) }))),
       Effect.either,
       (f) => Effect.raceFirst(f, stop),
       Effect.tap(() => queue.close)

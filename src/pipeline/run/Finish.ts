@@ -7,6 +7,7 @@
  * status, EUR and error line; a `run_finished` event and the summary close the run.
  */
 import { Effect, Either, Predicate, Ref } from "effect"
+import { randomUUID } from "node:crypto"
 import { Warehouse } from "../../load/Warehouse.js"
 import { eurOf } from "../../service/CostGuard.js"
 import { UnexpectedShape } from "../../service/ServiceError.js"
@@ -127,8 +128,10 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // in flight side by side may fail charged together; a failed landing may end the run after them)
     const charges = chargesOf([error, ...fetchFailures])
     const at = new Date().toISOString()
-    const ledger = charges.map((charge, i) => ({
-      requestId: charge.requestId ?? `unknown-${runId}-${shaped ? "shape" : "failed"}${i > 0 ? `-${i}` : ""}`,
+    const ledger = charges.map((charge) => ({
+      // an answer without an id gets one of its own (as a page's: `extract/Responses.ts`), so a
+      // resume's does not merge into an earlier run's under the same run id
+      requestId: charge.requestId ?? `unknown-${randomUUID()}`,
       operation: charge.operation,
       units: charge.units,
       at
