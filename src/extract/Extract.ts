@@ -252,8 +252,8 @@ export const extractInto = <P, R, E, Ctx, E2, Ctx2>(
         walkInto(slice, start, plan, accept, () => first !== undefined).pipe(
           Effect.withSpan("Extract.slice", { attributes: { slice: slice.key } }),
           Effect.catchAllCause((cause) =>
-            // a slice the closed gate stopped is no failure
-            Cause.isInterruptedOnly(cause)
+            // a slice the closed gate stopped is no failure (an interruption while it is open is one)
+            first !== undefined && Cause.isInterruptedOnly(cause)
               ? Effect.void
               : Effect.zipRight(
                   Effect.suspend(() => {

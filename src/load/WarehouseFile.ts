@@ -176,20 +176,23 @@ const buildEmpty = (file: string, path: string, blockSize: number) =>
 
 /** Makes the empty warehouse at the temporary name `temp`: DuckDB builds it, or its bytes are copied. */
 const makeEmpty = (temp: string, path: string, blockSize: number) =>
-  emptyBytes(blockSize) !== undefined
-    ? Effect.try({
-        try: () => writeSynced(temp, emptyBytes(blockSize)!),
-        catch: (cause) =>
-          new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
-      })
-    : buildEmpty(temp, path, blockSize).pipe(
-        Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))),
-        Effect.tap(() =>
-          Effect.sync(() => {
-            if (!fs.existsSync(`${temp}.wal`)) emptyWarehouses.set(blockSize, fs.readFileSync(temp))
-          })
+  Effect.suspend(() => {
+    const bytes = emptyBytes(blockSize)
+    return bytes !== undefined
+      ? Effect.try({
+          try: () => writeSynced(temp, bytes),
+          catch: (cause) =>
+            new WarehouseError({ reason: "Io", path, cause, detail: `Cannot create the warehouse ${path}: ${causeMessage(cause)}` })
+        })
+      : buildEmpty(temp, path, blockSize).pipe(
+          Effect.ensuring(Effect.sync(() => fs.rmSync(`${temp}.tmp`, { recursive: true, force: true }))),
+          Effect.tap(() =>
+            Effect.sync(() => {
+              if (!fs.existsSync(`${temp}.wal`)) emptyWarehouses.set(blockSize, fs.readFileSync(temp))
+            })
+          )
         )
-      )
+  })
 
 /**
  * Creates the warehouse at `path` whole (see the module comment), of DuckDB blocks of

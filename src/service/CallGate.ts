@@ -10,6 +10,10 @@
  * - a slice stops at its next page or attempt; what is still running `extractInto` stops after the
  *   request timeout.
  *
+ * Assumed: the service charges a call it answered even if the client hung up before reading it
+ * (the spec shows nothing of calls cut short); reading the answer costs nothing more if it does
+ * not. How long the slices may take is the request timeout (`service.timeoutMs`).
+ *
  * A step that makes two calls in turn loses the first answer when the gate closes between them (no
  * built-in pipeline does). Outside a run (no gate) every request goes out.
  */
