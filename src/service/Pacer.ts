@@ -17,17 +17,21 @@
  * - The `RateLimit` state tightens it: with `r` left for `t` seconds (beyond the policy's own
  *   window, e.g. a daily quota shared with others), starts are spread at least `t / r` apart
  *   until the reset; `r = 0` pauses until the reset. `t` is whole seconds, so in short windows
- *   "until the reset" is learnt instead: an answer whose `r` jumped up since the previous one
- *   marks a window that began meanwhile, and with the policy's window length the next boundary
- *   is known; `r = 0` then pauses until that boundary (never longer than `t`). Without it a
- *   one-second window that ran out paused a whole second, which capped a 20/s policy at 0.65.
+ *   "until the reset" is learnt instead: an answer whose window began since the previous one's
+ *   (`r` one below the quota: the window's first request; `r` jumped up; or the first answer of
+ *   all) marks a window that began by then, and with the policy's window length the next
+ *   boundary is known; `r = 0` then pauses until that boundary (never longer than `t`). Without
+ *   it a one-second window that ran out paused a whole second, which capped a 20/s policy at
+ *   0.65; and when the run's first window held the whole quota (its first request early in the
+ *   window, in one run of four), the one-second pause took a 20/s run from 0.97 to 0.94.
  *   Assumed: a policy's window is fixed (its whole quota comes back at the boundary). With a
- *   sliding window `r` rarely jumps, no boundary is learnt, and `r = 0` waits the whole `t`.
+ *   sliding window the boundary learnt can come early (after the run's first window); the
+ *   request that then meets a 429 pauses every start until its `Retry-After`.
  * - A 429 pauses every start until `Retry-After` (or the reset `t`, or one second).
  * Time is read from `Clock` and waits are `Effect.sleep`, so `TestClock` drives it.
  */
 import { Clock, Effect, Ref } from "effect"
-import { type RateLimitInfo, strictestRate, tightestState } from "./RateLimitHeaders.js"
+import { type RateLimitInfo, type RateLimitState, strictestRate, tightestState } from "./RateLimitHeaders.js"
 
 export interface PacerOptions {
   /** Requests per second before any policy header is seen. */
@@ -81,13 +85,26 @@ export interface Pacer {
 /** Spacing of starts for a rate; a rate of 0 (none configured, no policy seen yet) paces nothing. */
 const intervalFor = (rate: number, headroom: number) => (rate <= 0 ? 0 : 1000 / Math.max(1e-6, rate * headroom))
 
+/** The policy of state `name` (by name, or the only one). */
+const policyOf = (info: RateLimitInfo, name: string) =>
+  info.policies.find((p) => p.name === name) ?? (info.policies.length === 1 ? info.policies[0] : undefined)
+
+/**
+ * Whether this answer shows a window of state `st` that began since the one `seen` last: the
+ * first answer seen at all, an answer with all but one of the policy's quota left (the first
+ * request of its window, whatever order answers come in), or `r` jumping up by more than answers
+ * overtaking each other explain. Its window began at or before this answer.
+ */
+const windowBegan = (st: RateLimitState, seen: { readonly last: number } | undefined, quota: number | undefined) =>
+  seen === undefined || (quota !== undefined && st.remaining === quota - 1) || st.remaining > seen.last + 1
+
 /**
  * When the window of state `name` next begins, from when one was seen to begin and the policy's
- * window length. The estimate errs late (a window is seen to begin at the first answer in it),
- * so pausing until it never starts a request in the window that ran out.
+ * window length. The estimate errs late (a window is seen to begin at an answer in it, never
+ * before), so pausing until it never starts a request in the window that ran out.
  */
 const nextWindow = (info: RateLimitInfo, name: string, began: number | undefined, now: number): number | undefined => {
-  const policy = info.policies.find((p) => p.name === name) ?? (info.policies.length === 1 ? info.policies[0] : undefined)
+  const policy = policyOf(info, name)
   if (began === undefined || policy === undefined || policy.windowSeconds <= 0) return undefined
   const w = policy.windowSeconds * 1000
   return began + Math.max(1, Math.ceil((now - began) / w)) * w
@@ -166,8 +183,9 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
           const windows = { ...s.windows }
           for (const st of info.states) {
             const seen = windows[st.name]
-            // `r` jumping up (by more than answers overtaking each other explain) means a new window
-            const began = seen !== undefined && st.remaining > seen.last + 1 ? now : seen?.began
+            const policy = policyOf(info, st.name)
+            const quota = policy !== undefined && (policy.quotaUnit ?? "requests") === "requests" ? policy.quota : undefined
+            const began = windowBegan(st, seen, quota) ? now : seen?.began
             windows[st.name] = { last: st.remaining, began }
             if (st.resetSeconds === undefined || st.resetSeconds <= 0) continue
             const resetAt = now + st.resetSeconds * 1000

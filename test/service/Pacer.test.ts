@@ -127,10 +127,52 @@ describe("Pacer (TestClock)", () => {
       yield* TestClock.adjust(100)
       yield* answer(0) // at 650 ms the window ran out; it began at (or before) 250, so the next begins by 1250
       expect((yield* pacer.snapshot).pausedUntil).toBe(1250)
-      // without a window seen to begin, r = 0 pauses for the whole t
+      // the first answer of all is in a window that began by then: r = 0 in it pauses a window
+      // from it (here as long as the whole t)
       const fresh = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
       yield* fresh.observe(info({ policies, states: [{ name: "default", remaining: 0, resetSeconds: 1 }] }), 200)
       expect((yield* fresh.snapshot).pausedUntil).toBe(650 + 1000)
+    })
+  )
+
+  it.effect("the run's first window running out pauses until a window after its first answer, not the whole rounded-up t", () =>
+    Effect.gen(function* () {
+      // A run whose first request came early in a window that then held the whole quota: before,
+      // no window had been seen to begin and r = 0 paused the whole t (a 20/s run at 0.94, not 0.97).
+      const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
+      const answer = (remaining: number) =>
+        pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+      yield* TestClock.adjust(100)
+      yield* answer(3)
+      yield* TestClock.adjust(300)
+      yield* answer(2)
+      yield* answer(1)
+      yield* answer(0)
+      expect((yield* pacer.snapshot).pausedUntil).toBe(1100)
+      expect((yield* startTimes(pacer.take, 1, 2000))[0]).toBe(1100)
+    })
+  )
+
+  it.effect("r one below the quota marks a new window even when r rose by one only", () =>
+    Effect.gen(function* () {
+      const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
+      const answer = (at: number, remaining: number) =>
+        Effect.zipRight(
+          TestClock.setTime(at),
+          pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+        )
+      // a window with two requests (the first answer at 100), then the next window's first
+      // request answered at 1010: r rose from 2 to 3, within what answers overtaking each other explain
+      yield* answer(100, 3)
+      yield* answer(950, 2)
+      yield* answer(1010, 3)
+      yield* answer(1200, 2)
+      yield* answer(1300, 1)
+      yield* answer(1400, 0)
+      // the window began by 1010; from the first answer's 100 it would have been 2100
+      expect((yield* pacer.snapshot).pausedUntil).toBe(2010)
     })
   )
 
