@@ -78,16 +78,18 @@ const bodyBytes = (body: string | Uint8Array): number => (typeof body === "strin
 
 /**
  * A fetched page's bytes as they arrived: its journaled body's, else its text's (a token-host page
- * keeps no body); undefined for a page with records and neither (a replayed page whose body was
- * not kept), so its group's commit gets the room. Until stop 51 only a kept body counted, so every
+ * keeps no body), none for a "no content" answer (its records are the pipeline's note of the
+ * request); undefined for a page with records and neither (a replayed page whose body was not
+ * kept), so its group's commit gets the room. Until stop 51 only a kept body counted, so every
  * group of a token-host pipeline got the room: two `SET memory_limit`, two purges of DuckDB's
- * allocator, a group (market-time-series of 500 location ids: 34 `SET`s, 4.2-4.4 s of CPU; now
- * 2, 3.5-3.8 s; docs/BENCHMARKS.md).
+ * allocator, a group (market-time-series of 500 location ids: 34 `SET`s, 4.2-4.4 s of CPU; then
+ * 2, 3.5-3.8 s; docs/BENCHMARKS.md). Until stop 54 a 204's page was such a page too: 23 `SET`s
+ * again, each group holding a 204 getting the room.
  */
 export const arrivedBytes = (e: JournalEntry): number | undefined => {
   if (e.body !== undefined) return bodyBytes(e.body)
-  const { raw, records } = e.page.fetched
-  return raw !== "" ? bodyBytes(raw) : records.length === 0 ? 0 : undefined
+  const { raw, records, empty } = e.page.fetched
+  return raw !== "" ? bodyBytes(raw) : records.length === 0 || empty === true ? 0 : undefined
 }
 
 /** A staged page's bytes for its commit's room: a fetched page's as they arrived (`arrivedBytes`), another's archived body's; undefined if not known. */

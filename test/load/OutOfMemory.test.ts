@@ -375,7 +375,7 @@ describe("out of memory, as DuckDB says it", () => {
   )
 
   effectIt.scoped(
-    "a fetched page weighs its bytes as they arrived, kept as a body or not (a token-host page): its group commits at the landing limit; a page of records whose bytes are not known gets the room",
+    "a fetched page weighs its bytes as they arrived, kept as a body or not (a token-host page), none for a no-content answer: its group commits at the landing limit; a page of records whose bytes are not known gets the room",
     () =>
       Effect.gen(function* () {
         const wh = yield* makeWarehouse({ path: nodePath.join(tempDir(), "warehouse.duckdb"), rawDir: false })
@@ -391,7 +391,7 @@ describe("out of memory, as DuckDB says it", () => {
         } as unknown as RunContext
         const text = `{"results":[{"id":"plot_1","area_m2":"1,250 m²"}]}`
         /** One fetched page through the run's staging and its group's commit; `raw`: the body's text, `body`: the journal's bytes. */
-        const commit = (seq: number, raw: string, body?: Uint8Array) =>
+        const commit = (seq: number, raw: string, body?: Uint8Array, empty?: boolean) =>
           Effect.gen(function* () {
             const stage = wh.openStage("r")
             const staged: Array<StagedEntry> = []
@@ -402,7 +402,7 @@ describe("out of memory, as DuckDB says it", () => {
                 page: {
                   slice: "ES",
                   seq: seq - 1,
-                  fetched: { records: [plotRow(seq)], raw, units: 0, charges: [] },
+                  fetched: { records: [plotRow(seq)], raw, units: 0, charges: [], ...(empty ? { empty } : {}) },
                   checkpoint: { key: "ES", value: seq, done: false },
                   attempts: { requests: 1, retries: 0, throttled: 0 },
                   fresh: 1
@@ -416,19 +416,22 @@ describe("out of memory, as DuckDB says it", () => {
             return staged[0]!.bytes
           })
         // a token-host page: its text, no body kept; a platform page: its journaled bytes; a
+        // "no content" answer (a time-series 204, the pipeline's record of the request): none; a
         // replayed page with neither
         expect(yield* commit(1, text)).toBe(Buffer.byteLength(text))
         expect(yield* commit(2, "", Buffer.from(text))).toBe(Buffer.byteLength(text))
-        expect(yield* commit(3, "")).toBeUndefined()
+        expect(yield* commit(3, "", undefined, true)).toBe(0)
+        expect(yield* commit(4, "")).toBeUndefined()
         const log = yield* queryLog(wh)
         const { landings, around } = aroundCommits(log, /^UPDATE _runs SET pages /)
-        expect(landings).toHaveLength(3)
+        expect(landings).toHaveLength(4)
         expect(around).toEqual([
+          ["other", "COMMIT", "other"],
           ["other", "COMMIT", "other"],
           ["other", "COMMIT", "other"],
           ["raise", "COMMIT", "set back"]
         ])
-        expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(3)
+        expect((yield* wh.query("SELECT count(*)::INTEGER AS n FROM plots"))[0]!.n).toBe(4)
       })
   )
 
