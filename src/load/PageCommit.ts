@@ -83,7 +83,7 @@ const bodyBytes = (body: string | Uint8Array): number => (typeof body === "strin
  * kept), so its group's commit gets the room. Until stop 51 only a kept body counted, so every
  * group of a token-host pipeline got the room: two `SET memory_limit`, two purges of DuckDB's
  * allocator, a group (market-time-series of 500 location ids: 34 `SET`s, 4.2-4.4 s of CPU; then
- * 2, 3.5-3.8 s; docs/BENCHMARKS.md). Until stop 54 a 204's page was such a page too: 23 `SET`s
+ * 2, 3.5-3.8 s; docs/BENCHMARKS.md). Until stop 54 a 204's page was such a page too: 23-24 `SET`s
  * again, each group holding a 204 getting the room.
  */
 export const arrivedBytes = (e: JournalEntry): number | undefined => {
