@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, TestClock } from "effect"
-import { makePacer } from "../../src/service/Pacer.js"
+import { makePacer, type Pacer } from "../../src/service/Pacer.js"
 import { PlatformClient } from "../../src/service/PlatformClient.js"
 import type { RateLimitInfo } from "../../src/service/RateLimitHeaders.js"
 import { fastSettings, withClients } from "./clients.js"
@@ -15,6 +15,12 @@ const startTimes = (take: Effect.Effect<void>, n: number, advanceMs: number) =>
   })
 
 const info = (over: Partial<RateLimitInfo>): RateLimitInfo => ({ policies: [], states: [], ...over })
+
+/** A fixed window of 4 requests a second, as the service reports it. */
+const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
+/** What `pacer` observes of an answer with `remaining` of that window left (`t` rounded up to 1). */
+const answerTo = (pacer: Pacer) => (remaining: number) =>
+  pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
 
 describe("Pacer (TestClock)", () => {
   it.effect("spaces starts evenly at the configured rate, shared by concurrent callers", () =>
@@ -115,9 +121,7 @@ describe("Pacer (TestClock)", () => {
   it.effect("r = 0 in a short window pauses until the window that was seen to begin comes round again, not the whole rounded-up t", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
-      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
-      const answer = (remaining: number) =>
-        pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+      const answer = answerTo(pacer)
       yield* TestClock.adjust(100)
       yield* answer(1) // the end of a window
       yield* TestClock.adjust(150)
@@ -130,7 +134,7 @@ describe("Pacer (TestClock)", () => {
       // the first answer of all is in a window that began by then: r = 0 in it pauses a window
       // from it (here as long as the whole t)
       const fresh = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
-      yield* fresh.observe(info({ policies, states: [{ name: "default", remaining: 0, resetSeconds: 1 }] }), 200)
+      yield* answerTo(fresh)(0)
       expect((yield* fresh.snapshot).pausedUntil).toBe(650 + 1000)
     })
   )
@@ -140,9 +144,7 @@ describe("Pacer (TestClock)", () => {
       // A run whose first request came early in a window that then held the whole quota: before,
       // no window had been seen to begin and r = 0 paused the whole t (a 20/s run at 0.94, not 0.97).
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
-      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
-      const answer = (remaining: number) =>
-        pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
+      const answer = answerTo(pacer)
       yield* TestClock.adjust(100)
       yield* answer(3)
       yield* TestClock.adjust(300)
@@ -157,12 +159,7 @@ describe("Pacer (TestClock)", () => {
   it.effect("r one below the quota marks a new window even when r rose by one only", () =>
     Effect.gen(function* () {
       const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
-      const policies = [{ name: "default", quota: 4, windowSeconds: 1 }]
-      const answer = (at: number, remaining: number) =>
-        Effect.zipRight(
-          TestClock.setTime(at),
-          pacer.observe(info({ policies, states: [{ name: "default", remaining, resetSeconds: 1 }] }), 200)
-        )
+      const answer = (at: number, remaining: number) => Effect.zipRight(TestClock.setTime(at), answerTo(pacer)(remaining))
       // a window with two requests (the first answer at 100), then the next window's first
       // request answered at 1010: r rose from 2 to 3, within what answers overtaking each other explain
       yield* answer(100, 3)
