@@ -4,13 +4,17 @@
  * instants aimed at, one kill per warehouse, and each kill proves where it landed (the preload
  * logs the instant it reached, and for a kill inside a call whether the call had returned):
  *
- * - the appearance of each database file (its header perhaps still being written: a kill there
- *   left a file DuckDB refuses for ever, about 1 kill in 12 aimed at it before the warehouse was
- *   made under a temporary name; `test/load/Opening.test.ts` makes such files), DuckDB's creation of
- *   the file, statements in the middle of the creating transaction, its COMMIT (before, inside,
- *   after), the checkpoint and close of the new file, the link that gives it its name, the first
- *   opening under that name, the first tables' COMMIT, the first landing's COMMIT and the
- *   checkpoint when the run closes the warehouse, plus kills at random instants of a first run;
+ * - a first run that builds its warehouse with DuckDB (a block size the build ships no template
+ *   for): the appearance of each database file (its header perhaps still being written: a kill
+ *   there left a file DuckDB refuses for ever, about 1 kill in 12 aimed at it before the warehouse
+ *   was made under a temporary name; `test/load/Opening.test.ts` makes such files), DuckDB's
+ *   creation of the file, statements in the middle of the creating transaction, its COMMIT
+ *   (before, inside, after), the checkpoint and close of the new file, the link that gives it its
+ *   name, the first opening under that name, the first tables' COMMIT, the first landing's COMMIT
+ *   and the checkpoint when the run closes the warehouse, plus kills at random instants;
+ * - a first run that copies the build's empty warehouse (the default block size, as the CLI
+ *   ships): the temporary file's appearance, its bytes written and not synced, synced and not
+ *   linked, the link, the first opening, each COMMIT and the close, and random instants;
  * - a format 1 warehouse (the ledger keyed by request id alone, the history members under format
  *   4's primary key) opened by this version: the statements of its migration to the current
  *   format (format 5's rebuild of the members' table among them), its COMMIT and the checkpoint
@@ -36,16 +40,24 @@ const HOOK = path.resolve(import.meta.dirname, "../support/killAt.cjs")
 const pipelines = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 2, sample: true } } }
 
 /**
- * `make test` aims at the instants that broke warehouses before (the file's appearance, the
- * creating transaction's COMMIT, the link, the migration's COMMIT) and one random instant;
- * `make chaos` (CHAOS=full) aims at every instant listed below.
+ * `make chaos` (CHAOS=full, the only run of this file: vitest.config.ts) aims at every instant
+ * listed below; without it (the file run alone: `npx vitest run --config /dev/null <file>`) only at the instants
+ * that broke warehouses before (the file's appearance, the creating transaction's COMMIT, the
+ * link, the migration's COMMIT) and one random instant.
  */
 const FULL = process.env.CHAOS === "full"
-const CREATION_CORE = [
+const BUILT_CORE = [
   '{"at":"file","path":"","delayUs":0}',
   '{"at":"sql","match":"^COMMIT$","nth":1,"phase":"during"',
   '{"at":"fs","call":"linkSync","nth":1,"phase":"after"}',
   '{"at":"sql","match":"^COMMIT$","nth":2,"phase":"during"',
+  '{"at":"random","afterMs":'
+]
+const COPIED_CORE = [
+  '{"at":"file","dir":"","match":"duckdb","delayUs":0}',
+  '{"at":"fs","call":"fsyncSync","nth":1,"phase":"before"}',
+  '{"at":"fs","call":"linkSync","nth":1,"phase":"after"}',
+  '{"at":"sql","match":"^COMMIT$","nth":1,"phase":"during"',
   '{"at":"random","afterMs":'
 ]
 // the old format before the COMMIT, and the new one after it: both must be seen
@@ -58,6 +70,17 @@ const chosen = <A extends object>(aims: ReadonlyArray<A>, core: ReadonlyArray<st
 
 /** Where a kill was aimed (see `killAt.cjs`). */
 type Aim = Record<string, unknown> & { readonly at: string }
+
+/** The first statement matching `match`, at `phase`. */
+const sql = (match: string, phase: string, extra: Record<string, unknown> = {}): Aim => ({ at: "sql", match, nth: 1, phase, ...extra })
+/** The nth COMMIT at `phase` (`during`: `share` of how long it took into it). */
+const commit = (within: (k: string, share: number) => number, nth: number, phase: string, share?: number): Aim => ({
+  at: "sql",
+  match: "^COMMIT$",
+  nth,
+  phase,
+  ...(share !== undefined ? { delayUs: within(`commit#${nth}`, share) } : {})
+})
 
 interface Killed {
   readonly aim: Aim
@@ -157,10 +180,10 @@ describe("crash-safe creation and migration", () => {
     fs.rmSync(dir, { recursive: true, force: true })
   })
 
-  /** A fresh folder with a settings file; its warehouse path. */
-  const fresh = () => {
+  /** A fresh folder with a settings file (`settings` laid over the pipelines'); its warehouse path. */
+  const fresh = (settings: Record<string, unknown> = {}) => {
     const d = fs.mkdtempSync(path.join(dir, "w-"))
-    return { d, config: remoteConfig(d, sandbox, { pipelines }), file: path.join(d, "warehouse.duckdb") }
+    return { d, config: remoteConfig(d, sandbox, { pipelines, ...settings }), file: path.join(d, "warehouse.duckdb") }
   }
 
   /**
@@ -178,53 +201,24 @@ describe("crash-safe creation and migration", () => {
     expect(fs.readdirSync(w.d).filter((f) => f.includes(".creating-"))).toEqual([])
   }
 
-  it("a SIGKILL at any instant of a first run leaves no warehouse or a whole one, and later runs work", async () => {
+  /**
+   * Kills aimed at the instants of a first run (`aimsOf`, given how long each took in a run not
+   * killed: `calibrated` names the instants that run must show), one warehouse each; after every
+   * kill the path holds nothing or a whole warehouse and later runs work.
+   */
+  const firstRunKills = async (
+    settings: Record<string, unknown>,
+    calibrated: ReadonlyArray<string>,
+    aimsOf: (within: (k: string, share: number) => number, wallMs: number) => Array<Aim>,
+    core: ReadonlyArray<string>
+  ) => {
     const started = Date.now()
-    const c = fresh()
+    const c = fresh(settings)
     const { took, wallMs } = await calibrate(c.config)
-    // create#1 and close#1: the warehouse made under its temporary name; create#2: opened under its
-    // own; commit#1 creates the bookkeeping, commit#2 the pipeline's tables, commit#3 lands pages
-    for (const k of ["create#1", "commit#1", "close#1", "create#2", "commit#2", "commit#3", "close#2"]) expect(took.has(k), k).toBe(true)
+    expect([...took.keys()]).toEqual(calibrated)
     const within = (k: string, share: number) => Math.round(took.get(k)! * share)
-    const sql = (match: string, phase: string, extra: Record<string, unknown> = {}) => ({ at: "sql", match, nth: 1, phase, ...extra })
-    const commit = (nth: number, phase: string, share?: number) => ({
-      at: "sql",
-      match: "^COMMIT$",
-      nth,
-      phase,
-      ...(share !== undefined ? { delayUs: within(`commit#${nth}`, share) } : {})
-    })
-    const aims: Array<Aim> = [
-      // the instant a database file appears (DuckDB writes its header blocks right after): any
-      // file of the warehouse's folder, and the warehouse's own name (watched more closely)
-      ...[0, 300, 3000].map((delayUs) => ({ at: "file", dir: "", match: "duckdb", delayUs })),
-      ...[0, 0, 20, 50].map((delayUs) => ({ at: "file", path: "", delayUs })),
-      ...[0.3, 0.7].map((s) => ({ at: "create", nth: 1, phase: "during", delayUs: within("create#1", s) })),
-      sql("^CREATE TABLE IF NOT EXISTS _ledger", "before"),
-      sql("^INSERT INTO _meta", "before"),
-      commit(1, "before"),
-      ...[0, 0.5].map((s) => commit(1, "during", s)),
-      commit(1, "after"),
-      sql("^CHECKPOINT$", "before"),
-      sql("^CHECKPOINT$", "during", { delayUs: 200 }),
-      sql("^CHECKPOINT$", "after"),
-      { at: "close", nth: 1, phase: "during", delayUs: within("close#1", 0.3) },
-      { at: "close", nth: 1, phase: "after" },
-      { at: "fs", call: "linkSync", nth: 1, phase: "before" },
-      { at: "fs", call: "linkSync", nth: 1, phase: "after" },
-      { at: "create", nth: 2, phase: "during", delayUs: within("create#2", 0.5) },
-      commit(2, "before"),
-      commit(2, "during", 0.3),
-      commit(2, "after"),
-      commit(3, "before"),
-      commit(3, "during", 0.5),
-      commit(3, "after"),
-      ...[0.1, 0.5].map((s) => ({ at: "close", nth: 2, phase: "during", delayUs: within("close#2", s) })),
-      // and anywhere in a first run
-      ...[0.2, 0.45, 0.7].map((s) => ({ at: "random", afterMs: Math.round(wallMs * s) }))
-    ]
-    const results = await inLanes(chosen(aims, CREATION_CORE), 2, async (aim) => {
-      const w = fresh()
+    const results = await inLanes(chosen(aimsOf(within, wallMs), core), 2, async (aim) => {
+      const w = fresh(settings)
       const k =
         aim.at === "random"
           ? await (async () => {
@@ -252,7 +246,7 @@ describe("crash-safe creation and migration", () => {
     })
     const inside = results.filter((r) => r.hit.phase === "during" && !r.hit.returned).length
     console.log(
-      `creation chaos: ${results.length} kills in ${Math.round((Date.now() - started) / 1000)} s (a first run takes ${wallMs} ms); ` +
+      `creation chaos (${JSON.stringify(settings)}): ${results.length} kills in ${Math.round((Date.now() - started) / 1000)} s (a first run takes ${wallMs} ms); ` +
         `${results.filter((r) => r.state === "absent").length} left no warehouse, ${results.filter((r) => r.state !== "absent").length} a whole one; ` +
         `${inside} of ${results.filter((r) => r.hit.phase === "during").length} kills inside a call landed before it returned`
     )
@@ -263,7 +257,75 @@ describe("crash-safe creation and migration", () => {
         kind
       ).toBe(true)
     }
-  }, 600_000)
+  }
+
+  it(
+    "a SIGKILL at any instant of a first run that builds its warehouse with DuckDB leaves no warehouse or a whole one, and later runs work",
+    () =>
+      // a block size the build ships no template for: DuckDB makes the empty warehouse (create#1 and
+      // close#1 under its temporary name, commit#1 its bookkeeping), then it is linked and opened under
+      // its own name (create#2); commit#2 writes its creation time, commit#3 the pipeline's tables,
+      // commit#4 lands the pages
+      firstRunKills(
+        { duckdb: { blockSize: "16KB" } },
+        ["create#1", "commit#1", "close#1", "create#2", "commit#2", "commit#3", "commit#4", "close#2"],
+        (within, wallMs) => [
+          // the instant a database file appears (DuckDB writes its header blocks right after): any
+          // file of the warehouse's folder, and the warehouse's own name (watched more closely)
+          ...[0, 300, 3000].map((delayUs) => ({ at: "file", dir: "", match: "duckdb", delayUs })),
+          ...[0, 0, 20, 50].map((delayUs) => ({ at: "file", path: "", delayUs })),
+          ...[0.3, 0.7].map((s) => ({ at: "create", nth: 1, phase: "during", delayUs: within("create#1", s) })),
+          sql("^CREATE TABLE IF NOT EXISTS _ledger", "before"),
+          sql("^INSERT INTO _meta", "before"),
+          commit(within, 1, "before"),
+          ...[0, 0.5].map((s) => commit(within, 1, "during", s)),
+          commit(within, 1, "after"),
+          sql("^CHECKPOINT$", "before"),
+          sql("^CHECKPOINT$", "during", { delayUs: 200 }),
+          sql("^CHECKPOINT$", "after"),
+          { at: "close", nth: 1, phase: "during", delayUs: within("close#1", 0.3) },
+          { at: "close", nth: 1, phase: "after" },
+          { at: "fs", call: "linkSync", nth: 1, phase: "before" },
+          { at: "fs", call: "linkSync", nth: 1, phase: "after" },
+          { at: "create", nth: 2, phase: "during", delayUs: within("create#2", 0.5) },
+          ...[2, 3, 4].flatMap((nth) => [commit(within, nth, "before"), commit(within, nth, "during", 0.4), commit(within, nth, "after")]),
+          ...[0.1, 0.5].map((s) => ({ at: "close", nth: 2, phase: "during", delayUs: within("close#2", s) })),
+          // and anywhere in a first run
+          ...[0.2, 0.45, 0.7].map((s) => ({ at: "random", afterMs: Math.round(wallMs * s) }))
+        ],
+        BUILT_CORE
+      ),
+    600_000
+  )
+
+  it(
+    "a SIGKILL at any instant of a first run that copies the build's empty warehouse leaves no warehouse or a whole one, and later runs work",
+    () =>
+      // the default block size: the build's template is written under the temporary name (its bytes,
+      // then fsync), linked to the warehouse's name, then opened (create#1); commit#1 writes its
+      // creation time, commit#2 the pipeline's tables, commit#3 lands the pages
+      firstRunKills(
+        {},
+        ["create#1", "commit#1", "commit#2", "commit#3", "close#1"],
+        (within, wallMs) => [
+          // the temporary file appearing (its bytes not yet written), and the warehouse's name (the link)
+          ...[0, 300, 3000].map((delayUs) => ({ at: "file", dir: "", match: "duckdb", delayUs })),
+          ...[0, 0, 20, 50].map((delayUs) => ({ at: "file", path: "", delayUs })),
+          // the bytes written and not synced; synced and not linked; linked
+          { at: "fs", call: "writeSync", nth: 1, phase: "after" },
+          { at: "fs", call: "fsyncSync", nth: 1, phase: "before" },
+          { at: "fs", call: "fsyncSync", nth: 1, phase: "after" },
+          { at: "fs", call: "linkSync", nth: 1, phase: "before" },
+          { at: "fs", call: "linkSync", nth: 1, phase: "after" },
+          ...[0.3, 0.7].map((s) => ({ at: "create", nth: 1, phase: "during", delayUs: within("create#1", s) })),
+          ...[1, 2, 3].flatMap((nth) => [commit(within, nth, "before"), commit(within, nth, "during", 0.4), commit(within, nth, "after")]),
+          ...[0.1, 0.5].map((s) => ({ at: "close", nth: 1, phase: "during", delayUs: within("close#1", s) })),
+          ...[0.2, 0.45, 0.7].map((s) => ({ at: "random", afterMs: Math.round(wallMs * s) }))
+        ],
+        COPIED_CORE
+      ),
+    600_000
+  )
 
   it("a SIGKILL at any instant of a migration leaves the old format or the new one, and later runs work", async () => {
     const started = Date.now()
@@ -293,13 +355,6 @@ describe("crash-safe creation and migration", () => {
     db.closeSync()
     expect(charges).toBeGreaterThan(0)
 
-    const sql = (match: string, phase: string, delayUs?: number) => ({
-      at: "sql",
-      match,
-      nth: 1,
-      phase,
-      ...(delayUs !== undefined ? { delayUs } : {})
-    })
     const aims: Array<Aim> = [
       sql("^CREATE TABLE IF NOT EXISTS _ledger_v2", "before"),
       sql("^ALTER TABLE _ledger_v2 RENAME", "before"),
@@ -310,7 +365,7 @@ describe("crash-safe creation and migration", () => {
       sql("^ALTER TABLE _history_members_v5 RENAME", "before"),
       sql("^UPDATE _meta", "before"),
       sql("^COMMIT$", "before"),
-      sql("^COMMIT$", "during", 0),
+      sql("^COMMIT$", "during", { delayUs: 0 }),
       sql("^COMMIT$", "after"),
       { at: "close", nth: 1, phase: "during", delayUs: 2000 }
     ]
