@@ -41,9 +41,9 @@ const pipelines = { "plots-germany": { params: { criteria: { regions: ["Bayern"]
 
 /**
  * `make chaos` (CHAOS=full, the only run of this file: vitest.config.ts) aims at every instant
- * listed below; without it (the file run alone: `npx vitest run --config /dev/null <file>`) only at the instants
- * that broke warehouses before (the file's appearance, the creating transaction's COMMIT, the
- * link, the migration's COMMIT) and one random instant.
+ * listed below; without it (the file run alone: `npx vitest run --config /dev/null <file>`) only
+ * at the instants that broke warehouses before (the file's appearance, the creating
+ * transaction's COMMIT, the link, the migration's COMMIT) and one random instant.
  */
 const FULL = process.env.CHAOS === "full"
 const BUILT_CORE = [
