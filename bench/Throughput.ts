@@ -1,18 +1,17 @@
 /**
  * Throughput of plots-germany and market-time-series, rate limits off (the toolkit, not the
  * policy, is measured): a pipeline run in a fresh process (its run timer: process start not
- * counted) against the floor (the same pages fetched and parsed in the bench, nothing else), the
- * two alternated over `rounds` rounds (the order turned each round, a fresh warehouse each run, so
+ * counted) against the floor (the same pages fetched and parsed, nothing else, in a fresh process
+ * too: `FloorRun.ts`, by its own timer), the two alternated over `rounds` rounds (the order turned each round, a fresh warehouse each run, so
  * no answer is read back from an earlier run's archive); the ratio is the median of the rounds'.
  * sourcing-search, the volume case, is measured in alternation with process start in `Rounds.ts`.
  */
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { showRatio, spread } from "./ChildRun.js"
-import { SANDBOX_USER } from "../src/sandbox/Credentials.js"
 import { makeWorld } from "../src/sandbox/world/World.js"
-import { plotPages, timeSeriesCalls } from "./Floor.js"
-import { runOnce, type SandboxProc } from "./Procs.js"
+import type { FloorInput } from "./FloorRun.js"
+import { runOnce, runScript, type SandboxProc } from "./Procs.js"
 import { fmt, type Line, perSecond } from "./Report.js"
 import type { RunOnceOutput } from "./runOnce.js"
 
@@ -44,7 +43,11 @@ interface Timed {
   readonly elapsedMs: number
 }
 
-/** What `alternate` measures: the floor in this process, and the pipeline run in a fresh one. */
+/** A floor in a fresh process (`FloorRun.ts`), timed by its own timer. */
+const floorRun = (input: FloorInput) =>
+  runScript<{ records: number; pages: number; elapsedMs: number }>("FloorRun.ts", [JSON.stringify(input)])
+
+/** What `alternate` measures: the floor and the pipeline's run, each in a fresh process. */
 interface Alternated {
   readonly sandbox: SandboxProc
   readonly dir: string
@@ -71,12 +74,16 @@ const freshWarehouse = async <A>(dir: string, name: string, r: number, use: (fil
 /**
  * `rounds` rounds of the floor and the pipeline's run (a fresh warehouse each), the order turned
  * each round; the rates of each and their ratios round by round, and the last run (its plan and
- * counts for the plan lines).
+ * counts for the plan lines). One floor first, not counted, warms the sandbox: the service it
+ * stands for is never cold, and a cold sandbox served the series floor's first round at 518-562
+ * requests/s against 1,200-2,750 in the rounds after it (stop 54).
  */
 const alternate = async (a: Alternated) => {
   const floors: Array<number> = []
   const runs: Array<number> = []
   let last: RunOnceOutput | undefined
+  const warm = await a.floor()
+  a.log(`   warm-up (not counted): floor ${fmt(perSecond(warm.count, warm.elapsedMs), 1)}/s`)
   for (let r = 0; r < a.rounds; r++) {
     for (const kind of r % 2 === 0 ? (["floor", "run"] as const) : (["run", "floor"] as const)) {
       if (kind === "floor") {
@@ -134,7 +141,7 @@ export const plotsThroughput = async (
     dir,
     rounds,
     floor: async () => {
-      const f = await plotPages(sandbox.platformUrl, {}, { pageSize, maxPages }, () => {})
+      const f = await floorRun({ kind: "plots", platformUrl: sandbox.platformUrl, criteria: {}, pageSize, maxPages })
       return { count: f.records, elapsedMs: f.elapsedMs }
     },
     pipeline: "plots-germany",
@@ -180,7 +187,7 @@ export const timeSeriesThroughput = async (
     dir,
     rounds,
     floor: async () => {
-      const f = await timeSeriesCalls(sandbox.apiUrl, SANDBOX_USER, bodies, 4)
+      const f = await floorRun({ kind: "series", apiUrl: sandbox.apiUrl, bodies, concurrency: 4 })
       return { count: f.pages, elapsedMs: f.elapsedMs }
     },
     pipeline: "market-time-series",
