@@ -17,16 +17,17 @@
  * - The `RateLimit` state tightens it: with `r` left for `t` seconds (beyond the policy's own
  *   window, e.g. a daily quota shared with others), starts are spread at least `t / r` apart
  *   until the reset; `r = 0` pauses until the reset. `t` is whole seconds, so in short windows
- *   "until the reset" is learnt instead: an answer whose window began since the previous one's
- *   (`r` one below the quota: the window's first request; `r` jumped up; or the first answer of
- *   all) marks a window that began by then, and with the policy's window length the next
- *   boundary is known; `r = 0` then pauses until that boundary (never longer than `t`). Without
- *   it a one-second window that ran out paused a whole second, which capped a 20/s policy at
- *   0.65; and when the run's first window held the whole quota (its first request early in the
- *   window, in one run of four), the one-second pause took a 20/s run from 0.97 to 0.94.
- *   Assumed: a policy's window is fixed (its whole quota comes back at the boundary). With a
- *   sliding window the boundary learnt can come early (after the run's first window); the
- *   request that then meets a 429 pauses every start until its `Retry-After`.
+ *   "until the reset" is learnt instead (never longer than `t`): the window that ran out holds
+ *   the policy's quota of this host's requests, all answered but those still in flight, so it
+ *   frees a request a window after the oldest of those answers, fixed or sliding (`freedAt`);
+ *   when fewer answers were seen, the window learnt from an answer whose window began since the
+ *   previous one's (`r` one below the quota: the window's first request; or `r` jumped up) and
+ *   the policy's window length give the boundary. Without them a one-second window that ran out
+ *   paused a whole second, which capped a 20/s policy at 0.65; a run whose first window held the
+ *   whole quota (its first request early in the window, one run in four) read 0.94 instead of
+ *   0.97; and a sliding window lost up to a second at each `r = 0` (60 requests at 20/s: 4.9 s
+ *   against 3.0 s now). Assumed: the quota is this host's alone (a request of another client in
+ *   the window makes `freedAt` give way to the window learnt, which assumes a fixed window).
  * - A 429 pauses every start until `Retry-After` (or the reset `t`, or one second).
  * Time is read from `Clock` and waits are `Effect.sleep`, so `TestClock` drives it.
  */
@@ -82,6 +83,9 @@ export interface Pacer {
   readonly snapshot: Effect.Effect<PacerSnapshot>
 }
 
+/** How many answers' times the pacer keeps, for `r = 0` in windows of up to that many requests (`freedAt`). */
+const RECENT_ANSWERS = 1024
+
 /** Spacing of starts for a rate; a rate of 0 (none configured, no policy seen yet) paces nothing. */
 const intervalFor = (rate: number, headroom: number) => (rate <= 0 ? 0 : 1000 / Math.max(1e-6, rate * headroom))
 
@@ -90,18 +94,20 @@ const policyOf = (info: RateLimitInfo, name: string) =>
   info.policies.find((p) => p.name === name) ?? (info.policies.length === 1 ? info.policies[0] : undefined)
 
 /**
- * Whether this answer shows a window of state `st` that began since the one `seen` last: the
- * first answer seen at all, an answer with all but one of the policy's quota left (the first
- * request of its window, whatever order answers come in), or `r` jumping up by more than answers
- * overtaking each other explain. Its window began at or before this answer.
+ * Whether this answer shows a window of state `st` that began since the one `seen` last: an
+ * answer with all but one of the policy's quota left (the first request of its window, whatever
+ * order answers come in), or `r` jumping up by more than answers overtaking each other explain.
+ * Its window began just before this answer (by the request's lateness and exchange). Not the
+ * first answer of all: it may come late in its window, and a boundary counted from it would
+ * come early in the windows after.
  */
 const windowBegan = (st: RateLimitState, seen: { readonly last: number } | undefined, quota: number | undefined) =>
-  seen === undefined || (quota !== undefined && st.remaining === quota - 1) || st.remaining > seen.last + 1
+  (quota !== undefined && st.remaining === quota - 1) || (seen !== undefined && st.remaining > seen.last + 1)
 
 /**
  * When the window of state `name` next begins, from when one was seen to begin and the policy's
- * window length. The estimate errs late (a window is seen to begin at an answer in it, never
- * before), so pausing until it never starts a request in the window that ran out.
+ * window length, for a fixed window. The estimate errs late by the time between a window's start
+ * and its first answer, so pausing until it starts no request in the window that ran out.
  */
 const nextWindow = (info: RateLimitInfo, name: string, began: number | undefined, now: number): number | undefined => {
   const policy = policyOf(info, name)
@@ -166,9 +172,35 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
       })
     )
 
+    // when the service counted this host's latest answers (not its 429s), oldest first; and how
+    // many answers were seen (a request that got none, a network failure, stays "in flight":
+    // `freedAt` then errs late, or gives way to the window learnt)
+    const counted: Array<number> = []
+    let answered = 0
+    /**
+     * `r = 0` in a window of `quota` requests of `windowMs`: when the window that ran out frees a
+     * request, fixed or sliding. Of its `quota` requests, all but those still in flight
+     * (`inFlight`: their answers may come after this one) were answered by now, each after it
+     * arrived; so the window began no later than the oldest of those answers, and a sliding one
+     * lets that request go a window after it. Undefined when fewer answers were seen, or they left
+     * the window already (others share the quota).
+     */
+    const freedAt = (quota: number, inFlight: number, windowMs: number, now: number): number | undefined => {
+      const n = quota - inFlight
+      if (n < 1 || n > counted.length) return undefined
+      const at = counted[counted.length - n]! + windowMs
+      return at > now ? at : undefined
+    }
+
     const observe = (info: RateLimitInfo, status: number) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         Ref.update(state, (s) => {
+          answered++
+          if (status !== 429) {
+            counted.push(now)
+            if (counted.length > RECENT_ANSWERS) counted.splice(0, counted.length - RECENT_ANSWERS)
+          }
+          const inFlight = Math.max(0, s.taken - answered)
           const next = { ...s }
           const rate = strictestRate(info.policies)
           if (rate !== undefined && rate > 0) {
@@ -189,9 +221,11 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
             windows[st.name] = { last: st.remaining, began }
             if (st.resetSeconds === undefined || st.resetSeconds <= 0) continue
             const resetAt = now + st.resetSeconds * 1000
-            if (st.remaining === 0)
-              next.pausedUntil = Math.max(next.pausedUntil, Math.min(resetAt, nextWindow(info, st.name, began, now) ?? resetAt))
-            else if (st.resetSeconds >= 2) {
+            if (st.remaining === 0) {
+              const freed =
+                quota !== undefined && policy !== undefined ? freedAt(quota, inFlight, policy.windowSeconds * 1000, now) : undefined
+              next.pausedUntil = Math.max(next.pausedUntil, Math.min(resetAt, freed ?? nextWindow(info, st.name, began, now) ?? resetAt))
+            } else if (st.resetSeconds >= 2) {
               // `t` is whole seconds (rounded up): below 2 s spreading r over it would throttle a
               // fixed one-second window's normal saw-tooth for nothing; even pacing covers it.
               // The latest answer replaces the earlier tightening; within one answer the strictest state wins.

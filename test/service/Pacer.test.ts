@@ -126,13 +126,14 @@ describe("Pacer (TestClock)", () => {
       yield* answer(1) // the end of a window
       yield* TestClock.adjust(150)
       yield* answer(3) // r jumped up: a window began by 250 ms
-      yield* TestClock.adjust(300)
+      yield* TestClock.adjust(150)
+      yield* answer(2)
+      yield* TestClock.adjust(150)
       yield* answer(1)
       yield* TestClock.adjust(100)
       yield* answer(0) // at 650 ms the window ran out; it began at (or before) 250, so the next begins by 1250
       expect((yield* pacer.snapshot).pausedUntil).toBe(1250)
-      // the first answer of all is in a window that began by then: r = 0 in it pauses a window
-      // from it (here as long as the whole t)
+      // with no window seen to begin and fewer answers than the quota, r = 0 pauses the whole t
       const fresh = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
       yield* answerTo(fresh)(0)
       expect((yield* fresh.snapshot).pausedUntil).toBe(650 + 1000)
@@ -154,6 +155,60 @@ describe("Pacer (TestClock)", () => {
       expect((yield* pacer.snapshot).pausedUntil).toBe(1100)
       expect((yield* startTimes(pacer.take, 1, 2000))[0]).toBe(1100)
     })
+  )
+
+  it.effect(
+    "r = 0 pauses until the oldest answer of the window leaves it, fixed or sliding; answers still in flight are not counted in it",
+    () =>
+      Effect.gen(function* () {
+        // Every request is taken from the pacer; the answers carry the policy only with r = 0, so
+        // that the pacer, not having learnt the rate before, lets each start at once.
+        const request = (pacer: Pacer, sent: number) => Effect.zipRight(TestClock.setTime(sent), pacer.take)
+        const answer = (pacer: Pacer, seen: number, remaining: number) =>
+          Effect.zipRight(
+            TestClock.setTime(seen),
+            pacer.observe(
+              info({ states: [{ name: "default", remaining, resetSeconds: 1 }], ...(remaining === 0 ? { policies } : {}) }),
+              200
+            )
+          )
+        // A fixed window: two requests (800, 900) in one, then four from 1000, the third's answer
+        // slow and the fourth's (r = 0) before it.
+        const pacer = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+        yield* request(pacer, 800)
+        yield* answer(pacer, 805, 3)
+        yield* request(pacer, 900)
+        yield* answer(pacer, 905, 2)
+        yield* request(pacer, 1000)
+        yield* answer(pacer, 1005, 3)
+        yield* request(pacer, 1010)
+        yield* answer(pacer, 1015, 2)
+        yield* request(pacer, 1020)
+        yield* request(pacer, 1030)
+        yield* answer(pacer, 1035, 0)
+        // the window holds the four from 1000, three of them answered, the oldest at 1005; taking the
+        // slow one's place for answered would reach back to 905 and start a request at 1905, inside it
+        expect((yield* pacer.snapshot).pausedUntil).toBe(2005)
+
+        // A sliding window: four requests 250 ms apart fill it; the first leaves it a second after it
+        // arrived (4005), before the rounded-up t (4755) and the window learnt from the first answer
+        const sliding = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+        for (const [sent, r] of [
+          [3000, 3],
+          [3250, 2],
+          [3500, 1],
+          [3750, 0]
+        ] as const) {
+          yield* request(sliding, sent)
+          yield* answer(sliding, sent + 5, r)
+        }
+        expect((yield* sliding.snapshot).pausedUntil).toBe(4005)
+        // the next request fills it again (250, 500, 750 and it): the one of 3250 leaves it at 4255,
+        // where a window counted from the first answer would come round at 5005
+        yield* request(sliding, 4005)
+        yield* answer(sliding, 4010, 0)
+        expect((yield* sliding.snapshot).pausedUntil).toBe(4255)
+      })
   )
 
   it.effect("r one below the quota marks a new window even when r rose by one only", () =>
@@ -235,5 +290,45 @@ describe("Pacer over HTTP (real time)", () => {
       expect(elapsed).toBeGreaterThan(3000)
       expect(elapsed).toBeLessThan(7000)
     })
+  )
+
+  it.scopedLive(
+    "under a sliding window (not the fixed one assumed) a run at the policy's rate still ends, each 429 paused for and retried",
+    () =>
+      Effect.gen(function* () {
+        // 20 requests in any second: the window slides with each request, so the boundary the
+        // pacer learns can come early; the request that meets the 429 waits for Retry-After.
+        const accepted: Array<number> = []
+        let rejected = 0
+        const server = yield* localServer(() => {
+          const now = Date.now()
+          while (accepted.length > 0 && accepted[0]! <= now - 1000) accepted.shift()
+          const reset = accepted.length === 0 ? 1 : Math.max(1, Math.ceil((accepted[0]! + 1000 - now) / 1000))
+          const rl = {
+            "ratelimit-policy": `"default";q=20;w=1`,
+            ratelimit: `"default";r=${Math.max(0, 20 - accepted.length - 1)};t=${reset}`
+          }
+          if (accepted.length >= 20) {
+            rejected++
+            return {
+              status: 429,
+              headers: { ...rl, "retry-after": String(reset), "content-type": "application/problem+json" },
+              body: { code: "rate_limited", status: 429 }
+            }
+          }
+          accepted.push(now)
+          return { status: 200, headers: { ...rl, "svc-units-charged": "40" }, body: { results: [] }, delayMs: 5 }
+        })
+        const started = Date.now()
+        yield* Effect.gen(function* () {
+          const client = yield* PlatformClient
+          yield* Effect.forEach(Array.from({ length: 60 }), () => client.premisesSearch({}), { concurrency: 8, discard: true })
+        }).pipe(withClients(fastSettings(server.url, server.url, { platformRate: 20, pacingHeadroom: 0.97 })))
+        const elapsed = Date.now() - started
+        console.log(`sliding window: ${rejected} x 429 in ${elapsed} ms`)
+        expect(server.requests.length - rejected).toBe(60)
+        expect(rejected).toBeLessThanOrEqual(3)
+        expect(elapsed).toBeLessThan(9000)
+      })
   )
 })
