@@ -172,10 +172,11 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
       })
     )
 
-    // when the service counted this host's latest answers (not its 429s), oldest first; and how
-    // many answers were seen (a request that got none, a network failure, stays "in flight":
+    // when the service counted this host's latest answers (not its 429s), the last
+    // RECENT_ANSWERS of them; and how many answers were seen (a request that got none, a network failure, stays "in flight":
     // `freedAt` then errs late, or gives way to the window learnt)
-    const counted: Array<number> = []
+    const counted = new Float64Array(RECENT_ANSWERS) // a ring: answer `i` (0-based) at `i % RECENT_ANSWERS`
+    let countedN = 0
     let answered = 0
     /**
      * `r = 0` in a window of `quota` requests of `windowMs`: when the window that ran out frees a
@@ -187,19 +188,16 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
      */
     const freedAt = (quota: number, inFlight: number, windowMs: number, now: number): number | undefined => {
       const n = quota - inFlight
-      if (n < 1 || n > counted.length) return undefined
-      const at = counted[counted.length - n]! + windowMs
+      if (n < 1 || n > Math.min(countedN, RECENT_ANSWERS)) return undefined
+      const at = counted[(countedN - n) % RECENT_ANSWERS]! + windowMs
       return at > now ? at : undefined
     }
 
     const observe = (info: RateLimitInfo, status: number) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        Ref.update(state, (s) => {
-          answered++
-          if (status !== 429) {
-            counted.push(now)
-            if (counted.length > RECENT_ANSWERS) counted.splice(0, counted.length - RECENT_ANSWERS)
-          }
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        answered++
+        if (status !== 429) counted[countedN++ % RECENT_ANSWERS] = now
+        return Ref.update(state, (s) => {
           const inFlight = Math.max(0, s.taken - answered)
           const next = { ...s }
           const rate = strictestRate(info.policies)
@@ -245,7 +243,7 @@ export const makePacer = (options: PacerOptions): Effect.Effect<Pacer> =>
           }
           return next
         })
-      )
+      })
 
     const snapshot = Effect.flatMap(Clock.currentTimeMillis, (now) =>
       Effect.map(Ref.get(state), (s): PacerSnapshot => ({

@@ -208,6 +208,12 @@ describe("Pacer (TestClock)", () => {
         yield* request(sliding, 4005)
         yield* answer(sliding, 4010, 0)
         expect((yield* sliding.snapshot).pausedUntil).toBe(4255)
+
+        // past the answers it keeps (a long run), the latest ones still tell it
+        const long = yield* makePacer({ ratePerSecond: 1000, headroom: 1 })
+        for (let i = 0; i < 1030; i++) yield* answer(long, 10_000 + i, 3)
+        yield* answer(long, 11_030, 0)
+        expect((yield* long.snapshot).pausedUntil).toBe(11_027 + 1000)
       })
   )
 
