@@ -2,7 +2,8 @@
  * The hand-written loader with the toolkit's guarantees written in by hand: the floor of "these
  * rows, every guarantee kept", against which the toolkit's own overhead (Effect, the HTTP client,
  * queues, progress, the CLI) can be told apart from the cost of the guarantees themselves. The
- * same pages as `HandLoader.ts` (same places, page size, concurrency, groups of 32 pages), plus,
+ * same pages as `HandLoader.ts` (same places, page size, concurrency), landed in the toolkit's
+ * groups (its record bound: 40 pages of 200), plus,
  * with the toolkit's own code where the guarantee is its code (so the work is the same work):
  *
  * - each record checked against its response schema (`makeRecordDecoder(SourcingProperty)`), a
@@ -33,6 +34,7 @@ import { BOOKKEEPING_DDL, TS } from "../src/load/Bookkeeping.js"
 import { literal } from "../src/load/Database.js"
 import { appendRows, keyRepeats, landSql, stageTableSql } from "../src/load/PageStager.js"
 import { createTableSql } from "../src/load/TableDdl.js"
+import { DEFAULT_LANDING_POLICY } from "../src/pipeline/LandingPolicy.js"
 import { makeRecordDecoder } from "../src/service/schema/FastDecode.js"
 import { sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import type { Row } from "../src/normalize/Table.js"
@@ -41,11 +43,12 @@ import { SourcingProperty } from "../src/service/schema/Sourcing.js"
 import { fetchAgain, pool, type Place } from "./Floor.js"
 import type { HandLoaderInput } from "./HandLoader.js"
 
-const PAGES_PER_COMMIT = 32
 const gzip = promisify(zlib.gzip)
 const auth = { authorization: `Bearer ${SANDBOX_API_KEY}` }
 
 const input = JSON.parse(process.argv[2] ?? "{}") as HandLoaderInput
+/** The toolkit's group of these pages: its record bound (`DEFAULT_LANDING_POLICY`), or its page bound if smaller. */
+const PAGES_PER_COMMIT = Math.min(DEFAULT_LANDING_POLICY.maxGroup, Math.floor(DEFAULT_LANDING_POLICY.maxGroupRows / input.pageSize))
 const runId = "guarded"
 const pipeline = "sourcing-search"
 const extractedAt = new Date().toISOString()
@@ -212,7 +215,7 @@ const onPage = (place: Place, res: Response, text: string) => {
     next: body.next ?? null
   })
   if (pending.length >= PAGES_PER_COMMIT) {
-    // groups of 32 pages at most, as the toolkit's (a landing that lags does not make them larger)
+    // groups as the toolkit's at most (a landing that lags does not make them larger)
     const batch = pending
     pending = []
     landing = landing.then(() => land(batch))

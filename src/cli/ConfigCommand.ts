@@ -68,6 +68,7 @@ const IMPLIED_DEFAULTS: Readonly<Record<string, (eff: EffectiveSettings) => Impl
     note: "for a warehouse the toolkit creates; one that exists keeps its own"
   }),
   "duckdb.groupPages": () => ({ value: DEFAULT_LANDING_POLICY.maxGroup }),
+  "duckdb.groupRecords": () => ({ value: DEFAULT_LANDING_POLICY.maxGroupRows }),
   "duckdb.groupWaitMs": () => ({ value: DEFAULT_LANDING_POLICY.fillWaitMs }),
   // src/pipeline/PipelineModules.ts: a pipelines/ folder beside the settings file, when one was read
   pipelineModules: (eff) =>

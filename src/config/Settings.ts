@@ -200,11 +200,19 @@ export const DuckDbSection = Schema.Struct({
    */
   blockSize: Schema.optional(Schema.Literal(...BLOCK_SIZES)),
   /**
-   * Most pages a run lands in one transaction. Default 32 (`DEFAULT_LANDING_POLICY`): each landing
-   * joins its group's keys with the whole target, so fewer, larger groups cost less CPU and hold
-   * more pages' rows and bodies in memory (docs/BENCHMARKS.md).
+   * Most pages a run lands in one transaction. Default 256 (`DEFAULT_LANDING_POLICY`): a group
+   * also closes at `groupRecords`, which is what bounds groups of large pages; this bounds groups
+   * of small ones (a fan-out of one small answer per key), whose transactions' fixed statements
+   * would otherwise outweigh their rows (docs/BENCHMARKS.md).
    */
   groupPages: Schema.optional(Schema.Int.pipe(Schema.between(1, 1024))),
+  /**
+   * Most records a run lands in one transaction. Default 8000 (`DEFAULT_LANDING_POLICY`; 40
+   * sourcing pages of 200): each landing joins its group's keys with the whole target, so fewer,
+   * larger groups cost less CPU and hold more pages' rows and bodies in memory (two groups' worth
+   * wait at most; docs/SCHEDULING.md).
+   */
+  groupRecords: Schema.optional(Schema.Int.pipe(Schema.between(100, 1_000_000))),
   /**
    * How long the loader waits for a group to fill before it lands it part full, in ms. Default
    * 1000; 0 lands whatever has arrived as soon as the loader is free. A run's last pages and a

@@ -9,14 +9,18 @@
  * the queue holds no rows. Adding a page is synchronous, so a group the loader takes never misses
  * half a page.
  *
- * `capacity` bounds the pages waiting: a slice whose page finds the queue full waits (after its
- * page is queued, so it waits holding nothing unsaved) until the loader frees room.
+ * `capacity` bounds the pages waiting and `capacityRows` their records (by `weight`): a slice whose
+ * page finds the queue full waits (after its page is queued, so it waits holding nothing unsaved)
+ * until the loader frees room. Both bounds, as a group's: many small pages (a fan-out of one
+ * request per key) wait and land in the numbers their records allow, large pages in few.
  */
 import { Duration, Effect, Option, Queue } from "effect"
 
 export interface PageQueueOptions {
   /** Pages held before fetching slices wait. */
   readonly capacity: number
+  /** Records (by the queue's `weight`) held before fetching slices wait. */
+  readonly capacityRows: number
   /** Most pages landed in one transaction. */
   readonly maxGroup: number
   /**
@@ -65,6 +69,10 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
   Effect.gen(function* () {
     const arrivals = yield* Queue.unbounded<typeof END | undefined>()
     const room = yield* Effect.makeSemaphore(Math.max(1, options.capacity))
+    const rowRoom = Math.max(1, options.capacityRows)
+    const roomRows = yield* Effect.makeSemaphore(rowRoom)
+    /** The records of a page as the queue's room counts them (a page larger than the room takes it all). */
+    const held = (rows: number) => Math.min(Math.max(0, rows), rowRoom)
     const clock = yield* Effect.clock
     const full: Array<G> = []
     let current: G | undefined
@@ -91,8 +99,11 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
       }
       arrivals.unsafeOffer(undefined)
     }
-    /** Waits until the queue has room for one more page (call it after `put`, before fetching on). */
-    const reserve = room.take(1)
+    /**
+     * Waits until the queue has room for one more page of `rows` records (its `weight`; call it
+     * after `put`, before fetching on).
+     */
+    const reserve = (rows: number) => Effect.zipRight(room.take(1), roomRows.take(held(rows)))
     /** No more pages are coming: the loader lands what is queued and returns. */
     const close = Queue.offer(arrivals, END)
     /** The groups not landed (to discard when the run stops early). */
@@ -118,6 +129,7 @@ export const makePageQueue = <A, G extends PageGroup<A>>(open: () => G, options:
           if (g !== undefined) {
             yield* land(g)
             yield* room.release(g.pages.length)
+            yield* roomRows.release(g.pages.reduce((n, p) => n + held(weight(p)), 0))
             continue
           }
           if (ended) return

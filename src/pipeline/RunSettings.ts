@@ -9,7 +9,7 @@ export type SettingsOfRun = Pick<RunRequest, "maxRejectRatio" | "landing" | "cos
 
 export const runSettingsOf = (settings: Settings): SettingsOfRun => ({
   maxRejectRatio: settings.budget.maxRejectRatio,
-  landing: { groupPages: settings.duckdb.groupPages, groupWaitMs: settings.duckdb.groupWaitMs },
+  landing: { groupPages: settings.duckdb.groupPages, groupRecords: settings.duckdb.groupRecords, groupWaitMs: settings.duckdb.groupWaitMs },
   costs: settings.budget.costs,
   reuseWithinMs: durationMs(settings.budget.reuseWithin),
   paidRereads: settings.budget.paidRereads

@@ -103,6 +103,7 @@ describe("settings from flags, environment, .env, file and defaults", () => {
     })
     expect(s["duckdb.threads"]).toMatchObject({ value: WAREHOUSE_THREADS, source: "default" })
     expect(s["duckdb.groupPages"]).toEqual({ value: DEFAULT_LANDING_POLICY.maxGroup, source: "default" })
+    expect(s["duckdb.groupRecords"]).toEqual({ value: DEFAULT_LANDING_POLICY.maxGroupRows, source: "default" })
     expect(s["duckdb.groupWaitMs"]).toEqual({ value: DEFAULT_LANDING_POLICY.fillWaitMs, source: "default" })
     expect(s["pipelineModules"]).toEqual({
       value: ["pipelines/*.mjs", "pipelines/*.js"],
@@ -129,7 +130,8 @@ describe("settings from flags, environment, .env, file and defaults", () => {
     expect(text.stdout).toMatch(/^credentials\.apiKey +env SVC_API_KEY +<redacted>$/m)
     expect(text.stdout).toMatch(/^credentials\.email +\.env SVC_EMAIL +<redacted>$/m)
     expect(text.stdout).toMatch(/^budget\.paidInFlight +default +1$/m)
-    expect(text.stdout).toMatch(/^duckdb\.groupPages +default +32$/m)
+    expect(text.stdout).toMatch(/^duckdb\.groupPages +default +256$/m)
+    expect(text.stdout).toMatch(/^duckdb\.groupRecords +default +8000$/m)
     expect(text.stdout).toMatch(/^duckdb\.checkpointThreshold +default +64MB \(while a run lands pages; DuckDB's own, 16MB, otherwise\)$/m)
     expect(text.stdout).toMatch(/^budget\.dailyMaxUnits +none +not set$/m)
     expect(text.stdout).not.toMatch(/ default +not set$/m)

@@ -69,8 +69,8 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
         // JS objects in the queue for the group commit (and growing V8's old space)
         yield* stage(entry)
       })
-    /** Its slice fetches on when there is room. */
-    const accept = (page: Page) => Effect.zipRight(admit(page), queue.reserve)
+    /** Its slice fetches on when there is room (by the page's records, as the queue weighs its entry). */
+    const accept = (page: Page) => Effect.zipRight(admit(page), queue.reserve(page.fetched.records.length))
 
     const positions = new Map((yield* run.warehouse.checkpoints(pipeline.name)).map((c) => [c.key, c] as const))
     // a resumed run's slices go on knowing the keys they read (after the replay landed its pages)
