@@ -16,27 +16,32 @@ import { fmt, type Line, perSecond } from "./Report.js"
 import type { RunOnceOutput } from "./runOnce.js"
 
 /**
- * Why plots-germany can miss its target: the reason the bench prints under the table. Measured,
- * one run of each when they were not alternated: 0.36, 0.43 and 0.45 on the same code for its
- * path (stops 42 and 43), 0.36 again at stop 51 with its floor faster than in the runs before;
- * alternated over 3 rounds (stop 51): 0.40 (0.40-0.43).
+ * Why plots-germany can miss its target: the reason the bench prints under the table. Measured
+ * at stop 55 (docs/BENCHMARKS.md): the run is one slice whose pages go one after another, and its
+ * main thread is idle about half of the run (`--cpu-prof`, 100 ms bins), so it is bound by each
+ * page's round trip, not by CPU: an exchange took 11.8 ms on average inside the run, 8.9 ms for
+ * the same 58 requests through the toolkit's client alone, 7.5 ms through the platform's HTTP
+ * client alone and 6.4 ms through undici (the sandbox ~5.5 ms of it), and the floor fetches and
+ * parses a page in ~7.2 ms. The run's start (DuckDB loaded, the warehouse made and opened,
+ * ~130 ms) is about a tenth of it. One run of each, before the rounds alternated them, gave
+ * 0.36-0.45 on the same code (stops 43 and 51).
  */
 const PLOTS_WHY =
-  "the pipeline is CPU-bound like sourcing-search and follows its CPU per row (above); one run of each, before the rounds alternated them, gave 0.36-0.45 on the same code (docs/BENCHMARKS.md, stops 43 and 51)"
+  "one slice whose pages go one after another, its main thread idle about half the run: each page's exchange takes ~11.8 ms in the run against ~7.5 ms for the same request through the HTTP client alone (the transport's pacing, timeout and logs ~1.4 ms, the staging and landing beside it the rest), and the run's start (~130 ms: DuckDB loaded, the warehouse made) is a tenth of it; the line flips about the target from run to run (0.37-0.44 on the same code; docs/BENCHMARKS.md, stops 51, 54 and 55)"
 
 /**
- * Why market-time-series misses its target (stop 51, docs/BENCHMARKS.md). Before the rounds
- * alternated the floor and the run, the floor ran once, first, on a cold sandbox (307 requests/s
- * where the rounds after it read 640-960), and the line read 0.40-0.53. Alternated, 0.23
- * (0.16-0.39), then 0.28 (0.20-0.53) once a token-host group stopped raising DuckDB's limit for its
- * commit: the run's process spends ~7 ms of CPU a request (`bench/runOnce.ts`, 3.5-3.8 s for 501
- * requests, its start and module loading included), where the floor takes ~1.0-1.5 ms of wall a
- * request at the same concurrency (4). A CPU profile of the run (`--cpu-prof`, 6.5 s sampled):
- * Effect's fiber runtime ~2.3 s inclusive, module loading ~0.9 s, GC 0.4 s, the token client
- * 0.25 s, the request checks of the parameters 0.2 s; no function of the toolkit above 4%.
+ * Why market-time-series misses its target (stops 51 and 55, docs/BENCHMARKS.md). Stop 51: the
+ * floor ran once, first, on a cold sandbox and flattered the line (0.40-0.53); alternated, 0.23
+ * (0.16-0.39). Stop 55: groups of 256 answers (2 transactions for the 500, not 16) took 11-14%
+ * off the run's CPU; the run's process (`bench/runOnce.ts`) then spends 1.24-1.40 s of CPU on its
+ * 501 requests (~2.5 ms each, every thread), its main thread busy ~85% of the run, where the floor
+ * takes ~0.75 ms of wall a request at the same concurrency (4). `perf` of the run's process puts
+ * 26% of its CPU samples in V8's optimizing compiler (818 functions compiled: Effect's
+ * combinators, the schemas, the clients), 4% in DuckDB; the sandbox shares the 2 cores.
+ * Concurrency 8 instead of 4 read the same (the run is CPU-bound).
  */
 const SERIES_WHY =
-  "each of the 500 requests is a slice of its own (its fiber and span, its checkpoint, `_slices` and request-log rows, its group's landing): ~7 ms of CPU a request in the run's process (start and module loading included) against ~1.0-1.5 ms of wall a request for the floor at the same concurrency; a CPU profile spreads it over Effect's runtime (~35%), module loading, GC, the token client and the parameters' request checks, no function of the toolkit above 4%; one run of each, before the rounds alternated them, flattered the line (0.40-0.53): its floor ran first on a cold sandbox (docs/BENCHMARKS.md, stop 51)"
+  "each of the 500 requests is a slice of its own (its fiber, checkpoint, `_slices` and request-log rows): ~2.5 ms of CPU a request in the run's process (every thread) against ~0.75 ms of wall a request for the floor at the same concurrency; the main thread is busy ~85% of the run and `perf` puts a quarter of the process's CPU in V8's optimizing compiler (818 functions compiled in a 1 s run), DuckDB 4%; groups of 256 answers (stop 55) took 11-14% off; the floor keeps rising over the first rounds as the sandbox warms (docs/BENCHMARKS.md, stops 51 and 55)"
 
 interface Timed {
   readonly count: number
