@@ -48,6 +48,11 @@ interface Timed {
   readonly elapsedMs: number
 }
 
+/** The warm-up ends when a floor's rate is within this share of the one before it... */
+const WARM_WITHIN = 0.1
+/** ...or after this many floors. */
+const WARM_MAX = 5
+
 /** A floor in a fresh process (`FloorRun.ts`), timed by its own timer. */
 const floorRun = (input: FloorInput) =>
   runScript<{ records: number; pages: number; elapsedMs: number }>("FloorRun.ts", [JSON.stringify(input)])
@@ -79,16 +84,24 @@ const freshWarehouse = async <A>(dir: string, name: string, r: number, use: (fil
 /**
  * `rounds` rounds of the floor and the pipeline's run (a fresh warehouse each), the order turned
  * each round; the rates of each and their ratios round by round, and the last run (its plan and
- * counts for the plan lines). One floor first, not counted, warms the sandbox: the service it
- * stands for is never cold, and a cold sandbox served the series floor's first round at 518-562
- * requests/s against 1,200-2,750 in the rounds after it (stop 54).
+ * counts for the plan lines). Floors first, not counted, warm the sandbox: the service it stands
+ * for is never cold, and a cold sandbox served the series floor's first round at 518-562
+ * requests/s against 1,200-2,750 in the rounds after it (stop 54). One warm-up was not enough: the
+ * series floor still rose over the rounds (565/s warming, then 1,019, 1,354 and 1,213: stop 55), so
+ * the warm-up goes on until a floor is within `WARM_WITHIN` of the one before, `WARM_MAX` at most.
  */
 const alternate = async (a: Alternated) => {
   const floors: Array<number> = []
   const runs: Array<number> = []
   let last: RunOnceOutput | undefined
-  const warm = await a.floor()
-  a.log(`   warm-up (not counted): floor ${fmt(perSecond(warm.count, warm.elapsedMs), 1)}/s`)
+  const warming: Array<number> = []
+  while (warming.length < WARM_MAX) {
+    const warm = await a.floor()
+    warming.push(perSecond(warm.count, warm.elapsedMs))
+    const [before, now] = warming.slice(-2)
+    if (now !== undefined && Math.abs(now - before!) <= WARM_WITHIN * before!) break
+  }
+  a.log(`   warm-up (not counted): floor ${warming.map((x) => `${fmt(x, 1)}/s`).join(", ")}`)
   for (let r = 0; r < a.rounds; r++) {
     for (const kind of r % 2 === 0 ? (["floor", "run"] as const) : (["run", "floor"] as const)) {
       if (kind === "floor") {
