@@ -41,7 +41,7 @@ const PLOTS_WHY =
  * Concurrency 8 instead of 4 read the same (the run is CPU-bound).
  */
 const SERIES_WHY =
-  "each of the 500 requests is a slice of its own (its fiber, checkpoint, `_slices` and request-log rows): ~2.5 ms of CPU a request in the run's process (every thread) against ~0.75 ms of wall a request for the floor at the same concurrency; the main thread is busy ~85% of the run and `perf` puts a quarter of the process's CPU in V8's optimizing compiler (818 functions compiled in a 1 s run), DuckDB 4%; groups of 256 answers (stop 55) took 11-14% off; the floor keeps rising over the first rounds as the sandbox warms (docs/BENCHMARKS.md, stops 51 and 55)"
+  "each of the 500 requests is a slice of its own (its fiber, checkpoint, `_slices` and request-log rows): ~2.5 ms of CPU a request in the run's process (every thread) against ~0.75 ms of wall a request for the floor at the same concurrency; the main thread is busy ~85% of the run and `perf` puts a quarter of the process's CPU in V8's optimizing compiler (818 functions compiled in a 1 s run), DuckDB 4%; groups of 256 answers (stop 55) took 11-14% off; the line reads 0.32-0.39 from run to run on the same code (docs/BENCHMARKS.md, stops 51 and 55)"
 
 interface Timed {
   readonly count: number
