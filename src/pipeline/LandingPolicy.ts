@@ -21,6 +21,13 @@ export interface LandingPolicy extends PageQueueOptions {
   readonly rejectSample: number
 }
 
+/** A policy with room for two of its groups waiting: their pages and their records. */
+const withRoom = (groups: Omit<LandingPolicy, "capacity" | "capacityRows">): LandingPolicy => ({
+  ...groups,
+  capacity: 2 * groups.maxGroup,
+  capacityRows: 2 * groups.maxGroupRows
+})
+
 /**
  * The defaults: 256 pages or 8,000 records a transaction, a part-full group landed after 1 s, room
  * for two groups (512 pages, 16,000 records).
@@ -42,14 +49,7 @@ export interface LandingPolicy extends PageQueueOptions {
  * The pages waiting are bounded by their records as well, so groups of large pages hold no more
  * than before.
  */
-export const DEFAULT_LANDING_POLICY: LandingPolicy = {
-  capacity: 512,
-  capacityRows: 16_000,
-  maxGroup: 256,
-  maxGroupRows: 8000,
-  fillWaitMs: 1000,
-  rejectSample: 100
-}
+export const DEFAULT_LANDING_POLICY: LandingPolicy = withRoom({ maxGroup: 256, maxGroupRows: 8000, fillWaitMs: 1000, rejectSample: 100 })
 
 /** A run's landing groups as the settings give them (`duckdb.groupPages`, `duckdb.groupRecords`, `duckdb.groupWaitMs`). */
 export interface LandingGroups {
@@ -59,15 +59,10 @@ export interface LandingGroups {
 }
 
 /** The policy of a run: the settings' groups and wait over the defaults, room for two groups. */
-export const landingPolicyOf = (landing?: LandingGroups): LandingPolicy => {
-  const maxGroup = landing?.groupPages ?? DEFAULT_LANDING_POLICY.maxGroup
-  const maxGroupRows = landing?.groupRecords ?? DEFAULT_LANDING_POLICY.maxGroupRows
-  return {
+export const landingPolicyOf = (landing?: LandingGroups): LandingPolicy =>
+  withRoom({
     ...DEFAULT_LANDING_POLICY,
-    capacity: 2 * maxGroup,
-    capacityRows: 2 * maxGroupRows,
-    maxGroup,
-    maxGroupRows,
+    maxGroup: landing?.groupPages ?? DEFAULT_LANDING_POLICY.maxGroup,
+    maxGroupRows: landing?.groupRecords ?? DEFAULT_LANDING_POLICY.maxGroupRows,
     fillWaitMs: landing?.groupWaitMs ?? DEFAULT_LANDING_POLICY.fillWaitMs
-  }
-}
+  })
