@@ -175,7 +175,9 @@ const show = Command.make(
     config: Options.file("config").pipe(
       Options.withAlias("c"),
       Options.optional,
-      Options.withDescription("Settings file (JSON). Default: ESTATE_ETL_CONFIG, else config/sandbox.json when present")
+      Options.withDescription(
+        "Settings file (JSON). Default: ESTATE_ETL_CONFIG, else estate-etl.json, else config/sandbox.json, when present"
+      )
     ),
     warehouse: Options.text("warehouse").pipe(
       Options.optional,
