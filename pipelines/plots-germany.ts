@@ -13,7 +13,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { untilKnown } from "../src/extract/Incremental.js"
-import { fullReadPlan, keysFromTable, paged, slicesReadBefore } from "../src/extract/Sources.js"
+import { fullReadPlan, keysFromTable, paged, plannedSlicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -130,8 +130,8 @@ export default definePipeline({
     // bound); after a first newest-first read, the expected new page plus the known ones it stops at.
     estimate: (p) =>
       Effect.gen(function* () {
-        const before = yield* slicesReadBefore("plots-germany")
-        const last = yield* fullReadPlan("plots-germany", ["*"], p.maxPages)
+        const before = yield* plannedSlicesReadBefore
+        const last = yield* fullReadPlan(["*"], { maxPages: p.maxPages, pageSize: p.pageSize })
         const fullPages = last.pages
         const full =
           p.maxPages !== undefined

@@ -85,7 +85,7 @@ export default definePipeline({
     // No free count: the pages of the last full read (at most maxPages), else one page until the
     // first page's count says the rest; the service's count, link or page depth ends the read
     estimate: (p) =>
-      Effect.map(fullReadPlan("premises-search", ["*"], p.maxPages), (last) => ({
+      Effect.map(fullReadPlan(["*"], { maxPages: p.maxPages, pageSize: limitOf(p) }), (last) => ({
         requests: last.pages,
         exact: false,
         note:

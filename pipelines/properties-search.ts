@@ -52,7 +52,7 @@ export default definePipeline({
   cost: {
     operation: "properties_search",
     estimate: (p) =>
-      Effect.map(fullReadPlan("properties-search", ["*"], p.maxPages), (last) => {
+      Effect.map(fullReadPlan(["*"], { maxPages: p.maxPages, pageSize: p.pageSize }), (last) => {
         const pages = last.pages
         return {
           requests: pages,

@@ -24,7 +24,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { sinceWatermark } from "../src/extract/Incremental.js"
-import { fanOut, fullReadPlan, slicesReadBefore } from "../src/extract/Sources.js"
+import { fanOut, fullReadPlan, plannedSlicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
 import { extra } from "../src/normalize/Values.js"
@@ -215,8 +215,8 @@ export default definePipeline({
     estimate: (p) =>
       Effect.gen(function* () {
         const keys = p.points.map((point) => pointKey(point, p.radius_km))
-        const before = yield* slicesReadBefore("seller-leads")
-        const last = yield* fullReadPlan("seller-leads", keys, p.maxPages)
+        const before = yield* plannedSlicesReadBefore
+        const last = yield* fullReadPlan(keys, { maxPages: p.maxPages, pageSize: p.pageSize })
         const full = last.pages
         const since = p.since === undefined && readsSince(p) ? keys.filter((k) => before.has(k)).length : 0
         const note =

@@ -109,7 +109,7 @@ export default definePipeline({
     // Assumed: the describe call is 2 units, each cursor page 1; the plan prices every page at 2.
     operation: "sourcing_describe",
     estimate: (p) =>
-      Effect.map(fullReadPlan("sourcing-describe", ["*"], p.maxPages), (last) => {
+      Effect.map(fullReadPlan(["*"], { maxPages: p.maxPages, pageSize: p.pageSize }), (last) => {
         const pages = last.pages
         return {
           requests: pages,

@@ -120,7 +120,7 @@ export default definePipeline({
     // The first page is `sourcing_search`, the others `sourcing_next`: 1 unit each (Assumed).
     operation: "sourcing_search",
     estimate: (p) =>
-      Effect.map(fullReadPlan("sourcing-search", placesOf(p).map(placeKey), p.maxPages), (last) => {
+      Effect.map(fullReadPlan(placesOf(p).map(placeKey), { maxPages: p.maxPages, pageSize: p.pageSize }), (last) => {
         const places = placesOf(p).length
         const pages = last.pages
         return {

@@ -63,7 +63,18 @@ export { type Plan, planPipeline } from "./pipeline/Planner.js"
 export { runPipeline, type RunRequest, type RunSummary } from "./pipeline/Runner.js"
 export { Progress, type RunEvent, type Totals } from "./pipeline/Progress.js"
 export { makeRegistry, type Registry } from "./pipeline/Registry.js"
-export { batches, fanOut, type KeyFilter, type KeyOptions, keysFromTable, paged, slicesReadBefore, TableKeys } from "./extract/Sources.js"
+export {
+  batches,
+  fanOut,
+  type KeyFilter,
+  type KeyOptions,
+  keysFromTable,
+  paged,
+  Planning,
+  plannedSlicesReadBefore,
+  slicesReadBefore,
+  TableKeys
+} from "./extract/Sources.js"
 export { cursor, offset, single, windows } from "./extract/Pagers.js"
 export { sinceWatermark, untilKnown } from "./extract/Incremental.js"
 export type { Charge, Fetched, Pager, PagerStep, Slice, SliceEnd, Source } from "./extract/Source.js"

@@ -71,14 +71,26 @@ export class TableKeys extends Context.Tag("extract/TableKeys")<
   {
     readonly read: (table: string, column: string, options?: KeyOptions) => Effect.Effect<ReadonlyArray<string>, Error>
     /**
-     * Pages each slice of `pipeline`'s last complete full pull took (no cap, no incremental read
+     * What each slice of `pipeline`'s last complete full pull took (no cap, no incremental read
      * or stop, no limit: `_full_pulls`; before one, its last done run whose slices all ended as the
      * service said), by slice key: what a full pull is planned at. Empty before any (and where the
      * warehouse cannot say).
      */
-    readonly lastFullRead?: (pipeline: string) => Effect.Effect<ReadonlyMap<string, number>, Error>
+    readonly lastFullRead?: (pipeline: string) => Effect.Effect<ReadonlyMap<string, FullRead>, Error>
   }
 >() {}
+
+/** What a slice's last full read took: its pages, and the records they brought (repeats counted: they filled pages too). */
+export interface FullRead {
+  readonly pages: number
+  readonly records: number
+}
+
+/**
+ * The pipeline a plan is made for, given by the planner to its cost model: its own name, so a
+ * pipeline derived from another (`new pipeline --from`) is priced by its own runs, not its base's.
+ */
+export class Planning extends Context.Tag("extract/Planning")<Planning, { readonly pipeline: string }>() {}
 
 /**
  * Keys for a fan-out from `table.column` (distinct, ordered), of the rows `options` keeps: e.g.
@@ -99,25 +111,44 @@ export const keysFromTable = (
 export const slicesReadBefore = (pipeline: string): Effect.Effect<ReadonlySet<string>, Error, TableKeys> =>
   Effect.map(keysFromTable("_checkpoints", "key", { equals: { pipeline }, optional: true }), (keys) => new Set(keys))
 
+/** The planned pipeline's slice keys that hold a position from an earlier run (`slicesReadBefore` of `Planning`'s pipeline). */
+export const plannedSlicesReadBefore: Effect.Effect<ReadonlySet<string>, Error, TableKeys | Planning> = Effect.flatMap(Planning, (p) =>
+  slicesReadBefore(p.pipeline)
+)
+
 /**
- * A full pull's pages as `pipeline`'s last full read took them, per slice key: at most
- * `maxPages` a slice when the user bounds them; a slice never read in full counts `maxPages`, or
- * one page without a bound (its first page's count says the rest). For plans of pipelines that
- * read until the service says the end (no page bound by default).
+ * The pages a slice's last full read comes to in pages of `pageSize`. Pages no larger than the
+ * read's own (its records over its pages, rounded up: no more than the page size it asked for,
+ * nor than a page the service held to) come to its records over `pageSize`; larger pages, to at
+ * most its own pages (a service may hold pages to a size it does not tell). Without a page size,
+ * its own pages.
+ */
+export const pagesAt = (read: FullRead, pageSize: number | undefined): number => {
+  if (pageSize === undefined || read.records <= 0) return read.pages
+  const perPage = Math.ceil(read.records / Math.max(1, read.pages))
+  return pageSize < perPage ? Math.ceil(read.records / pageSize) : read.pages
+}
+
+/**
+ * A full pull's pages as the planned pipeline's last full read took them (in pages of
+ * `pageSize` when given: `pagesAt`), per slice key: at most `maxPages` a slice when the user
+ * bounds them; a slice never read in full counts `maxPages`, or one page without a bound (its
+ * first page's count says the rest). For plans of pipelines that read until the service says the
+ * end (no page bound by default).
  */
 export const fullReadPlan = (
-  pipeline: string,
   slices: ReadonlyArray<string>,
-  maxPages?: number | undefined
-): Effect.Effect<{ readonly pages: number; readonly known: number }, Error, TableKeys> =>
-  Effect.flatMap(TableKeys, (t) =>
-    Effect.map(t.lastFullRead ? t.lastFullRead(pipeline) : Effect.succeed(new Map<string, number>()), (last) => {
+  bounds: { readonly maxPages?: number | undefined; readonly pageSize?: number | undefined } = {}
+): Effect.Effect<{ readonly pages: number; readonly known: number }, Error, TableKeys | Planning> =>
+  Effect.flatMap(Effect.all([TableKeys, Planning]), ([t, planning]) =>
+    Effect.map(t.lastFullRead ? t.lastFullRead(planning.pipeline) : Effect.succeed(new Map<string, FullRead>()), (last) => {
+      const { maxPages, pageSize } = bounds
       let pages = 0
       let known = 0
       for (const s of slices) {
-        const p = last.get(s)
-        if (p !== undefined) known++
-        pages += p === undefined ? (maxPages ?? 1) : Math.min(p, maxPages ?? Infinity)
+        const read = last.get(s)
+        if (read !== undefined) known++
+        pages += read === undefined ? (maxPages ?? 1) : Math.min(pagesAt(read, pageSize), maxPages ?? Infinity)
       }
       return { pages, known }
     })

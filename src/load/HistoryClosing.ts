@@ -28,6 +28,7 @@ import type { TableSpec } from "../normalize/Table.js"
 import { ident, literal, rowsOf } from "./Database.js"
 import { TS } from "./Bookkeeping.js"
 import { tableExists } from "./KeyReads.js"
+import type { FullRead } from "../extract/Sources.js"
 
 /** Whether a table's rows are closed when their record is gone: a history table keyed by one column. */
 export const closable = (spec: TableSpec): boolean => spec.disposition === "history" && spec.primaryKey.length === 1
@@ -207,24 +208,25 @@ export const forgetHistoryKeys = (conn: DuckDBConnection, runId: string) =>
   conn.run(`DELETE FROM _history_keys WHERE run_id = ${literal(runId)}`)
 
 /** Before `_full_pulls` (or a pipeline without one yet): the last done run whose slices all ended as the service said. */
-const LAST_DONE_READ = `SELECT slice, pages FROM _slices WHERE run_id = (
+const LAST_DONE_READ = `SELECT slice, pages, received FROM _slices WHERE run_id = (
   SELECT r.run_id FROM _runs r WHERE r.pipeline = ? AND r.status = 'done'
     AND NOT EXISTS (SELECT 1 FROM _slices s WHERE s.run_id = r.run_id AND s.ended_by IS NOT NULL)
   ORDER BY r.started_at DESC LIMIT 1)`
 
 /**
- * Pages each slice of `pipeline` took in its last complete full pull that read it (`_full_pulls`:
- * no incremental read, no cap, every slice to the service's end), by slice key: what `plan`
- * prices a full pull at. A pipeline with no recorded full pull (a warehouse older than
- * `_full_pulls`) falls back to its last done run whose slices all ended as the service said.
+ * Pages and records each slice of `pipeline` took in its last complete full pull that read it
+ * (`_full_pulls`: no incremental read, no cap, every slice to the service's end), by slice key:
+ * what `plan` prices a full pull at. A pipeline with no recorded full pull (a warehouse older
+ * than `_full_pulls`) falls back to its last done run whose slices all ended as the service said.
  */
-export const readLastFullRead = async (conn: DuckDBConnection, pipeline: string): Promise<Map<string, number>> => {
-  const pages = (rows: ReadonlyArray<Record<string, unknown>>) => new Map(rows.map((r) => [String(r.slice), Number(r.pages)] as const))
+export const readLastFullRead = async (conn: DuckDBConnection, pipeline: string): Promise<Map<string, FullRead>> => {
+  const pages = (rows: ReadonlyArray<Record<string, unknown>>) =>
+    new Map(rows.map((r) => [String(r.slice), { pages: Number(r.pages), records: Number(r.received) }] as const))
   if (await tableExists(conn, "_full_pulls")) {
     const full = await rowsOf(
       conn,
-      `SELECT slice, pages FROM (
-         SELECT s.slice, s.pages, row_number() OVER (PARTITION BY s.slice ORDER BY f."at" DESC, f.run_id DESC) AS r
+      `SELECT slice, pages, received FROM (
+         SELECT s.slice, s.pages, s.received, row_number() OVER (PARTITION BY s.slice ORDER BY f."at" DESC, f.run_id DESC) AS r
          FROM _full_pulls f JOIN _slices s ON s.run_id = f.run_id WHERE f.pipeline = ?
        ) WHERE r = 1`,
       [pipeline]

@@ -10,7 +10,7 @@ import type { Source } from "../extract/Source.js"
 import type { RecordMapping } from "../normalize/Normalizer.js"
 import type { PageContext } from "../normalize/PageContext.js"
 import type { TableSpec } from "../normalize/Table.js"
-import type { TableKeys } from "../extract/Sources.js"
+import type { Planning, TableKeys } from "../extract/Sources.js"
 import type { PlatformClient } from "../service/PlatformClient.js"
 import type { TokenClient } from "../service/TokenClient.js"
 
@@ -47,8 +47,13 @@ export interface CostModel<P, E, Ctx> {
    * compile). Its pages and charges carry the operation the client's answer names.
    */
   readonly operation: Operation
-  /** May read the warehouse (`keysFromTable`, `slicesReadBefore`), e.g. whether a read is incremental. */
-  readonly estimate: (params: P) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E | Error, Ctx | TableKeys>
+  /**
+   * May read the warehouse (`keysFromTable`, `plannedSlicesReadBefore`, `fullReadPlan`), e.g.
+   * whether a read is incremental; `Planning` names the pipeline planned (its own, when derived).
+   */
+  readonly estimate: (
+    params: P
+  ) => Effect.Effect<Omit<PlanEstimate, "pages"> & { readonly pages?: number }, E | Error, Ctx | TableKeys | Planning>
 }
 
 export interface Pipeline<P = any, R = any, E = any, Ctx extends PipelineServices = PipelineServices, I = any> {

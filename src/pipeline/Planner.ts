@@ -12,6 +12,7 @@ import { Effect } from "effect"
 import { DEFAULT_UNIT_COSTS } from "../config/UnitCosts.js"
 import type { Pipeline } from "./Pipeline.js"
 import { eurOf } from "../service/CostGuard.js"
+import { Planning } from "../extract/Sources.js"
 
 export interface Plan {
   readonly pipeline: string
@@ -92,7 +93,7 @@ export const planPipeline = <P>(
   observed: Readonly<Record<string, ObservedCost>> = {}
 ) =>
   Effect.gen(function* () {
-    const estimate = yield* pipeline.cost.estimate(params)
+    const estimate = yield* pipeline.cost.estimate(params).pipe(Effect.provideService(Planning, { pipeline: pipeline.name }))
     const slices = yield* pipeline.source.slices(params)
     const choice = chooseCost(pipeline as Pipeline, costs, observed)
     const perRequest = choice.perRequest

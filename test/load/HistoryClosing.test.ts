@@ -85,8 +85,8 @@ describe("closing what a full pull no longer sees", () => {
       ])
       expect(yield* wh.lastFullRead("plots")).toEqual(
         new Map([
-          ["A", 1],
-          ["B", 1]
+          ["A", { pages: 1, records: 1 }],
+          ["B", { pages: 1, records: 2 }]
         ])
       )
       // a record that comes back starts a new version
