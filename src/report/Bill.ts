@@ -68,6 +68,10 @@ SELECT run_id, pipeline, ${ISO('"at"')} AS at, units_remaining AS units FROM (
   FROM _ledger WHERE units_remaining IS NOT NULL${where}
 ) WHERE r = 1 ORDER BY "at", units_remaining DESC`
 
+/** The balance before the ledger's first charge: that charge's remaining balance plus what it cost. */
+const FIRST_BALANCE_SQL = `SELECT units_remaining + units AS units FROM _ledger WHERE units_remaining IS NOT NULL
+  ORDER BY "at", units_remaining DESC LIMIT 1`
+
 const pointOf = (r: Record<string, unknown>): BalancePoint => ({
   at: String(r.at),
   units: Number(r.units),
@@ -123,8 +127,11 @@ export const readBill = (options: BillOptions) =>
     const latest = withBalance ? yield* w.query(TREND_SQL("")).pipe(Effect.map((rows) => rows.map(pointOf))) : []
     const balance = latest.at(-1)
     const weekAgo = new Date(now.getTime() - 7 * DAY_MS).toISOString()
-    const before = [...latest].reverse().find((p) => p.at <= weekAgo) ?? latest.find((p) => p.at > weekAgo)
-    const weekChange = balance && before ? balance.units - before.units : undefined
+    // the balance a week ago: the last point by then, else (a younger ledger) the balance before its first charge
+    const weekStart =
+      [...latest].reverse().find((p) => p.at <= weekAgo)?.units ??
+      (latest.length === 0 ? undefined : Number((yield* w.query(FIRST_BALANCE_SQL))[0]?.units ?? latest[0]!.units))
+    const weekChange = balance && weekStart !== undefined ? balance.units - weekStart : undefined
 
     const currentMonth = month === monthOf(now)
     const daysInMonth = (Date.parse(monthTo) - Date.parse(monthFrom)) / DAY_MS

@@ -60,6 +60,8 @@ describe("the bill in status, the metrics file and report's period", () => {
     const lines = text.stdout.split("\n")
     const at = lines.findIndex((l) => l.startsWith("balance: "))
     expect(lines[at]).toMatch(new RegExp(`^balance: ${left.toLocaleString("en")} units \\(EUR ${eurOf(left).toFixed(2)}\\) left, as of `))
+    // the ledger is younger than a week: the change counts from the balance before its first charge
+    expect(lines[at]).toContain(`; -${units} units over the last 7 days`)
     expect(lines[at + 1]).toBe(`month to date (${month}): ${units} units, EUR ${eurOf(units).toFixed(2)}`)
     const days = Math.floor(left / units)
     const outOn = new Date(Date.now() + (left / units) * DAY_MS).toISOString().slice(0, 10)
@@ -71,6 +73,7 @@ describe("the bill in status, the metrics file and report's period", () => {
     expect(json.code, json.stderr).toBe(0)
     const bill = JSON.parse(json.stdout).bill
     expect(bill.balance.units).toBe(left)
+    expect(bill.weekChange).toBe(-units)
     expect(bill.month).toMatchObject({ month, units, toDate: true })
     expect(bill.forecast).toMatchObject({ perDay: units, dailyCap: 50, runsOutOn: outOn })
   })
