@@ -59,7 +59,7 @@ const newPipeline = Command.make(
         dir,
         [
           { path: `${o.name}.mjs`, about: `${base.name} as ${o.name}, its parameters to edit`, text: derivedModule(input) },
-          { path: `${o.name}.test.mjs`, about: "its test: node --test pipelines/*.test.mjs", text: derivedTest(input) }
+          { path: `${o.name}.test.mjs`, about: `its test: node --test ${nodePath.join(dir, "*.test.mjs")}`, text: derivedTest(input) }
         ],
         { force: o.force, field: "new pipeline" }
       )
@@ -81,7 +81,7 @@ const newPipeline = Command.make(
     })
 ).pipe(
   Command.withDescription(
-    "Write pipelines/<name>.mjs (a built-in pipeline under a new name with its own parameters) and its test. Example: estate-etl new pipeline my-plots --from plots-germany"
+    "Write <name>.mjs (a built-in pipeline under a new name with its own parameters) and its test into pipelines/ beside the settings file. Example: estate-etl new pipeline my-plots --from plots-germany"
   )
 )
 

@@ -67,7 +67,7 @@ export default derivePipeline(${JSON.stringify(base.name)}, {
 export const derivedTest = ({ name, base }: DerivedModuleInput): string => `// @ts-check
 /**
  * ${name} against the embedded sandbox, through the library API: a throwaway in-memory
- * warehouse, nothing written to data/. Run with: node --test pipelines/*.test.mjs
+ * warehouse, nothing written to data/. Run with: node --test ${name}.test.mjs (in its folder)
  */
 import assert from "node:assert/strict"
 import { test } from "node:test"
