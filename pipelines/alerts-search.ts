@@ -7,7 +7,7 @@
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { paged } from "../src/extract/Sources.js"
+import { paged, pagesOf } from "../src/extract/Sources.js"
 import { alertRows, alertsTable } from "../src/normalize/records/AlertRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { Alert, AlertSearchFilter } from "../src/service/schema/Alert.js"
@@ -62,7 +62,7 @@ export default definePipeline({
         const count = r.page.total ?? 0
         const reachable = Math.min(count, deepest(p) + p.page_size)
         const pages = Math.max(1, Math.ceil(reachable / p.page_size))
-        return { requests: pages, records: reachable, exact: false, note: `${count} alerts match now; ${pages} pages of ${p.page_size}` }
+        return { requests: pages, records: reachable, exact: false, note: `${count} alerts match now; ${pagesOf(pages, p.page_size)}` }
       })
   },
   tables: [alertsTable.spec],

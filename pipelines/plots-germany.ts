@@ -13,7 +13,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { untilKnown } from "../src/extract/Incremental.js"
-import { fullReadPlan, keysFromTable, paged, plannedSlicesReadBefore } from "../src/extract/Sources.js"
+import { fullReadPlan, keysFromTable, paged, pagesOf, plannedSlicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -135,9 +135,9 @@ export default definePipeline({
         const fullPages = last.pages
         const full =
           p.maxPages !== undefined
-            ? `at most ${fullPages} pages of ${p.pageSize}`
+            ? `at most ${pagesOf(fullPages, p.pageSize)}`
             : last.known > 0
-              ? `${fullPages} pages of ${p.pageSize}, as the last full read`
+              ? `${pagesOf(fullPages, p.pageSize)}, as the last full read`
               : `at least 1 page of ${p.pageSize}: the first page's count says the rest`
         if (before.size === 0 || toleratedOf(p) === 0) return { requests: fullPages, exact: false, note: full }
         const pages = Math.min(fullPages, toleratedOf(p))

@@ -11,7 +11,7 @@
 import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { fullReadPlan, paged } from "../src/extract/Sources.js"
+import { fullReadPlan, paged, pagesOf } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { definePipeline, type PageContext } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -90,9 +90,9 @@ export default definePipeline({
         exact: false,
         note:
           p.maxPages !== undefined
-            ? `at most ${last.pages} pages of ${limitOf(p)}`
+            ? `at most ${pagesOf(last.pages, limitOf(p))}`
             : last.known > 0
-              ? `${last.pages} pages of ${limitOf(p)}, as the last full read`
+              ? `${pagesOf(last.pages, limitOf(p))}, as the last full read`
               : `at least 1 page of ${limitOf(p)}: the first page's count says the rest (--max-units bounds the spend)`
       }))
   },

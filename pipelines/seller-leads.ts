@@ -24,7 +24,7 @@ import { Effect, Schema } from "effect"
 import { offset } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
 import { sinceWatermark } from "../src/extract/Incremental.js"
-import { fanOut, fullReadPlan, plannedSlicesReadBefore } from "../src/extract/Sources.js"
+import { fanOut, fullReadPlan, pagesOf, plannedSlicesReadBefore } from "../src/extract/Sources.js"
 import { flatTable } from "../src/normalize/Flatten.js"
 import { columnsVia, sourcingPropertyColumns } from "../src/normalize/records/SourcingRows.js"
 import { extra } from "../src/normalize/Values.js"
@@ -221,8 +221,8 @@ export default definePipeline({
         const since = p.since === undefined && readsSince(p) ? keys.filter((k) => before.has(k)).length : 0
         const note =
           p.maxPages !== undefined
-            ? `at most ${p.maxPages} pages of ${p.pageSize} for each of ${p.points.length} point(s)`
-            : `${full} pages of ${p.pageSize} for ${p.points.length} point(s)${last.known < keys.length ? ` (${keys.length - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
+            ? `at most ${pagesOf(p.maxPages, p.pageSize)} for each of ${p.points.length} point(s)`
+            : `${pagesOf(full, p.pageSize)} for ${p.points.length} point(s)${last.known < keys.length ? ` (${keys.length - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
         if (since === 0) return { requests: full, exact: false, note }
         return {
           requests: Math.min(full, p.points.length),

@@ -12,7 +12,7 @@
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { cursor } from "../src/extract/Pagers.js"
 import { pageOf } from "../src/extract/Responses.js"
-import { fanOut, fullReadPlan } from "../src/extract/Sources.js"
+import { fanOut, fullReadPlan, pagesOf } from "../src/extract/Sources.js"
 import { searchRows, sourcingAgenciesTable, sourcingPropertiesTable } from "../src/normalize/records/SourcingRows.js"
 import { definePipeline } from "../src/pipeline/Pipeline.js"
 import { PlatformClient } from "../src/service/PlatformClient.js"
@@ -128,8 +128,8 @@ export default definePipeline({
           exact: false,
           note:
             p.maxPages !== undefined
-              ? `at most ${p.maxPages} pages of ${p.pageSize} for each of ${places} place(s)`
-              : `${pages} pages of ${p.pageSize} for ${places} place(s)${last.known < places ? ` (${places - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
+              ? `at most ${pagesOf(p.maxPages, p.pageSize)} for each of ${places} place(s)`
+              : `${pagesOf(pages, p.pageSize)} for ${places} place(s)${last.known < places ? ` (${places - last.known} never read in full: one page each until their count says more)` : ", as the last full read"}`
         }
       })
   },

@@ -154,6 +154,9 @@ export const fullReadPlan = (
     })
   )
 
+/** "1 page of 50", "3 pages of 50": a plan note's page count. */
+export const pagesOf = (pages: number, size: number): string => `${pages} ${pages === 1 ? "page" : "pages"} of ${size}`
+
 /** Splits a list in batches of at most `size` (match-by-listings: 100; time series groups: 10). */
 export const batches = <A>(items: ReadonlyArray<A>, size: number): Array<ReadonlyArray<A>> => {
   const out: Array<ReadonlyArray<A>> = []

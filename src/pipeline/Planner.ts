@@ -139,7 +139,8 @@ export const makePlanRefiner = (plan: Plan) => {
     if (plan.exact) return { pages: plan.pages, units: plan.units, exact: true }
     let pages = 0
     for (const p of known.values()) pages += p
-    pages += Math.max(0, plan.slices - known.size) * bound
+    // slices not told yet at the plan's mean a slice, in whole pages
+    pages = Math.ceil(pages + Math.max(0, plan.slices - known.size) * bound)
     return { pages, units: pages * unitsPerPage, exact: known.size >= plan.slices }
   }
   return { first, expected }

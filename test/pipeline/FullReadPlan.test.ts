@@ -74,6 +74,7 @@ describe("plans from the last full read", () => {
     const first = await extract(mine, { sandbox, warehouse, into: "warehouse" })
     // never read in full: one page for its one place until the count says more (not the base's pages)
     expect(first.summary.plan.units).toBe(1)
+    expect(first.summary.plan.note).toContain("1 page of 20 for 1 place(s)")
     const records = first.summary.totals.records
     expect(first.summary.totals.units).toBe(Math.ceil(records / 20))
     // its own last read, in pages of 15
