@@ -219,7 +219,7 @@ export const traceText = (t: Trace): string => {
       `slowest calls (a page's fetch, wall time: attempts, retry and rate-limit waits included):`,
       table(
         t.slowest.map((c) => ({
-          ms: c.ms,
+          ms: Math.round(c.ms),
           slice: c.slice,
           page: c.page,
           operation: c.operation ?? "",

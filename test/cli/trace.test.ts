@@ -96,6 +96,14 @@ describe("estate-etl trace", () => {
     for (const s of slices)
       expect(text.stdout).toMatch(new RegExp(`^${s.slice === "*" ? "\\*" : s.slice} .* ${s.ended_by ?? "done"}$`, "m"))
     expect(text.stdout).toContain("slowest calls")
+    // each slowest call in whole milliseconds, one format down the column
+    const slowLines = text.stdout.slice(text.stdout.indexOf("slowest calls")).split("\n").slice(2)
+    for (const c of t.slowest)
+      expect(
+        slowLines.some((l) => new RegExp(`^\\s*${Math.round(c.ms)} `).test(l)),
+        `${c.ms}\n${slowLines.join("\n")}`
+      ).toBe(true)
+    expect(slowLines.filter((l) => /^\s*\d+\.\d/.test(l))).toEqual([])
     // without a pipeline: the last run of any (references)
     const last = await runCli(["trace", "--json", "--config", config])
     const lastTrace = JSON.parse(last.stdout) as Trace
