@@ -98,8 +98,30 @@ export const resolveParams = <P>(
 ): Either.Either<P, InvalidInput> =>
   Either.flatMap(mergeParams(fromSettings, overrides), (merged) => {
     const refused = refusedIn(pipeline.name, merged)
-    return refused !== undefined ? Either.left(refused) : decodeParams(pipeline, merged)
+    return (refused !== undefined ? Either.left(refused) : decodeParams(pipeline, merged)).pipe(
+      Either.mapLeft((e) => fromTheSettings(pipeline.name, e, fromSettings, overrides))
+    )
   })
+
+/**
+ * A parameter error whose field the settings gave (no `--param` set it) says so: the same line
+ * names `-p pagesize=50` and a settings file's `pagesize`, and only one of them is on the command line.
+ */
+const fromTheSettings = (
+  pipeline: string,
+  e: InvalidInput,
+  fromSettings: Record<string, unknown>,
+  overrides: ReadonlyArray<string>
+): InvalidInput => {
+  const root = e.field.startsWith(`${pipeline}.`) ? e.field.slice(pipeline.length + 1).split(".")[0]! : undefined
+  if (root === undefined || !Object.hasOwn(fromSettings, root)) return e
+  const onCommandLine = overrides.some((o) =>
+    Either.match(parseOverride(o), { onLeft: () => false, onRight: ([path]) => path[0] === root })
+  )
+  return onCommandLine
+    ? e
+    : new InvalidInput({ field: e.field, detail: `${e.detail} (set in the settings: pipelines.${pipeline}.params.${root})` })
+}
 
 const decodeParams = <P>(
   pipeline: Pipeline<P>,

@@ -190,7 +190,15 @@ describe("pipeline parameters", () => {
       `plots-germany.pagesize: unknown key; did you mean "pageSize"?`
     )
     expect(errorOf(resolveParams(pipeline("plots-germany"), { criteria: { sort: "price_m2_ac" } }, []))).toBe(
-      `plots-germany.criteria.sort: must be one of commercial_use, newest, price_asc, area_desc, price_m2_asc (got "price_m2_ac"); did you mean "price_m2_asc"?`
+      `plots-germany.criteria.sort: must be one of commercial_use, newest, price_asc, area_desc, price_m2_asc (got "price_m2_ac"); did you mean "price_m2_asc"? (set in the settings: pipelines.plots-germany.params.criteria)`
+    )
+    // the settings gave it, not the command line: the line says where
+    expect(errorOf(resolveParams(pipeline("plots-germany"), { pagesize: 5 }, []))).toBe(
+      `plots-germany.pagesize: unknown key; did you mean "pageSize"? (set in the settings: pipelines.plots-germany.params.pagesize)`
+    )
+    // a --param over the settings' value: the command line's
+    expect(errorOf(resolveParams(pipeline("plots-germany"), { criteria: { sort: "newest" } }, ["criteria.sort=oldest"]))).toMatch(
+      /^plots-germany\.criteria\.sort: must be one of .*\(got "oldest"\)$/
     )
   })
 
@@ -220,7 +228,7 @@ describe("parameter keys that reach JavaScript's object machinery", () => {
       `plots-germany.criteria.__proto__: ${refused("__proto__")}`
     )
     expect(errorOf(resolveParams(pipeline("plots-germany"), JSON.parse(`{"criteria":{"regions":[{"prototype":1}]}}`), []))).toBe(
-      `plots-germany.criteria.regions.0.prototype: ${refused("prototype")}`
+      `plots-germany.criteria.regions.0.prototype: ${refused("prototype")} (set in the settings: pipelines.plots-germany.params.criteria)`
     )
     expect(
       errorOf(decodeSettings(JSON.parse(`{"pipelines":{"plots-germany":{"params":{"__proto__":{"pageSize":5}}}}}`), "s.json", known))
