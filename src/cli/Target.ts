@@ -22,12 +22,12 @@ export interface Pointed {
 }
 
 /** The embedded sandbox (also a sandbox a caller started and hands over). */
-export const SANDBOX: Pointed = { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; nothing is paid)" }
+export const SANDBOX: Pointed = { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; units and EUR simulated, nothing is paid)" }
 
 /** Where `settings` point a run (the environment's URLs win, as the run reads them). */
 export const pointedAt = (settings: Settings): Pointed => {
   if (settings.service.target === "sandbox")
-    return { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; nothing is paid)" }
+    return { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; units and EUR simulated, nothing is paid)" }
   const { platformUrl, apiUrl } = remoteUrls(settings)
   const p = Option.map(platformUrl, displayUrl)
   const a = Option.map(apiUrl, displayUrl)
