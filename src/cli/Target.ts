@@ -22,7 +22,10 @@ export interface Pointed {
 }
 
 /** The embedded sandbox (also a sandbox a caller started and hands over). */
-export const SANDBOX: Pointed = { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; units and EUR simulated, nothing is paid)" }
+export const SANDBOX: Pointed = {
+  kind: "sandbox",
+  text: "the embedded sandbox (a simulator in this process; units and EUR simulated, nothing is paid)"
+}
 
 /** Where `settings` point a run (the environment's URLs win, as the run reads them). */
 export const pointedAt = (settings: Settings): Pointed => {
