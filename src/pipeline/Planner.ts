@@ -11,6 +11,7 @@
 import { Effect } from "effect"
 import { DEFAULT_UNIT_COSTS } from "../config/UnitCosts.js"
 import type { Pipeline } from "./Pipeline.js"
+import type { SliceRecord } from "../load/PageCommit.js"
 import { eurOf } from "../service/CostGuard.js"
 import { Planning } from "../extract/Sources.js"
 
@@ -121,14 +122,31 @@ export const planPipeline = <P>(
   })
 
 /**
+ * The pages a resumed run's slices were told (`_slices`): a finished slice its own pages, one
+ * under way its count over the records a page it has read so far (full pages, while it goes on).
+ * Slices with no count stay untold.
+ */
+export const toldPages = (slices: ReadonlyArray<SliceRecord>): ReadonlyMap<string, number> =>
+  new Map(
+    slices.flatMap((s) =>
+      s.done
+        ? [[s.slice, s.pages] as const]
+        : s.declared !== null && s.pages > 0 && s.received > 0
+          ? [[s.slice, Math.max(s.pages, Math.ceil(s.declared / Math.ceil(s.received / s.pages)))] as const]
+          : []
+    )
+  )
+
+/**
  * Refines a plan from first pages: a page that carries its slice's record count (`total`) fixes
  * that slice's page count at `ceil(total / page size)`, where the page size is what the first page
- * held when more records follow. Slices not seen (yet) keep the plan's pages per slice.
+ * held when more records follow. Slices not seen (yet) keep the plan's pages per slice;
+ * `told` holds what a resumed run's slices said before (`toldPages`).
  */
-export const makePlanRefiner = (plan: Plan) => {
+export const makePlanRefiner = (plan: Plan, told: ReadonlyMap<string, number> = new Map()) => {
   const bound = plan.slices > 0 ? plan.pages / plan.slices : plan.pages
   const unitsPerPage = plan.pages > 0 ? plan.units / plan.pages : 0
-  const known = new Map<string, number>()
+  const known = new Map<string, number>(told)
   const first = (slice: string, total: number | undefined, records: number): boolean => {
     if (total === undefined || known.has(slice)) return false
     // what the count says, whatever the plan assumed (a plan without a count may be too low)

@@ -4,7 +4,8 @@
  * the sum is whole pages (a run's summary never expects half a page).
  */
 import { describe, expect, it } from "vitest"
-import { makePlanRefiner, type Plan } from "../../src/pipeline/Planner.js"
+import { makePlanRefiner, type Plan, toldPages } from "../../src/pipeline/Planner.js"
+import type { SliceRecord } from "../../src/load/PageCommit.js"
 
 const plan = (over: Partial<Plan>): Plan => ({
   pipeline: "sourcing-search",
@@ -38,5 +39,34 @@ describe("makePlanRefiner", () => {
     const r = makePlanRefiner(plan({ exact: true, pages: 500, requests: 500, units: 0, slices: 500 }))
     r.first("a", 100, 10)
     expect(r.expected()).toEqual({ pages: 500, units: 0, exact: true })
+  })
+
+  it("a resumed run starts from what its slices told before the stop (toldPages)", () => {
+    const slice = (over: Partial<SliceRecord>): SliceRecord => ({
+      slice: "x",
+      declared: null,
+      received: 0,
+      landed: 0,
+      rejected: 0,
+      distinct: null,
+      pages: 0,
+      endedBy: null,
+      endDetail: null,
+      done: false,
+      ...over
+    })
+    const told = toldPages([
+      slice({ slice: "done", declared: 42, received: 42, pages: 5, done: true }),
+      slice({ slice: "going", declared: 101, received: 30, pages: 3 }),
+      slice({ slice: "uncounted", received: 30, pages: 3 })
+    ])
+    expect([...told]).toEqual([
+      ["done", 5],
+      ["going", 11]
+    ])
+    const r = makePlanRefiner(plan({ slices: 3, pages: 3, units: 3 }), told)
+    // the third slice at the plan's mean (1), until its first page here tells it
+    expect(r.expected()).toEqual({ pages: 17, units: 17, exact: false })
+    expect(r.first("going", 101, 10)).toBe(false)
   })
 })

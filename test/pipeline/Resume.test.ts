@@ -101,3 +101,24 @@ describe("resume", () => {
     expect(stopped.totals.pages + resumed.totals.pages).toBe(full.totals.pages)
   })
 })
+
+describe("a resumed run's expectation", () => {
+  const h = useHarness({ sandbox: { world: { properties: 4000 } } })
+
+  it("counts a slice finished before the stop by its pages, not at the plan's mean a slice", async () => {
+    // AD's records (read once in pages of 20, so no answer of the run below is reused)
+    const solo = await h.run("sourcing-search", { params: { places: [{ country: "AD" }], operation: "sale", pageSize: 20 } })
+    const adPages = Math.ceil(solo.totals.records / 10)
+    expect(adPages).toBeGreaterThan(1)
+    // AD then PT, one at a time: the cap stops the run after AD's last page and PT's first
+    const params = { places: [{ country: "AD" }, { country: "PT" }], operation: "sale", pageSize: 10, concurrency: 1 }
+    const stopped = await h.run("sourcing-search", { params, maxUnits: adPages + 1, untilCap: true })
+    expect(stopped.status).toBe("paused")
+    expect(stopped.totals.pages).toBe(adPages + 1)
+    const resumed = await h.run("sourcing-search", { params })
+    expect(resumed.resumed).toBe(true)
+    expect(resumed.status).toBe("done")
+    const pages = stopped.totals.pages + resumed.totals.pages
+    expect(resumed.expected).toEqual({ pages, units: pages, exact: true })
+  })
+})

@@ -8,7 +8,7 @@ import { Warehouse } from "../../load/Warehouse.js"
 import { journalIo, openWriter } from "../../load/PageJournal.js"
 import { makeNormalizer } from "../../normalize/Normalizer.js"
 import { encodeParams, paramError } from "../Params.js"
-import { makePlanRefiner, planPipeline } from "../Planner.js"
+import { makePlanRefiner, planPipeline, toldPages } from "../Planner.js"
 import { Progress } from "../Progress.js"
 import { InvalidInput } from "../RunError.js"
 import { newRunId } from "../RunId.js"
@@ -102,7 +102,8 @@ export const startRun = <P>(request: RunRequest<P>) =>
       normalize: makeNormalizer(pipeline.records),
       extractedAt: new Date().toISOString(),
       started: Date.now(),
-      refine: makePlanRefiner(plan),
+      // a resumed run's slices told their counts in the process before: its expectation starts from them
+      refine: makePlanRefiner(plan, resumed ? toldPages(yield* warehouse.slices(runId)) : undefined),
       landing: landingPolicyOf(request.landing)
     }
     return { context, pagesBefore: resumed ? Option.getOrThrow(unfinished).pages : 0 }
