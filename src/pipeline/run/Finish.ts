@@ -31,6 +31,18 @@ const chargeOf = (error: unknown): { operation: string; units: number; requestId
   }
 }
 
+/** The answers of an unexpected shape among `errors` that carry their body (one answer once: by request id), in order. */
+const shapedAnswers = (errors: ReadonlyArray<unknown>): Array<UnexpectedShape> => {
+  const seen = new Set<unknown>()
+  return errors.filter((e): e is UnexpectedShape => {
+    if (!(e instanceof UnexpectedShape) || e.raw === undefined) return false
+    const key = e.requestId ?? e
+    if (seen.has(key)) return false
+    seen.add(key)
+    return true
+  })
+}
+
 /** The charges of `errors` (one answer once: by request id, or the same error), in order. */
 const chargesOf = (errors: ReadonlyArray<unknown>) => {
   const seen = new Set<unknown>()
@@ -123,7 +135,9 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     // once landing has drained the queue every journaled page is in the warehouse; otherwise the
     // journal keeps them for the resume
     if (run.writer && drained) yield* journalIo(() => run.writer!.finish())
-    const shaped = error instanceof UnexpectedShape && error.raw !== undefined ? error : undefined
+    // every answer of an unexpected shape with its body: the one that ended the run and those of
+    // slices whose calls were out beside it (charged too: a rerun must reuse them, not buy them again)
+    const shaped = shapedAnswers([error, ...fetchFailures])
     // the answer that ended the run, and those that ended the fetching (every slice's: paid calls
     // in flight side by side may fail charged together; a failed landing may end the run after them)
     const charges = chargesOf([error, ...fetchFailures])
@@ -138,12 +152,23 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     }))
     const charged = ledger.reduce((sum, l) => sum + l.units, 0)
     let took = 0
-    if (shaped && run.archive && drained) {
-      // a paid page whose body had an unexpected shape: its body in the raw archive as a page of the
-      // run, with its charge, so `reload` after a settings fix lands it at 0 units (only once every
-      // queued page landed: the journal's page numbers must stay in step with `_runs.pages`)
-      const raw = { pageKey: "unexpected-shape", body: shaped.raw!, ...(shaped.request ? { request: shaped.request } : {}) }
-      yield* warehouse.commitPages([{ runId, pipeline: pipeline.name, rows: new Map(), ledger, rejects: [], requests: 0, retries: 0, raw }])
+    if (shaped.length > 0 && run.archive && drained) {
+      // paid pages whose bodies had an unexpected shape: each body in the raw archive as a page of
+      // the run (the charges with the first), so a rerun reuses them and `reload` after a settings
+      // fix lands them at 0 units (only once every queued page landed: the journal's page numbers
+      // must stay in step with `_runs.pages`)
+      yield* warehouse.commitPages(
+        shaped.map((s, i) => ({
+          runId,
+          pipeline: pipeline.name,
+          rows: new Map(),
+          ledger: i === 0 ? ledger : [],
+          rejects: [],
+          requests: 0,
+          retries: 0,
+          raw: { pageKey: "unexpected-shape", body: s.raw!, ...(s.request ? { request: s.request } : {}) }
+        }))
+      )
       took = charged
     } else if (ledger.length > 0) {
       // any other charged answer goes in alone, not as a page (`_runs.pages` counts pages; those a
