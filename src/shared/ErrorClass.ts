@@ -101,6 +101,24 @@ export const statusOf = (e: unknown): "paused" | "failed" | "interrupted" => {
   return code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Shape ? "paused" : "failed"
 }
 
+/**
+ * What a rerun does after an ending the service caused, appended to the run's message (`_runs.error`,
+ * the summary, the event): every stop names its cause and whether a rerun helps. Empty where the
+ * message says it already (a cap, a shape, the retry budget) or a rerun does not help as it is.
+ */
+export const rerunHint = (e: unknown): string => {
+  if (is("PaymentRequired")(e)) return "; the run is paused: a rerun after the top-up resumes from its checkpoints"
+  if (is("AuthenticationFailed")(e))
+    return "; fix the credentials (SVC_API_KEY, SVC_EMAIL, SVC_PASSWORD), then rerun: what was paid is reused"
+  if (!isResumable(e)) return ""
+  const limited = (isProblem(e) && (e.status === 429 || e.reason === "rate_limited")) || (isTransport(e) && e.status === 429)
+  const after = (e as { retryAfterMs?: unknown }).retryAfterMs
+  const wait = typeof after === "number" && after > 0 ? ` (${Math.ceil(after / 1000)} s)` : ""
+  return limited
+    ? `; the service still refused after the retries (rate limited): the run is paused, and a rerun after its Retry-After${wait} resumes from its checkpoints (service.retryMaxMs bounds a wait within a run)`
+    : "; the service still failed after the retries: the run is paused, and a rerun resumes from its checkpoints once it answers"
+}
+
 /** The first line of a text (messages are one line; causes may not be). */
 export const firstLine = (text: string): string => text.split("\n")[0]!
 

@@ -84,12 +84,31 @@ describe("exit codes", () => {
     const r = await runCli(["run", "premises-search", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: LOW_BALANCE_API_KEY })
     expect(r.code).toBe(4)
     expect(r.stdout + r.stderr).toMatch(/payment required.*https?:\/\/\S+/)
+    // the stop says whether a rerun helps
+    expect(r.stdout).toMatch(/payment required.*; the run is paused: a rerun after the top-up resumes from its checkpoints$/m)
   })
 
   it("5: a refused credential is an authentication failure, and the key is never printed", async () => {
     const r = await runCli(["run", "plots-germany", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY })
     expect(r.code).toBe(5)
     expect(r.stdout + r.stderr).not.toContain(REVOKED_API_KEY)
+    expect(r.stdout).toMatch(/; fix the credentials \(SVC_API_KEY, SVC_EMAIL, SVC_PASSWORD\), then rerun: what was paid is reused$/m)
+  })
+
+  it("3: a service still failing after the retries pauses the run, and the stop says a rerun resumes", async () => {
+    sandbox.control.setFaults("platform", { serverErrorRate: 1 })
+    try {
+      const r = await runCli(
+        ["run", "plots-germany", "--config", fresh({ service: { maxRetries: 1, retryBaseMs: 10, retryMaxMs: 20 } })],
+        sandboxEnv()
+      )
+      expect(r.code, r.stderr.slice(-1500)).toBe(3)
+      expect(r.stdout).toMatch(
+        /failed with 50\d .*; the service still failed after the retries: the run is paused, and a rerun resumes from its checkpoints once it answers$/m
+      )
+    } finally {
+      sandbox.control.setFaults("platform", {})
+    }
   })
 
   it("6: a service that declares more than it lets be read ends incomplete, naming the slice and the numbers", async () => {

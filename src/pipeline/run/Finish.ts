@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { Warehouse } from "../../load/Warehouse.js"
 import { eurOf } from "../../service/CostGuard.js"
 import { UnexpectedShape } from "../../service/ServiceError.js"
-import { ExitCode, exitCodeOf, messageOf, statusOf } from "../../shared/ErrorClass.js"
+import { ExitCode, exitCodeOf, messageOf, rerunHint, statusOf } from "../../shared/ErrorClass.js"
 import type { Completeness, RunSummary } from "../Runner.js"
 import type { RunContext, RunState } from "./RunContext.js"
 import { journalIo } from "../../load/PageJournal.js"
@@ -200,7 +200,7 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
     const status = error !== undefined ? statusOf(error) : completeness.shortfalls.length > 0 ? "incomplete" : "done"
     const message =
       error !== undefined
-        ? messageOf(error)
+        ? messageOf(error) + rerunHint(error)
         : completeness.shortfalls.length > 0
           ? `incomplete: ${completeness.shortfalls[0]}${completeness.shortfalls.length > 1 ? ` (and ${completeness.shortfalls.length - 1} more slices; see _slices)` : ""}`
           : undefined
