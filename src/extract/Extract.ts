@@ -6,7 +6,7 @@
  */
 import { Cause, Deferred, Duration, Effect, Option } from "effect"
 import { type CallGate, CurrentCallGate } from "../service/CallGate.js"
-import { countAttempts } from "../service/RetryBudget.js"
+import { type Attempts, countAttempts } from "../service/RetryBudget.js"
 import { isNotFound, serviceLimitOf } from "../service/ServiceError.js"
 import { keyHash, SeenKeys } from "./SeenKeys.js"
 import type { Checkpoint, Missing, Page } from "./Page.js"
@@ -45,6 +45,8 @@ export interface ExtractPlan {
   readonly settleMs?: number | undefined
   /** Told each slice's failure as it happens (the run records each one's charge). */
   readonly failed?: ((cause: Cause.Cause<unknown>) => Effect.Effect<void>) | undefined
+  /** Told the requests, retries and 429s of a page that failed or was interrupted (no page counts them). */
+  readonly failedAttempts?: ((attempts: Attempts) => Effect.Effect<void>) | undefined
 }
 
 /** FNV-1a of a slice key: the shard a slice belongs to, the same on every machine. */
@@ -92,7 +94,7 @@ const limitStep = <R>(position: unknown, detail: string): Step<R> => ({
 })
 
 /** Fetches the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
-const fetchStep = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number) => {
+const fetchStep = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number, failedAttempts: ExtractPlan["failedAttempts"]) => {
   const limited = Effect.catchIf(
     slice.pager.fetch(position) as Effect.Effect<Step<R>, E, Ctx>,
     (e) => serviceLimitOf(e) !== undefined,
@@ -101,7 +103,9 @@ const fetchStep = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: n
   const fetch = slice.missing
     ? Effect.catchIf(limited, isNotFound, (e) => Effect.succeed(missingStep(slice, position, e as never) as Step<R>))
     : limited
-  return countAttempts(fetch).pipe(Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq }, captureStackTrace: false }))
+  return countAttempts(fetch, failedAttempts).pipe(
+    Effect.withSpan("Extract.page", { attributes: { slice: slice.key, seq }, captureStackTrace: false })
+  )
 }
 
 /** The first keys of a page for a line about it. */
@@ -171,9 +175,9 @@ const timed = <A, E, Ctx>(effect: Effect.Effect<A, E, Ctx>) =>
   })
 
 /** Fetches and judges the page of `slice` at `position` (its `seq`-th in this run) and what follows it. */
-const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number, seen: SeenKeys, identity: ExtractPlan["identity"]) =>
-  Effect.map(timed(fetchStep(slice, position, seq)), ([[fetched, attempts], timing]) => {
-    const { step, fresh, freshKeys } = judge(fetched, seen, identity, slice.key, seq)
+const step = <R, E, Ctx>(slice: Slice<R, E, Ctx>, position: unknown, seq: number, seen: SeenKeys, plan: ExtractPlan) =>
+  Effect.map(timed(fetchStep(slice, position, seq, plan.failedAttempts)), ([[fetched, attempts], timing]) => {
+    const { step, fresh, freshKeys } = judge(fetched, seen, plan.identity, slice.key, seq)
     // a stalled slice keeps its position unfinished, so a resume asks again from there
     const stalled = step.end?.kind === "stalled"
     const page: Page<R> = {
@@ -214,7 +218,7 @@ const walkInto = <R, E, Ctx, E2, Ctx2>(
     const seen = seenOf(plan, slice.key)
     let position = start
     for (let seq = 0; !stopping(); seq++) {
-      const { page, next, done } = yield* step(slice, position, seq, seen, plan.identity)
+      const { page, next, done } = yield* step(slice, position, seq, seen, plan)
       yield* accept(page)
       if (done) return
       position = next

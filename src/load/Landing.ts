@@ -284,13 +284,17 @@ export const makeWarehouseLanding = (
       )
 
     /** Sets the planned units or the EUR figure of a run (e.g. after planning, or when prices are known). */
-    const updateRun = (runId: string, update: { readonly unitsPlanned?: number; readonly eur?: number }) =>
+    /** Sets the run's plan and EUR; adds requests and retries that landed no page (a failed page's). */
+    const updateRun = (
+      runId: string,
+      update: { readonly unitsPlanned?: number; readonly eur?: number; readonly addRequests?: number; readonly addRetries?: number }
+    ) =>
       db.use("Cannot update the run", (conn) =>
-        conn.run(`UPDATE _runs SET units_planned = coalesce(?, units_planned), eur = coalesce(?, eur) WHERE run_id = ?`, [
-          update.unitsPlanned ?? null,
-          update.eur ?? null,
-          runId
-        ])
+        conn.run(
+          `UPDATE _runs SET units_planned = coalesce(?, units_planned), eur = coalesce(?, eur), requests = requests + ?,
+             retries = retries + ? WHERE run_id = ?`,
+          [update.unitsPlanned ?? null, update.eur ?? null, update.addRequests ?? 0, update.addRetries ?? 0, runId]
+        )
       )
 
     /** Full refresh: forgets the pipeline's checkpoints and the rows staged for its replace tables. */

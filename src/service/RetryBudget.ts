@@ -4,7 +4,7 @@
  * `BudgetExhausted{reason: "RetryBudget"}` so the run stops as paused (resumable) instead of
  * hammering a failing host. It also counts requests and retries for the run record.
  */
-import { Effect, FiberRef, Ref } from "effect"
+import { Effect, Exit, FiberRef, Ref } from "effect"
 import { BudgetExhausted } from "./ServiceError.js"
 import { ServiceSettings } from "./ServiceSettings.js"
 
@@ -41,14 +41,21 @@ const PageAttempts = FiberRef.unsafeMake<Attempts | undefined>(undefined)
 
 const bump = (key: keyof Attempts) => Effect.map(FiberRef.get(PageAttempts), (a) => (a ? void (a[key] += 1) : undefined))
 
-/** Runs `effect` with its own attempt counter, and returns its result with the counts. */
-export const countAttempts = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<readonly [A, Attempts], E, R> =>
+/**
+ * Runs `effect` with its own attempt counter, and returns its result with the counts; a page that
+ * fails (or is interrupted) hands its counts to `failed`, so requests that bought no page count too.
+ */
+export const countAttempts = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  failed?: (attempts: Attempts) => Effect.Effect<void>
+): Effect.Effect<readonly [A, Attempts], E, R> =>
   Effect.suspend(() => {
     const attempts: Attempts = { requests: 0, retries: 0, throttled: 0 }
-    return effect.pipe(
+    const counted = effect.pipe(
       Effect.locally(PageAttempts, attempts),
       Effect.map((a) => [a, { ...attempts }] as const)
     )
+    return failed ? Effect.onExit(counted, (exit) => (Exit.isSuccess(exit) ? Effect.void : failed({ ...attempts }))) : counted
   })
 
 /** Counts one 429 answer on the page being fetched (the transport calls it; nothing outside a page counts). */

@@ -9,7 +9,8 @@ import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { LOW_BALANCE_API_KEY, REVOKED_API_KEY } from "../../src/sandbox/Credentials.js"
 import { remoteConfig, runCli, sandboxEnv } from "../support/cli.js"
-import { startTestSandbox } from "../support/sandbox.js"
+import { queryWarehouse } from "../support/queryWarehouse.js"
+import { startTestSandbox, totalRequests } from "../support/sandbox.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 const plots = { "plots-germany": { params: { criteria: { regions: ["Bayern"] }, pageSize: 20, maxPages: 3, sample: true } } }
@@ -98,14 +99,19 @@ describe("exit codes", () => {
   it("3: a service still failing after the retries pauses the run, and the stop says a rerun resumes", async () => {
     sandbox.control.setFaults("platform", { serverErrorRate: 1 })
     try {
-      const r = await runCli(
-        ["run", "plots-germany", "--config", fresh({ service: { maxRetries: 1, retryBaseMs: 10, retryMaxMs: 20 } })],
-        sandboxEnv()
-      )
+      const sent = totalRequests(sandbox)
+      const config = fresh({ service: { maxRetries: 1, retryBaseMs: 10, retryMaxMs: 20 } })
+      const r = await runCli(["run", "plots-germany", "--config", config], sandboxEnv())
       expect(r.code, r.stderr.slice(-1500)).toBe(3)
       expect(r.stdout).toMatch(
         /failed with 50\d .*; the service still failed after the retries: the run is paused, and a rerun resumes from its checkpoints once it answers$/m
       )
+      // the page that failed bought nothing, but its request and retry were sent, and count
+      const finished = r.stderr.split("\n").find((l) => l.includes(`"type":"run_finished"`))!
+      expect(JSON.parse(finished).totals).toMatchObject({ pages: 0, requests: 1, retries: 1 })
+      expect(totalRequests(sandbox) - sent).toBe(2)
+      const [rows] = await queryWarehouse(path.join(path.dirname(config), "warehouse.duckdb"), [`SELECT requests, retries FROM _runs`])
+      expect(rows!.map((x) => [Number(x.requests), Number(x.retries)])).toEqual([[1, 1]])
     } finally {
       sandbox.control.setFaults("platform", {})
     }

@@ -93,7 +93,22 @@ export const fetchAndLand = (run: RunContext, state: RunState) =>
         settleMs: Option.match(yield* Effect.serviceOption(ServiceSettings), { onNone: () => undefined, onSome: (s) => s.timeoutMs }),
         // every slice's failure, as it happens (the first is the run's): each may carry a charge
         failed: (cause) =>
-          Ref.update(state, (s) => ({ ...s, fetchFailures: [...(s.fetchFailures ?? []), ...Chunk.toReadonlyArray(Cause.failures(cause))] }))
+          Ref.update(state, (s) => ({
+            ...s,
+            fetchFailures: [...(s.fetchFailures ?? []), ...Chunk.toReadonlyArray(Cause.failures(cause))]
+          })),
+        // a page that failed bought nothing to land, but its requests were sent: they count
+        failedAttempts: (a) =>
+          Ref.update(state, (s) => ({
+            ...s,
+            unlanded: { requests: (s.unlanded?.requests ?? 0) + a.requests, retries: (s.unlanded?.retries ?? 0) + a.retries },
+            totals: {
+              ...s.totals,
+              requests: s.totals.requests + a.requests,
+              retries: s.totals.retries + a.retries,
+              throttled: s.totals.throttled + a.throttled
+            }
+          }))
       },
       accept
     ).pipe(

@@ -209,7 +209,8 @@ export const finishRun = (run: RunContext, state: RunState, error: unknown) =>
       totals: { ...s.totals, elapsedMs: Date.now() - run.started }
     }))
     const eur = eurOf(totals.units)
-    yield* warehouse.updateRun(runId, { eur })
+    const { unlanded } = yield* Ref.get(state)
+    yield* warehouse.updateRun(runId, { eur, ...(unlanded ? { addRequests: unlanded.requests, addRetries: unlanded.retries } : {}) })
     const full = error === undefined && (yield* isFullPull(run, status, completeness))
     const shard = run.request.shard !== undefined && run.request.shard.count > 1 ? run.request.shard : undefined
     const closed = yield* warehouse.finishRun(runId, status, message, {

@@ -48,6 +48,8 @@ export interface RunCounters {
    * whose body broke off), so none is lost from the ledger.
    */
   readonly fetchFailures?: ReadonlyArray<unknown>
+  /** Requests and retries of pages that failed (in `totals` too; no page commit adds them to `_runs`). */
+  readonly unlanded?: { readonly requests: number; readonly retries: number }
 }
 
 export type RunState = Ref.Ref<RunCounters>
