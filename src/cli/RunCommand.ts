@@ -1,8 +1,9 @@
 /**
  * `run`: one or several pipelines or named sets. Every pipeline's parameters are checked before
  * the first request; then each runs in turn against one warehouse, and a summary follows.
- * Budget, payment and authentication endings stop the remaining pipelines (they would fail the
- * same way); other failures let the rest run. The exit code is the first non-zero ending's.
+ * A budget, payment or authentication ending stops the remaining pipelines of its host (they would
+ * end the same way; the other host's still run, each skipped one named in a line); a signal stops
+ * them all; other failures let the rest run. The exit code is the first non-zero ending's.
  *
  * A warehouse another process holds (the webhook receiver's load, another command) is waited for,
  * up to `lockWaitMs` (`LockWait.ts`); meanwhile a marker tells the receiver to yield. Once the
@@ -130,7 +131,16 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
     return yield* Effect.gen(function* () {
       yield* live.begin
       unmark()
+      // the host whose budget, payment or credentials ended a pipeline: the ending of that host's rest too
+      const hostStopped = new Map<Pipeline["host"], RunSummary>()
       for (const { pipeline, params, sample } of resolved) {
+        const stopper = hostStopped.get(pipeline.host)
+        if (stopper !== undefined) {
+          options.onNote?.(
+            `${pipeline.name} not run: ${stopper.pipeline} ended ${stopper.status} (exit ${stopper.exitCode}) on the ${pipeline.host} host, which would end it the same way; a rerun runs it`
+          )
+          continue
+        }
         // a step whose input did not land whole is not run: it would pay for what it cannot know
         const unlanded = summaries.filter((s) => pipeline.readsFrom?.includes(s.pipeline) && s.status !== "done")
         if (unlanded.length > 0) {
@@ -160,8 +170,9 @@ export const runCommand = (settings: Settings, registry: Registry, options: RunO
         if (telemetry && bill.current !== undefined) yield* recordBill(bill.current)
         for (const m of missingKeys.take()) options.onNote?.(runNote(pipeline.name, m, registry.all))
         const code = summary.exitCode
-        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication || summary.status === "interrupted")
-          break
+        if (summary.status === "interrupted") break
+        if (code === ExitCode.Budget || code === ExitCode.Payment || code === ExitCode.Authentication)
+          hostStopped.set(pipeline.host, summary)
       }
       // a run that failed or was stopped exports nothing: its error line stays the one that names
       // the real cause (a full disk while archiving, say), not a later export's

@@ -89,6 +89,20 @@ describe("exit codes", () => {
     expect(r.stdout).toMatch(/payment required.*; the run is paused: a rerun after the top-up resumes from its checkpoints$/m)
   })
 
+  it("4 in a set: the rest of the platform host's pipelines are not run, each named; the token host's still run", async () => {
+    const r = await runCli(["run", "premises-search", "plots-germany", "references", "--config", fresh()], {
+      ...sandboxEnv(),
+      SVC_API_KEY: LOW_BALANCE_API_KEY
+    })
+    expect(r.code, r.stderr.slice(-1500)).toBe(4)
+    expect(r.stdout).toMatch(/^premises-search +paused /m)
+    expect(r.stdout).toMatch(/^references +done /m)
+    expect(r.stdout).not.toMatch(/^plots-germany +(done|paused|failed|interrupted|incomplete) /m)
+    expect(r.stdout).toContain(
+      "plots-germany not run: premises-search ended paused (exit 4) on the platform host, which would end it the same way; a rerun runs it"
+    )
+  })
+
   it("5: a refused credential is an authentication failure, and the key is never printed", async () => {
     const r = await runCli(["run", "plots-germany", "--config", fresh()], { ...sandboxEnv(), SVC_API_KEY: REVOKED_API_KEY })
     expect(r.code).toBe(5)
