@@ -9,7 +9,7 @@ import {
   either
 } from "./CommonOptions.js"
 import { Command, Options } from "@effect/cli"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { durationMs } from "../config/Settings.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { resolveParams } from "../pipeline/Params.js"
@@ -46,10 +46,10 @@ const asFullPull = (p: Plan): Plan => {
   }
 }
 
-export const planCommand = Command.make("plan", { config, names, params, json, fullRefresh, lockWait: lockWaitOption }, (o) =>
+export const planCommand = Command.make("plan", { config, warehouse, names, params, json, fullRefresh, lockWait: lockWaitOption }, (o) =>
   withSettings(o.config, (settings, catalogue) => {
     // never creates the warehouse: read-only when it exists, else keys from tables are "0 yet"
-    const target = planWarehousePath(settings.warehouse)
+    const target = planWarehousePath(Option.getOrElse(o.warehouse, () => settings.warehouse))
     const lock = (waitMs: number) => (target.readOnly ? lockWait(target.path, waitMs) : {})
     const missingKeys = makeMissingKeyTables()
     return Effect.gen(function* () {
