@@ -6,15 +6,19 @@
  * long they wait; beyond it, the one-line `Locked` error, exit 2.
  *
  * Who holds it is read from the run-state file (`monitor/RunStateFile.ts`): a run names its
- * command and start; anything else is named by its PID.
+ * command and start; anything else (or a run that has not written its file yet) is named by its
+ * PID and, where the system shows it (`/proc`), its command line.
  */
 import { Options } from "@effect/cli"
 import { Duration, Effect, Option } from "effect"
+import * as fs from "node:fs"
 import * as os from "node:os"
+import * as nodePath from "node:path"
 import type { OpenOptions } from "../load/Database.js"
 import type { WarehouseError } from "../load/WarehouseError.js"
 import { type RunState, viewRunState } from "../monitor/RunStateFile.js"
 import { InvalidInput } from "../pipeline/RunError.js"
+import { redactText } from "../shared/Redaction.js"
 
 /** What `--lock-wait` is when not given. */
 export const DEFAULT_LOCK_WAIT = "30s"
@@ -53,9 +57,28 @@ export const runText = (s: RunState) =>
 export const holderOf = (warehouse: string, pid: number | undefined): { readonly text: string; readonly run: RunState | undefined } => {
   const view = viewRunState(warehouse)
   if (view.kind === "live" && (pid === undefined || view.state.pid === pid)) return { text: runText(view.state), run: view.state }
-  return {
-    text: pid === undefined ? "another process" : `PID ${pid} (the webhook receiver's spool load or another command)`,
-    run: undefined
+  if (pid === undefined) return { text: "another process", run: undefined }
+  const command = commandLineOf(pid)
+  return { text: `PID ${pid} (${command ?? "the webhook receiver's spool load or another command"})`, run: undefined }
+}
+
+/**
+ * A process's command line from `/proc` (Linux), shortened: the CLI as `estate-etl <args>`, at most
+ * 100 characters, anything like a credential redacted; undefined where the system does not show it.
+ */
+const commandLineOf = (pid: number): string | undefined => {
+  try {
+    const args = fs
+      .readFileSync(`/proc/${pid}/cmdline`, "utf8")
+      .split("\0")
+      .filter((a) => a !== "")
+    if (args.length === 0) return undefined
+    const cli = args.findIndex((a) => /(?:^|\/)(?:main\.js|bin\.cjs|estate-etl)$/.test(a))
+    const words = cli >= 0 ? ["estate-etl", ...args.slice(cli + 1)] : [nodePath.basename(args[0]!), ...args.slice(1)]
+    const text = redactText(words.join(" "))
+    return text.length > 100 ? `${text.slice(0, 99)}…` : text
+  } catch {
+    return undefined
   }
 }
 
