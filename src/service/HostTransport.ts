@@ -20,7 +20,7 @@ import { countThrottled, type RetryBudget } from "./RetryBudget.js"
 import { logExchange, pathForLog } from "./RequestLog.js"
 import { countRequest } from "../observe/Instruments.js"
 import { InvalidRequest, type ServiceError, TransportError } from "./ServiceError.js"
-import { firstLine } from "../shared/ErrorClass.js"
+import { firstLine, messageOf } from "../shared/ErrorClass.js"
 import { ACCEPT_ENCODING, decodeBody } from "./ContentEncoding.js"
 import { askedLimit, recordExchange } from "./Exchanges.js"
 
@@ -228,10 +228,20 @@ export const makeHostTransport = (options: HostTransportOptions) =>
         )
       return withRetry(req.operation, attempt(req), options.policy, options.budget, {
         paidUnansweredFinal: options.paid !== undefined && !options.paid.retryUnanswered,
-        onRetry: () =>
+        onRetry: (n, delayMs, error) =>
           Effect.zipRight(
             Effect.sync(() => void (retries += 1)),
             Ref.update(counters, (c) => ({ ...c, retries: c.retries + 1 }))
+          ).pipe(
+            // a run that retries says so as it goes (a warning line: JSON off a terminal); 429s
+            // are the pacing's, counted as throttled in the progress, not a line each
+            Effect.zipRight(
+              (error as { status?: number }).status === 429
+                ? Effect.void
+                : Effect.logWarning(`${messageOf(error)}; retry ${n + 1} of ${options.policy.maxRetries} in ${delayMs} ms`).pipe(
+                    Effect.annotateLogs({ operation: req.operation, retry: n + 1, delayMs })
+                  )
+            )
           )
       }).pipe(
         Effect.tap((res) => ended(String(res.status), Number(res.headers["svc-units-charged"] ?? 0) || 0)),

@@ -120,6 +120,10 @@ describe("exit codes", () => {
       expect(r.stdout).toMatch(
         /failed with 50\d .*; the service still failed after the retries: the run is paused, and a rerun resumes from its checkpoints once it answers$/m
       )
+      // the retry said so as it went: a warning line (JSON off a terminal) naming the failure and the wait
+      const retried = r.stderr.split("\n").filter((l) => l.includes(`"type":"log"`) && l.includes("retry 1 of 1 in"))
+      expect(retried).toHaveLength(1)
+      expect(JSON.parse(retried[0]!)).toMatchObject({ level: "WARN", operation: "plot_search", retry: 1 })
       // the page that failed bought nothing, but its request and retry were sent, and count
       const finished = r.stderr.split("\n").find((l) => l.includes(`"type":"run_finished"`))!
       expect(JSON.parse(finished).totals).toMatchObject({ pages: 0, requests: 1, retries: 1 })
