@@ -23,7 +23,7 @@ export const sandboxCommand = Command.make("sandbox", {}, () =>
   )
 ).pipe(
   Command.withDescription(
-    "Serve the sandbox's platform and token hosts on fixed ports (SANDBOX_PLATFORM_PORT=8701, SANDBOX_API_PORT=8702) until stopped. Example: estate-etl sandbox"
+    "Serve the sandbox's platform and token hosts on fixed ports (SANDBOX_PLATFORM_PORT=8701, SANDBOX_API_PORT=8702) until stopped; SANDBOX_DIALECT, SANDBOX_SEED and SANDBOX_PROPERTIES choose its dialect and world. Example: estate-etl sandbox"
   )
 )
 
