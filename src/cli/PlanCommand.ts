@@ -13,7 +13,8 @@ import { Effect, Option } from "effect"
 import { durationMs } from "../config/Settings.js"
 import { Warehouse } from "../load/Warehouse.js"
 import { resolveParams } from "../pipeline/Params.js"
-import { type Plan, planPipeline } from "../pipeline/Planner.js"
+import { type Plan, planPipeline, resumePlan } from "../pipeline/Planner.js"
+import { unfinishedRunOf } from "../pipeline/run/Start.js"
 import { planRefresh, refreshLine } from "../pipeline/RefreshPlan.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
@@ -61,7 +62,13 @@ export const planCommand = Command.make("plan", { config, warehouse, names, para
         const ps = yield* either(resolveParams(p, settings.pipelines[p.name]?.params ?? {}, o.params))
         missingKeys.take()
         const asPlanned = yield* planPipeline(p, ps, settings.budget.costs, observed)
-        const planned = o.fullRefresh ? asFullPull(asPlanned) : asPlanned
+        // a run left unfinished is what the next run does: it resumes (unless --full-refresh)
+        const unfinished = o.fullRefresh ? Option.none() : yield* unfinishedRunOf(p.name)
+        const planned = o.fullRefresh
+          ? asFullPull(asPlanned)
+          : Option.isSome(unfinished)
+            ? resumePlan(asPlanned, unfinished.value.runId, yield* Effect.flatMap(Warehouse, (w) => w.slices(unfinished.value.runId)))
+            : asPlanned
         const missing = missingKeys.take()
         const earlier = plans.map((q) => q.pipeline)
         plans.push(

@@ -138,6 +138,34 @@ export const toldPages = (slices: ReadonlyArray<SliceRecord>): ReadonlyMap<strin
   )
 
 /**
+ * What a resume of `runId` has left, from its slices (`_slices`) and `plan`'s mean a slice: the
+ * slices told their counts, those pages less the ones read; the others at the plan's mean less
+ * what they read (at least one page each); slices not started at the mean. In whole pages.
+ */
+export const resumePlan = (plan: Plan, runId: string, slices: ReadonlyArray<SliceRecord>): Plan => {
+  const told = toldPages(slices)
+  const mean = plan.slices > 0 ? plan.pages / plan.slices : plan.pages
+  let left = Math.max(0, plan.slices - slices.length) * mean
+  for (const s of slices) {
+    if (s.done) continue
+    const pages = told.get(s.slice)
+    left += pages !== undefined ? Math.max(0, pages - s.pages) : Math.max(1, Math.ceil(mean) - s.pages)
+  }
+  const pages = Math.ceil(left)
+  const read = slices.reduce((n, s) => n + s.pages, 0)
+  const units = pages * plan.unitsPerRequest
+  return {
+    ...plan,
+    requests: pages,
+    pages,
+    units,
+    eur: eurOf(units),
+    exact: false,
+    note: `resumes its unfinished run ${runId} with that run's parameters: ${read} page(s) read, about ${pages} left (a fresh read: ${plan.units} units${plan.note ? `; ${plan.note}` : ""})`
+  }
+}
+
+/**
  * Refines a plan from first pages: a page that carries its slice's record count (`total`) fixes
  * that slice's page count at `ceil(total / page size)`, where the page size is what the first page
  * held when more records follow. Slices not seen (yet) keep the plan's pages per slice;

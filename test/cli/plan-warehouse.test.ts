@@ -42,4 +42,24 @@ describe("plan --warehouse", () => {
     // the settings' warehouse has no history: one page for the place
     expect(await unitsOf(plan)).toBe(1)
   })
+
+  it("prices what a paused run has left: the pages its resume reads", async () => {
+    const config = settingsFile(dir, sandbox, { warehouse: path.join(dir, "paused.duckdb") }, "paused.json")
+    const args = ["sourcing-search", "-p", places, "-p", "pageSize=10", "--config", config]
+    const paused = await cli(["run", ...args, "--max-units", "3", "--until-cap", "--json"])
+    expect(paused.code, paused.stderr).toBe(3)
+    const [stopped] = JSON.parse(paused.stdout) as Array<{ runId: string; totals: { pages: number }; expected: { pages: number } }>
+    expect(stopped!.totals.pages).toBe(3)
+    const planned = await cli(["plan", ...args, "--json"])
+    expect(planned.code, planned.stderr).toBe(0)
+    const [plan] = JSON.parse(planned.stdout).plans as Array<{ units: number; note: string }>
+    const left = stopped!.expected.pages - 3
+    expect(plan!.units).toBe(left)
+    expect(plan!.note).toContain(
+      `resumes its unfinished run ${stopped!.runId} with that run's parameters: 3 page(s) read, about ${left} left`
+    )
+    const resumed = await cli(["run", ...args, "--json"])
+    expect(resumed.code, resumed.stderr).toBe(0)
+    expect(JSON.parse(resumed.stdout)[0].totals.units).toBe(left)
+  })
 })

@@ -17,6 +17,23 @@ import type { RunRequest } from "../Runner.js"
 import type { RunContext } from "./RunContext.js"
 import { landingPolicyOf } from "../LandingPolicy.js"
 
+/**
+ * The run of `pipeline` a next run resumes, if any: its last, unless done or failed (a run that
+ * failed on a non-resumable error, the request or a reject ratio, does not stick). An incomplete
+ * run resumes only where a slice stopped short of its end (a stalled slice); one whose slices all
+ * ended has nothing a resume could add.
+ */
+export const unfinishedRunOf = (pipeline: string) =>
+  Effect.gen(function* () {
+    const warehouse = yield* Warehouse
+    const last = yield* warehouse.lastRun(pipeline)
+    const open =
+      Option.isSome(last) && last.value.status === "incomplete"
+        ? (yield* warehouse.checkpoints(pipeline)).some((c) => !c.done && c.runId === last.value.runId)
+        : true
+    return Option.filter(last, (r) => r.status !== "done" && r.status !== "failed" && open)
+  })
+
 /** The top-level parameters that differ, as `name: saved -> requested` (values cut short). */
 export const paramsDiff = (saved: unknown, requested: unknown): Array<string> => {
   const a = (saved ?? {}) as Record<string, unknown>
@@ -35,15 +52,7 @@ export const startRun = <P>(request: RunRequest<P>) =>
     const pipeline = request.pipeline
     yield* warehouse.ensureTables(pipeline.tables)
 
-    const last = yield* warehouse.lastRun(pipeline.name)
-    // an incomplete run resumes only where a slice stopped short of its end (a stalled slice);
-    // one whose slices all ended has nothing a resume could add: the next run starts afresh
-    const open =
-      Option.isSome(last) && last.value.status === "incomplete"
-        ? (yield* warehouse.checkpoints(pipeline.name)).some((c) => !c.done && c.runId === last.value.runId)
-        : true
-    // a run that failed on a non-resumable error (the request, a reject ratio) does not stick
-    const unfinished = Option.filter(last, (r) => r.status !== "done" && r.status !== "failed" && open)
+    const unfinished = yield* unfinishedRunOf(pipeline.name)
     const restart = request.fullRefresh || request.resume === "restart"
     if (!restart && request.resume !== "resume" && Option.isSome(unfinished)) {
       const diff = paramsDiff(unfinished.value.params, encodeParams(pipeline, request.params))
