@@ -75,7 +75,8 @@ const commandLineOf = (pid: number): string | undefined => {
     if (args.length === 0) return undefined
     const cli = args.findIndex((a) => /(?:^|\/)(?:main\.js|bin\.cjs|estate-etl)$/.test(a))
     const words = cli >= 0 ? ["estate-etl", ...args.slice(cli + 1)] : [nodePath.basename(args[0]!), ...args.slice(1)]
-    const text = redactText(words.join(" "))
+    // one line, whatever the arguments hold (a script given with -e has newlines)
+    const text = redactText(words.join(" ").replace(/\s+/g, " ").trim())
     return text.length > 100 ? `${text.slice(0, 99)}…` : text
   } catch {
     return undefined

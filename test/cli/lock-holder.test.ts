@@ -32,6 +32,11 @@ describe("holderOf without a run-state file", () => {
     expect(held.text).toMatch(new RegExp(`^PID ${pid} \\(estate-etl run plots-germany --param token=`))
     expect(held.text).not.toContain("sk_live_0123456789abcdef0123")
     expect(holderOf(warehouse, undefined).text).toBe("another process")
+    // any process, on one line: a script given with -e spans lines
+    const script = sleeper("-e", ["setTimeout(() => {}, 30_000)\n// a second line"])
+    const other = holderOf(warehouse, script).text
+    expect(other).toMatch(new RegExp(`^PID ${script} \\(node -e setTimeout\\(\\(\\) => \\{\\}, 30_000\\) // a second line\\)$`))
+    expect(other).not.toContain("\n")
     fs.rmSync(dir, { recursive: true, force: true })
   })
 })
