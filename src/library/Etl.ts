@@ -10,7 +10,7 @@
  *   without any service.
  */
 import type * as arrow from "apache-arrow"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import * as fs from "node:fs"
 import { MEMORY } from "../load/Database.js"
 import { Warehouse } from "../load/Warehouse.js"
@@ -49,8 +49,21 @@ export interface WarehouseOptions {
   readonly warehouse?: string | undefined
   /** Settings (object or file path) whose `warehouse` is used when `warehouse` is not given. */
   readonly settings?: SessionOptions["settings"]
+  /**
+   * How long to wait for a warehouse another process holds (a run writing it), as the CLI's
+   * `--lock-wait`: a duration (`"30 seconds"`, `Duration.minutes(2)`, ms as a number). Default 30 s;
+   * beyond it a `WarehouseError` of reason `Locked`.
+   */
+  readonly lockWait?: Duration.DurationInput | undefined
 }
 
+/** The CLI's default `--lock-wait`. */
+const DEFAULT_READ_LOCK_WAIT = Duration.seconds(30)
+
+/**
+ * Opens the warehouse to read it: read-only (a statement that writes is refused, as the CLI's
+ * `query` refuses it), waiting for a writer as `lockWait` says; never created.
+ */
 const withReads = <A, E>(options: WarehouseOptions, f: (reads: ReturnType<typeof warehouseReads>) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
     const path = options.warehouse ?? (yield* resolveSettings(options.settings)).warehouse
@@ -58,7 +71,8 @@ const withReads = <A, E>(options: WarehouseOptions, f: (reads: ReturnType<typeof
     if (path !== MEMORY && !fs.existsSync(path)) {
       return yield* new InvalidInput({ field: "warehouse", detail: `no warehouse file at ${path}` })
     }
-    return yield* Effect.flatMap(Warehouse, (w) => f(warehouseReads(w))).pipe(Effect.provide(Warehouse.Default({ path })))
+    const open = path === MEMORY ? { path } : { path, readOnly: true, lockTimeout: options.lockWait ?? DEFAULT_READ_LOCK_WAIT }
+    return yield* Effect.flatMap(Warehouse, (w) => f(warehouseReads(w))).pipe(Effect.provide(Warehouse.Default(open)))
   }).pipe(Effect.scoped)
 
 /**

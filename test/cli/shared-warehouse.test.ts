@@ -7,7 +7,6 @@
  * - a run that finds the warehouse held waits for it (`--lock-wait`), saying once who holds it,
  *   and gives up with exit 2 when the bound passes.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { Effect } from "effect"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -17,31 +16,12 @@ import { Warehouse } from "../../src/load/Warehouse.js"
 import { collect, remoteConfig, runCli, sandboxEnv, spawnCli } from "../support/cli.js"
 import { startTestSandbox, totalRequests } from "../support/sandbox.js"
 import { deliver, eventBody, newSecret } from "../webhooks/support.js"
+import { holder } from "../support/holder.js"
 
 type Sandbox = Awaited<ReturnType<typeof startTestSandbox>>
 
 /** `make chaos` (CHAOS=full) runs the issue's 50; `make test` runs the lock waits only (vitest.config.ts). */
 const RUNS = 50
-
-/** A process that opens the DuckDB file and holds it until killed. */
-const holder = (file: string) =>
-  new Promise<ChildProcess>((resolve, reject) => {
-    const child = spawn(
-      process.execPath,
-      [
-        "--input-type=module",
-        "-e",
-        `import { DuckDBInstance } from "@duckdb/node-api"
-         const db = await DuckDBInstance.create(${JSON.stringify(file)})
-         await db.connect()
-         console.log("ready")
-         setInterval(() => {}, 1000)`
-      ],
-      { cwd: path.resolve(import.meta.dirname, "../.."), stdio: ["ignore", "pipe", "inherit"] }
-    )
-    child.stdout!.on("data", (d) => String(d).includes("ready") && resolve(child))
-    child.on("exit", (code) => reject(new Error(`holder exited ${code} before it held the file`)))
-  })
 
 const rows = (warehouse: string, sql: string) =>
   Effect.runPromise(
