@@ -18,7 +18,8 @@ import { ident, literal, rowsOf } from "../load/Database.js"
 import { currentSource } from "../load/HistoryTable.js"
 import { EXTRACTED_DATE } from "../load/TableDdl.js"
 import type { Warehouse } from "../load/Warehouse.js"
-import { WarehouseError } from "../load/WarehouseError.js"
+import { suggestion } from "../config/Suggest.js"
+import { InvalidInput } from "../shared/InvalidInput.js"
 
 export interface ExportOptions {
   /** Output root; Parquet goes under `<outDir>/parquet`, Arrow under `<outDir>/arrow`. */
@@ -44,19 +45,19 @@ export interface ExportedTable {
 
 type Source = Pick<Warehouse, "tables" | "withConnection">
 
-/** The specs of the named tables (default all declared); an unknown name fails clearly. */
+/** The specs of the named tables (default all declared); an unknown name is bad input, with the closest one. */
 export const selectedTables = (wh: Source, tables: ReadonlyArray<string> | undefined) => {
   const all = wh.tables()
   if (tables === undefined) return Effect.succeed(all)
+  const names = all.map((s) => s.name)
   return Effect.forEach(tables, (t) => {
     const spec = all.find((s) => s.name === t)
     return spec
       ? Effect.succeed(spec)
       : Effect.fail(
-          new WarehouseError({
-            reason: "Sql",
-            table: t,
-            detail: `Table ${t} is not declared in this warehouse (known: ${all.map((s) => s.name).join(", ") || "none"})`
+          new InvalidInput({
+            field: "export",
+            detail: `no table ${t} is declared in this warehouse${suggestion(t, names, { listAllowed: false })}; tables: ${names.join(", ") || "none"}`
           })
         )
   })

@@ -88,5 +88,12 @@ describe("output folders are owned", () => {
     const again = await runCli(["export", "--config", configA, "--format", "arrow", "--history"])
     expect(again.code, again.stderr).toBe(0)
     expect(fs.readdirSync(path.join(output, "arrow")).sort()).toEqual(["plot_agency_links.arrow", "plots.arrow", "plots_history.arrow"])
+
+    // a misspelt table is bad input (exit 2) with the closest name, and writes nothing
+    const typo = await runCli(["export", "plotz", "--config", configA, "--format", "arrow"])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toMatch(
+      /^error: export: no table plotz is declared in this warehouse; did you mean "plots"\?; tables: plot_agency_links, plots$/m
+    )
   }, 180_000)
 })

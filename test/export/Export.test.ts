@@ -59,7 +59,10 @@ describe("exports", () => {
       yield* exportParquet(wh, { outDir: out, tables: ["plots"] })
       expect(exportedNames(nodePath.join(out, "parquet"))).toEqual(["plots", "price_snapshots"])
       const unknown = yield* Effect.flip(exportParquet(wh, { outDir: out, tables: ["nope"] }))
-      expect(unknown.message).toMatch(/Table nope is not declared/)
+      expect(unknown._tag).toBe("InvalidInput")
+      expect(unknown.message).toMatch(/^export: no table nope is declared in this warehouse; tables: plots, price_snapshots$/)
+      const typo = yield* Effect.flip(exportParquet(wh, { outDir: out, tables: ["plotz"] }))
+      expect(typo.message).toMatch(/^export: no table plotz is declared in this warehouse; did you mean "plots"\?; tables: /)
     })
   )
 
