@@ -51,7 +51,7 @@ export const queryCommand = Command.make(
     config: configOption,
     warehouse: warehouseOption,
     sql: Args.text({ name: "sql" }),
-    json: Options.boolean("json").pipe(Options.withDescription("Print JSON instead of a table")),
+    json: Options.boolean("json").pipe(Options.withDescription("Print one JSON object per row, a line each (NDJSON), instead of a table")),
     wait: Options.boolean("wait").pipe(
       Options.withDescription("While a run holds the warehouse, wait until it ends (--lock-wait bounds it)")
     ),
