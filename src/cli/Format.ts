@@ -14,12 +14,17 @@ export const grouped = (n: number): string => {
   return n < 0 ? `-${digits}` : digits
 }
 
-const cell = (v: unknown): string =>
+/** A column of identifiers (`id`, `*_id`, `*Id`): its integers are names, not quantities, so never grouped. */
+const isIdColumn = (name: string) => /(^id|_id|Id)$/.test(name)
+
+const cell = (v: unknown, id = false): string =>
   v === null || v === undefined
     ? ""
     : typeof v === "number"
       ? Number.isInteger(v)
-        ? grouped(v)
+        ? id
+          ? String(v)
+          : grouped(v)
         : v.toFixed(2)
       : v instanceof Date
         ? v.toISOString()
@@ -41,7 +46,8 @@ export const table = (objects: ReadonlyArray<object>, columns?: ReadonlyArray<st
   const rows = objects as ReadonlyArray<Record<string, unknown>>
   if (rows.length === 0) return "(no rows)"
   const cols = columns ?? Object.keys(rows[0]!)
-  const text = rows.map((r) => cols.map((c) => cell(r[c])))
+  const ids = cols.map(isIdColumn)
+  const text = rows.map((r) => cols.map((c, i) => cell(r[c], ids[i])))
   const numeric = cols.map((c) =>
     rows.every((r) => r[c] === null || r[c] === undefined || typeof r[c] === "number" || typeof r[c] === "bigint")
   )
