@@ -1,36 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import { DuckDBInstance } from "@duckdb/node-api"
 import { Effect, Fiber } from "effect"
-import { type ChildProcess, spawn } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { makeWarehouse } from "../../src/load/Warehouse.js"
 import { WarehouseError } from "../../src/load/WarehouseError.js"
 import { plots, tempDir } from "./fixtures.js"
+import { holder as holdFile } from "../support/holder.js"
 
-/** A child process that opens the DuckDB file and holds it until killed. */
+/** A child process that opens the DuckDB file and holds it until the scope ends. */
 const holder = (path: string) =>
-  Effect.acquireRelease(
-    Effect.async<ChildProcess, Error>((resume) => {
-      const child = spawn(
-        process.execPath,
-        [
-          "--input-type=module",
-          "-e",
-          `import { DuckDBInstance } from "@duckdb/node-api"
-         const db = await DuckDBInstance.create(${JSON.stringify(path)})
-         await db.connect()
-         console.log("ready")
-         setInterval(() => {}, 1000)`
-        ],
-        { cwd: process.cwd(), stdio: ["ignore", "pipe", "inherit"] }
-      )
-      child.stdout!.on("data", (d: Buffer) => {
-        if (d.toString().includes("ready")) resume(Effect.succeed(child))
-      })
-      child.on("exit", (code) => resume(Effect.fail(new Error(`holder exited with ${code}`))))
-    }),
-    (child) => Effect.sync(() => child.kill("SIGKILL"))
+  Effect.acquireRelease(Effect.tryPromise({ try: () => holdFile(path), catch: (e) => e as Error }), (child) =>
+    Effect.sync(() => child.kill("SIGKILL"))
   )
 
 const exited = (child: ChildProcess) =>
