@@ -18,7 +18,15 @@ import { InvalidInput } from "../pipeline/RunError.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import type { ParamsOf, PipelineRef } from "./PipelineRef.js"
 import type { ReadOptions } from "./PlainRows.js"
-import { type ExtractionOf, resolveSettings, session, type ExtractError, type RunOptions, type SessionOptions } from "./Session.js"
+import {
+  type ExtractionOf,
+  inLibraryTerms,
+  resolveSettings,
+  session,
+  type ExtractError,
+  type RunOptions,
+  type SessionOptions
+} from "./Session.js"
 import { warehouseReads, writeArrowTable } from "./WarehouseReads.js"
 
 export { session } from "./Session.js"
@@ -66,7 +74,7 @@ const DEFAULT_READ_LOCK_WAIT = Duration.seconds(30)
  */
 const withReads = <A, E>(options: WarehouseOptions, f: (reads: ReturnType<typeof warehouseReads>) => Effect.Effect<A, E>) =>
   Effect.gen(function* () {
-    const path = options.warehouse ?? (yield* resolveSettings(options.settings)).warehouse
+    const path = options.warehouse ?? (yield* Effect.mapError(resolveSettings(options.settings), inLibraryTerms)).warehouse
     // A read never creates a warehouse: a mistyped path is an error, not a new empty file.
     if (path !== MEMORY && !fs.existsSync(path)) {
       return yield* new InvalidInput({ field: "warehouse", detail: `no warehouse file at ${path}` })

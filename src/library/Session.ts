@@ -23,7 +23,7 @@ import { runSettingsOf } from "../pipeline/RunSettings.js"
 import type { Pipeline } from "../pipeline/Pipeline.js"
 import { Progress } from "../pipeline/Progress.js"
 import { makeRegistry } from "../pipeline/Registry.js"
-import type { InvalidInput } from "../pipeline/RunError.js"
+import { InvalidInput } from "../pipeline/RunError.js"
 import { messageOf, runPipeline, type RunSummary } from "../pipeline/Runner.js"
 import type { SandboxError, SandboxHandle } from "../sandbox/Sandbox.js"
 import type { BudgetExhausted } from "../service/ServiceError.js"
@@ -98,12 +98,31 @@ export type ExtractError = InvalidInput | BudgetExhausted | WarehouseError | San
 
 const KNOWN = new Set(["InvalidInput", "BudgetExhausted", "WarehouseError", "SandboxError", "LibraryError"])
 
-/** Keeps the documented errors, wraps anything else (a pipeline's own planning error...). */
+/** The command line's flags, as the library's options are named (checks shared with the CLI name flags). */
+const OPTION_NAMES: ReadonlyArray<readonly [RegExp, string]> = [
+  [/--max-units \(budget\.maxUnits\)|--max-units/g, "maxUnits"],
+  [/pass --until-cap/g, "pass untilCap: true"],
+  [/--until-cap/g, "untilCap: true"],
+  [/--config/g, "settings"],
+  [/--param\b/g, "params"],
+  [/--resume\b/g, 'resume: "resume"'],
+  [/--restart\b/g, 'resume: "restart"'],
+  [/--full-refresh/g, "fullRefresh: true"],
+  [/--fresh\b/g, "fresh: true"],
+  [/--warehouse/g, "warehouse"]
+]
+const asOptions = (text: string) => OPTION_NAMES.reduce((t, [flag, option]) => t.replace(flag, option), text)
+
+/** Bad input as the library's caller wrote it: the field and the advice name options, not the CLI's flags. */
+export const inLibraryTerms = <E>(error: E): E =>
+  error instanceof InvalidInput ? (new InvalidInput({ field: asOptions(error.field), detail: asOptions(error.detail) }) as E) : error
+
+/** Keeps the documented errors (bad input in the library's terms), wraps anything else (a pipeline's own planning error...). */
 export const narrowError =
   (pipeline: string | undefined) =>
   (error: unknown): ExtractError =>
     typeof error === "object" && error !== null && KNOWN.has((error as { _tag?: string })._tag ?? "")
-      ? (error as ExtractError)
+      ? inLibraryTerms(error as ExtractError)
       : new LibraryError({ reason: "RunFailed", pipeline, detail: messageOf(error), cause: error })
 
 /** What a run of `X` returns: its tables typed when `X` is known to the compiler. */
@@ -163,7 +182,7 @@ export const session = (
   options: SessionOptions = {}
 ): Effect.Effect<ExtractSession, InvalidInput | WarehouseError | SandboxError, Scope.Scope> =>
   Effect.gen(function* () {
-    const { settings, catalogue } = yield* resolveSettingsAndCatalogue(options.settings)
+    const { settings, catalogue } = yield* Effect.mapError(resolveSettingsAndCatalogue(options.settings), inLibraryTerms)
     const into = options.into ?? "memory"
     // Assumed (not in the issue): an in-memory session never opens the warehouse file, so the
     // daily cap (`budget.dailyMaxUnits`) counts only this session's spending, not the ledger's.

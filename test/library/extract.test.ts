@@ -103,11 +103,26 @@ describe("library API", () => {
       (e) => e
     )
     expect(err._tag).toBe("InvalidInput")
-    expect(err.field).toBe("--max-units")
-    expect(err.detail).toMatch(/plans 4 units, above the cap of 3/)
+    // in the library's terms: its options, not the CLI's flags
+    expect(err.field).toBe("maxUnits")
+    expect(err.detail).toBe("plots-germany plans 4 units, above the cap of 3; raise maxUnits or pass untilCap: true to stop at the cap")
     const after = sandbox.control.stats()
     expect(Object.values(after.unitsSpent).reduce((a, b) => a + b, 0)).toBe(spent)
     expect(after.requests).toEqual(before.requests)
+  })
+
+  it("names a missing settings file by the settings option", async () => {
+    const err = await extract("plots-germany", { sandbox, settings: path.join(dir, "nope.json"), params: plotParams }).then(
+      () => undefined,
+      (e) => e
+    )
+    expect(err._tag).toBe("InvalidInput")
+    expect(err.message).toBe(`settings: no settings file at ${path.join(dir, "nope.json")}`)
+    const read = await query("SELECT 1", { settings: path.join(dir, "nope.json") }).then(
+      () => undefined,
+      (e) => e
+    )
+    expect(read.message).toBe(`settings: no settings file at ${path.join(dir, "nope.json")}`)
   })
 
   it("rejects bad parameters naming the field, before any request", async () => {
