@@ -18,7 +18,9 @@ export const exportCommand = Command.make(
     tables: Args.text({ name: "table" }).pipe(Args.repeated),
     format: Options.text("format").pipe(Options.withDefault("parquet"), Options.withDescription("parquet (default) or arrow")),
     history: Options.boolean("history").pipe(
-      Options.withDescription("Also write every version of the history tables as <table>_history (default: their current rows only)")
+      Options.withDescription(
+        "Also write every version of the history tables as <table>_history (default: their current rows only, and any _history export the folder holds kept current)"
+      )
     ),
     lockWait: lockWaitOption
   },
@@ -29,7 +31,13 @@ export const exportCommand = Command.make(
         return Effect.gen(function* () {
           const format = yield* parseChoice(o.format, ["parquet", "arrow"], "--format")
           yield* claimOutput(settings.output, (yield* TableReads).path)
-          const written = yield* exportTables({ output: settings.output, format, tables: o.tables, history: o.history })
+          // without --history, an earlier --history export in the folder is kept current (Export.ts)
+          const written = yield* exportTables({
+            output: settings.output,
+            format,
+            tables: o.tables,
+            ...(o.history ? { history: true } : {})
+          })
           process.stdout.write(table(written) + "\n")
         }).pipe(Effect.provide(readOnlyWarehouse(path, lockWait(path, waitMs))))
       })

@@ -3,6 +3,8 @@
  * table says so), or Arrow IPC files under `<output>/arrow/`, each written atomically.
  */
 import { Effect } from "effect"
+import * as fs from "node:fs"
+import * as nodePath from "node:path"
 import { exportParquet } from "./ParquetExport.js"
 import { Warehouse } from "../load/Warehouse.js"
 
@@ -11,15 +13,28 @@ export interface ExportOptions {
   readonly format: "parquet" | "arrow"
   /** Tables to export; empty means every declared table. */
   readonly tables: ReadonlyArray<string>
-  /** Also every version of the history tables, as `<table>_history` (default: their current rows only). */
+  /**
+   * Also every version of the history tables, as `<table>_history`. Default: when the format's
+   * folder holds such an export already (an earlier `--history`), so it never goes stale beside
+   * the current rows; else their current rows only.
+   */
   readonly history?: boolean
+}
+
+/** Whether `<output>/<format>/` holds a `<table>_history` export (a Parquet folder or an Arrow file). */
+const holdsHistory = (output: string, format: ExportOptions["format"]): boolean => {
+  try {
+    return fs.readdirSync(nodePath.join(output, format)).some((name) => /_history(\.arrow)?$/.test(name))
+  } catch {
+    return false
+  }
 }
 
 export const exportTables = (options: ExportOptions) =>
   Effect.flatMap(Warehouse, (warehouse) => {
     const selection = {
       outDir: options.output,
-      history: options.history ?? false,
+      history: options.history ?? holdsHistory(options.output, options.format),
       ...(options.tables.length > 0 ? { tables: options.tables } : {})
     }
     // apache-arrow loads only for an Arrow export: importing it costs every CLI process ~0.3 s of

@@ -89,6 +89,14 @@ describe("output folders are owned", () => {
     expect(again.code, again.stderr).toBe(0)
     expect(fs.readdirSync(path.join(output, "arrow")).sort()).toEqual(["plot_agency_links.arrow", "plots.arrow", "plots_history.arrow"])
 
+    // an export without --history keeps the folder's _history export current (written anew), not stale
+    const historyFile = path.join(output, "arrow", "plots_history.arrow")
+    const historyIno = fs.statSync(historyFile).ino
+    const plain = await runCli(["export", "--config", configA, "--format", "arrow"])
+    expect(plain.code, plain.stderr).toBe(0)
+    expect(plain.stdout).toContain("plots_history")
+    expect(fs.statSync(historyFile).ino).not.toBe(historyIno)
+
     // a misspelt table is bad input (exit 2) with the closest name, and writes nothing
     const typo = await runCli(["export", "plotz", "--config", configA, "--format", "arrow"])
     expect(typo.code).toBe(2)
