@@ -7,6 +7,7 @@ import * as fs from "node:fs"
 import * as nodePath from "node:path"
 import { exportParquet } from "./ParquetExport.js"
 import { Warehouse } from "../load/Warehouse.js"
+import type { TableSpec } from "../normalize/Table.js"
 
 export interface ExportOptions {
   readonly output: string
@@ -21,20 +22,22 @@ export interface ExportOptions {
   readonly history?: boolean
 }
 
-/** Whether `<output>/<format>/` holds a `<table>_history` export (a Parquet folder or an Arrow file). */
-const holdsHistory = (output: string, format: ExportOptions["format"]): boolean => {
-  try {
-    return fs.readdirSync(nodePath.join(output, format)).some((name) => /_history(\.arrow)?$/.test(name))
-  } catch {
-    return false
-  }
-}
+/**
+ * Whether `<output>/<format>/` holds the `<table>_history` export of one of `specs`' history tables
+ * (a Parquet folder or an Arrow file): by their names, as a table may end in `_history` itself
+ * (`property_price_history`).
+ */
+const holdsHistory = (output: string, format: ExportOptions["format"], specs: ReadonlyArray<TableSpec>): boolean =>
+  specs.some(
+    (s) =>
+      s.disposition === "history" && fs.existsSync(nodePath.join(output, format, `${s.name}_history${format === "arrow" ? ".arrow" : ""}`))
+  )
 
 export const exportTables = (options: ExportOptions) =>
   Effect.flatMap(Warehouse, (warehouse) => {
     const selection = {
       outDir: options.output,
-      history: options.history ?? holdsHistory(options.output, options.format),
+      history: options.history ?? holdsHistory(options.output, options.format, warehouse.tables()),
       ...(options.tables.length > 0 ? { tables: options.tables } : {})
     }
     // apache-arrow loads only for an Arrow export: importing it costs every CLI process ~0.3 s of

@@ -83,6 +83,15 @@ describe("output folders are owned", () => {
     expect(e.stderr).toContain(real(second))
     expect(snapshot(path.join(output, "parquet"))).toEqual(files)
 
+    // a table whose own name ends in _history (a demo's property_price_history) is no history export:
+    // a plain export writes the current rows only
+    fs.mkdirSync(path.join(output, "arrow"), { recursive: true })
+    fs.writeFileSync(path.join(output, "arrow", "property_price_history.arrow"), "")
+    const current = await runCli(["export", "--config", configA, "--format", "arrow"])
+    expect(current.code, current.stderr).toBe(0)
+    expect(fs.existsSync(path.join(output, "arrow", "plots_history.arrow"))).toBe(false)
+    fs.rmSync(path.join(output, "arrow", "property_price_history.arrow"))
+
     // the owner exports again as before; its own folder is not refused (--history: plots keeps
     // history, so its every version is written beside its current rows; a merge table has none)
     const again = await runCli(["export", "--config", configA, "--format", "arrow", "--history"])
