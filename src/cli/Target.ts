@@ -29,8 +29,7 @@ export const SANDBOX: Pointed = {
 
 /** Where `settings` point a run (the environment's URLs win, as the run reads them). */
 export const pointedAt = (settings: Settings): Pointed => {
-  if (settings.service.target === "sandbox")
-    return { kind: "sandbox", text: "the embedded sandbox (a simulator in this process; units and EUR simulated, nothing is paid)" }
+  if (settings.service.target === "sandbox") return SANDBOX
   const { platformUrl, apiUrl } = remoteUrls(settings)
   const p = Option.map(platformUrl, displayUrl)
   const a = Option.map(apiUrl, displayUrl)

@@ -110,7 +110,8 @@ export const rerunHint = (e: unknown): string => {
   if (is("PaymentRequired")(e)) return "; the run is paused: a rerun after the top-up resumes from its checkpoints"
   if (is("AuthenticationFailed")(e))
     return "; fix the credentials (SVC_API_KEY, SVC_EMAIL, SVC_PASSWORD), then rerun: what was paid is reused"
-  if (!isResumable(e)) return ""
+  // an outage's pause only: an answer in a coding the client cannot read is a shape's (exit 7), not one
+  if (!isResumable(e) || exitCodeOf(e) !== ExitCode.Budget) return ""
   const limited = (isProblem(e) && (e.status === 429 || e.reason === "rate_limited")) || (isTransport(e) && e.status === 429)
   const after = (e as { retryAfterMs?: unknown }).retryAfterMs
   const wait = typeof after === "number" && after > 0 ? ` (${Math.ceil(after / 1000)} s)` : ""

@@ -37,5 +37,9 @@ describe("rerunHint", () => {
     expect(rerunHint(new BudgetExhausted({ reason: "UnitCap", used: 10, limit: 10, wanted: 1, operation: "plot_search" }))).toBe("")
     expect(rerunHint(new PlatformProblem({ reason: "invalid_request", status: 400, operation: "plot_search" }))).toBe("")
     expect(rerunHint(new Error("boom"))).toBe("")
+    // a body in a coding the client cannot decode is exit 7 (a shape), not an outage a rerun waits out
+    const coding = new TransportError({ reason: "Encoding", operation: "plot_search" })
+    expect(exitCodeOf(coding)).toBe(7)
+    expect(rerunHint(coding)).toBe("")
   })
 })
