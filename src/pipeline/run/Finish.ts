@@ -31,31 +31,25 @@ const chargeOf = (error: unknown): { operation: string; units: number; requestId
   }
 }
 
-/** The answers of an unexpected shape among `errors` that carry their body (one answer once: by request id), in order. */
-const shapedAnswers = (errors: ReadonlyArray<unknown>): Array<UnexpectedShape> => {
+/** `errors` with one error per answer (by its request id, or the same error), in order. */
+const oncePerAnswer = <E>(errors: ReadonlyArray<E>): Array<E> => {
   const seen = new Set<unknown>()
-  return errors.filter((e): e is UnexpectedShape => {
-    if (!(e instanceof UnexpectedShape) || e.raw === undefined) return false
-    const key = e.requestId ?? e
+  return errors.filter((e) => {
+    const id = (e as { requestId?: unknown } | null)?.requestId
+    const key = typeof id === "string" ? id : e
     if (seen.has(key)) return false
     seen.add(key)
     return true
   })
 }
 
-/** The charges of `errors` (one answer once: by request id, or the same error), in order. */
-const chargesOf = (errors: ReadonlyArray<unknown>) => {
-  const seen = new Set<unknown>()
-  const charges: Array<NonNullable<ReturnType<typeof chargeOf>>> = []
-  for (const e of errors) {
-    const charge = chargeOf(e)
-    const key = charge?.requestId ?? e
-    if (charge === undefined || seen.has(key)) continue
-    seen.add(key)
-    charges.push(charge)
-  }
-  return charges
-}
+/** The answers of an unexpected shape among `errors` that carry their body, one per answer. */
+const shapedAnswers = (errors: ReadonlyArray<unknown>): Array<UnexpectedShape> =>
+  oncePerAnswer(errors.filter((e): e is UnexpectedShape => e instanceof UnexpectedShape && e.raw !== undefined))
+
+/** The charges of `errors`, one per answer, in order. */
+const chargesOf = (errors: ReadonlyArray<unknown>) =>
+  oncePerAnswer(errors.filter((e) => chargeOf(e) !== undefined)).map((e) => chargeOf(e)!)
 
 /**
  * The run's completeness from `_slices`: a slice falls short when the distinct keys it read (its
